@@ -1,0 +1,42 @@
+# fabperf: `make demo` and `make test` do all the set-up on a fresh Debian 12 machine.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
+                   libfmt-dev libgtest-dev libbenchmark-dev iproute2
+
+.PHONY: all build deps demo test clean install bench
+
+all: build
+
+# Installs only what is missing; needs root (or sudo) the first time.
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: deps
+	$(MAKE) build
+	./$(BUILD)/fabperf --loopback -t 1 conf tcp_lat tcp_bw udp_lat udp_bw
+	./$(BUILD)/fabperf --loopback -t 1 -v --percentiles 50,99,99.9 tcp_lat
+	./$(BUILD)/fabperf --loopback -t 0.2 -oo msg_size:1:4K:*4 -vu tcp_lat
+
+test: deps
+	$(MAKE) build
+	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

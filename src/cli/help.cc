@@ -1,0 +1,164 @@
+// Help topics in qperf's shape, derived from the tables so they cannot drift from the code.
+#include "cli/help.h"
+
+#include <algorithm>
+#include <map>
+
+#include "cli/options.h"
+#include "core/registry.h"
+
+namespace fabperf {
+
+namespace {
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s + " ";
+}
+
+std::string main_text() {
+  return R"(Synopsis
+    fabperf
+    fabperf SERVERNODE [OPTIONS] TESTS
+    fabperf --loopback [OPTIONS] TESTS
+
+Description
+    fabperf measures bandwidth, latency and message rate between two nodes,
+    over kernel sockets (TCP, UDP, SCTP, SDP, RDS) and RDMA fabrics through
+    libfabric.  Run it with no arguments on the server node; on the client
+    node give the server's name and the tests.  --loopback runs a server
+    inside the same process on 127.0.0.1.
+
+    fabperf --help categories   The help topics
+    fabperf --help examples     Some examples
+    fabperf --help opts         Summary of options
+    fabperf --help options      Description of options
+    fabperf --help tests        Summary of the tests
+    fabperf --help TESTNAME     More on test TESTNAME
+
+Exit status
+    0 success, 1 a test failed (connection, peer error, verification),
+    2 bad usage, 130 interrupted.
+)";
+}
+
+std::string categories_text() {
+  std::string out =
+      "Categories\n    fabperf --help CATEGORY, where CATEGORY is one of:\n"
+      "        categories          This list\n"
+      "        examples            Some examples\n"
+      "        opts                A short description of the options\n"
+      "        options             A long list of options\n"
+      "        tests               A list of the tests\n"
+      "    or a test:\n";
+  for (const std::string& name : test_names()) out += "        " + name + "\n";
+  return out;
+}
+
+std::string examples_text() {
+  return R"(Examples
+    Run fabperf with no arguments on the node myserver, then on another node:
+        * TCP bandwidth and latency:
+            fabperf myserver tcp_bw tcp_lat
+        * UDP latency, then make the server quit:
+            fabperf myserver udp_lat quit
+        * TCP latency for message sizes 1 to 64K, doubling:
+            fabperf myserver -oo msg_size:1:64K:*2 -vu tcp_lat
+        * Latency percentiles and a JSON record:
+            fabperf myserver -v --percentiles 50,99,99.99 --json run.json tcp_lat
+        * No second node needed:
+            fabperf --loopback tcp_lat udp_bw
+        * Over IPv6 on a chosen interface:
+            fabperf fe80::1%eth0 tcp_lat
+)";
+}
+
+std::string spellings_of(const OptionSpec& spec) {
+  std::string s = std::string("--") + spec.name;
+  if (spec.arg_name != nullptr && spec.type != OptType::kFlag) s += std::string(" ") + spec.arg_name;
+  if (spec.short_name != nullptr) s += std::string(" (-") + spec.short_name + ")";
+  return s;
+}
+
+std::string opts_text(bool long_form) {
+  std::string out = long_form ? "Options\n" : "Opts\n";
+  const char* groups[] = {"test", "socket", "fabric", "verbs", "connection", "display", "output", "misc"};
+  for (const char* group : groups) {
+    out += std::string("  ") + group + "\n";
+    for (const OptionSpec& spec : option_table()) {
+      if (std::string(spec.group) != group) continue;
+      if (long_form) {
+        out += "    " + spellings_of(spec) + "\n          " + spec.help;
+        if (spec.default_text[0] != '\0' && spec.type != OptType::kFlag) {
+          out += std::string(" (default ") + spec.default_text + ")";
+        }
+        out += "\n";
+        if (spec.scope == OptScope::kPerSide) {
+          out += std::string("      --loc_") + spec.name + ", --rem_" + spec.name +
+                 (spec.short_name ? std::string(" (-l") + spec.short_name + ", -r" + spec.short_name + ")" : "") +
+                 "\n          Set it for the local or the remote side only.\n";
+        }
+      } else {
+        out += "    " + pad(spellings_of(spec), 34) + spec.help + "\n";
+      }
+    }
+  }
+  if (long_form) {
+    out += "\n  Sizes take k/kb (1000), m/mb, g/gb and K/kib (1024), M/mib, G/gib.\n"
+           "  Times take s, m, h, d.  OnOff options also have the form -X1 (-cp1, -ar1).\n"
+           "  Options apply to the tests after them; options after the last test apply\n"
+           "  to every test.\n";
+  }
+  return out;
+}
+
+std::string tests_text() {
+  std::string out = "Tests\n";
+  std::map<std::string, std::vector<const TestSpec*>> groups;
+  for (const TestSpec* t : all_tests()) {
+    std::string g = t->family == TransportFamily::kSocket ? "Socket Based"
+                    : t->family == TransportFamily::kFabric ? "Fabric (libfabric)"
+                                                            : "Miscellaneous";
+    groups[g].push_back(t);
+  }
+  for (const auto& [group, tests] : groups) {
+    out += "    " + group + "\n";
+    for (const TestSpec* t : tests) out += "        " + pad(t->name, 24) + t->summary + "\n";
+  }
+  return out;
+}
+
+std::string test_text(const TestSpec& t) {
+  std::string out = std::string(t.name) + "\n    Purpose\n        " + t.summary + "\n";
+  out += "    Options\n";
+  if (t.options.empty()) out += "        None\n";
+  for (const char* name : t.options) {
+    const OptionSpec* spec = find_option(name);
+    if (spec) out += "        " + pad(spellings_of(*spec), 34) + spec->help + "\n";
+  }
+  out += "    Other Options\n        --listen_port, --timeout, --wait_server, --bind\n";
+  out += "    Display Options\n        --precision, --unify_nodes, --unify_units, "
+         "--use_bits_per_sec, --verbose, --percentiles, --json, --csv\n";
+  out += std::string("    Description\n        ") + t.description + "\n";
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> help_text(const std::string& topic) {
+  if (topic.empty()) return main_text();
+  if (topic == "categories") return categories_text();
+  if (topic == "examples") return examples_text();
+  if (topic == "opts") return opts_text(false);
+  if (topic == "options") return opts_text(true);
+  if (topic == "tests") return tests_text();
+  if (const TestSpec* t = find_test(topic)) return test_text(*t);
+  std::vector<std::string> topics = {"categories", "examples", "opts", "options", "tests"};
+  for (const std::string& n : test_names()) topics.push_back(n);
+  std::string msg = "cannot find help category " + topic;
+  std::string guess = nearest(topic, topics);
+  if (!guess.empty()) msg += " (did you mean " + guess + "?)";
+  return Status::Usage(msg + "; try: fabperf --help categories");
+}
+
+}  // namespace fabperf

@@ -1,0 +1,28 @@
+// The client engine: runs each requested test (and loop value) against a server.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "core/result.h"
+#include "report/reporter.h"
+
+namespace fabperf {
+
+struct ClientConfig {
+  std::string host;
+  uint16_t port = 19765;
+  double wait_server_s = 5;
+  std::string bind_addr;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// Runs every test of the command line, hands each result to the reporters as it completes,
+// and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.
+int run_client(const CommandLine& cl, const ClientConfig& config, RunInfo& info,
+               std::vector<std::unique_ptr<Reporter>>& reporters);
+
+}  // namespace fabperf

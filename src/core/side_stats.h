@@ -1,0 +1,33 @@
+// SideStats: the plain counters one side of a test fills while it runs (no presentation here).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "stats/cpu.h"
+
+namespace fabperf {
+
+struct SideStats {
+  uint64_t send_bytes = 0;  // payload bytes handed to the transport and accepted
+  uint64_t send_msgs = 0;
+  uint64_t recv_bytes = 0;  // payload bytes delivered to this side
+  uint64_t recv_msgs = 0;
+  uint64_t send_errors = 0;
+  uint64_t recv_errors = 0;
+  uint64_t lost_msgs = 0;       // datagrams or replies that never arrived
+  int64_t send_time_ns = 0;     // first send .. last send on this side
+  int64_t recv_time_ns = 0;     // measurement interval of the receive side
+  int64_t real_time_ns = 0;     // wall time of the measured phase on this side
+  uint64_t verify_checked = 0;  // values or buffers checked (--verify, ver_* tests)
+  uint64_t verify_errors = 0;
+  CpuUsage cpu;                 // CPU used during the measured phase
+  nlohmann::json info = nlohmann::json::object();  // provider, completion level, ...
+
+  nlohmann::json to_json() const;
+  static SideStats from_json(const nlohmann::json& j);  // missing fields stay zero
+};
+
+}  // namespace fabperf

@@ -1,0 +1,86 @@
+// Status and Result: the error value every fallible call returns (no exit() in library code).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace fabperf {
+
+// What kind of failure; decides the process exit code (DESIGN.md: 0 ok, 1 run failed, 2 usage).
+enum class Code {
+  kOk = 0,
+  kUsage,        // bad command line: unknown option, bad value, unknown test
+  kFailed,       // a run failed: connection, peer error, verification mismatch
+  kTimeout,      // a deadline passed
+  kUnsupported,  // the kernel, provider or device cannot do what was asked
+  kInterrupted,  // stopped by a signal
+};
+
+class Status {
+ public:
+  Status() = default;
+  static Status Ok() { return Status(); }
+  static Status Usage(std::string msg) { return Status(Code::kUsage, std::move(msg)); }
+  static Status Failed(std::string msg) { return Status(Code::kFailed, std::move(msg)); }
+  static Status Timeout(std::string msg) { return Status(Code::kTimeout, std::move(msg)); }
+  static Status Unsupported(std::string msg) { return Status(Code::kUnsupported, std::move(msg)); }
+  static Status Interrupted(std::string msg) { return Status(Code::kInterrupted, std::move(msg)); }
+
+  Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  // The same failure with context in front: "connect to host: " + message.
+  Status Prefixed(const std::string& context) const {
+    return ok() ? *this : Status(code_, context + ": " + message_);
+  }
+
+  // Process exit status for this outcome.
+  int exit_code() const {
+    switch (code_) {
+      case Code::kOk: return 0;
+      case Code::kUsage: return 2;
+      case Code::kInterrupted: return 130;
+      default: return 1;
+    }
+  }
+
+ private:
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+// A value or the Status saying why there is none.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
+
+  bool ok() const { return value_.has_value(); }
+  const Status& status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() { return *value_; }
+  const T& operator*() const { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  Status status_;
+};
+
+}  // namespace fabperf
+
+// Early return on failure: FP_RETURN_IF_ERROR(do_thing());
+#define FP_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    ::fabperf::Status fp_status__ = (expr);   \
+    if (!fp_status__.ok()) return fp_status__; \
+  } while (0)

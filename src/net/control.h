@@ -1,0 +1,81 @@
+// ControlChannel: framed, versioned messages with JSON bodies over a TCP connection.
+// Frame = magic "FBPF" | u16 version | u16 type | u32 body length (big-endian) | JSON body.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+
+namespace fabperf {
+
+inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint32_t kMaxFrameBody = 1u << 20;  // larger lengths are refused unread
+inline constexpr size_t kFrameHeaderSize = 12;
+
+// Message types on the control channel (docs/protocol.md describes each).
+enum class MsgType : uint16_t {
+  kHello = 1,      // client -> server: tool, version
+  kWelcome = 2,    // server -> client: accepted, server info
+  kError = 3,      // either way: {"message": "..."}; the run ends
+  kRun = 4,        // client -> server: {"test": name, "params": {...}}
+  kReady = 5,      // server -> client: test set up
+  kExchange = 6,   // either way, inside a test: role-specific JSON (ports, addresses, keys)
+  kResult = 7,     // server -> client: the server side's SideStats
+  kConf = 8,       // client -> server: asks for node information
+  kConfReply = 9,  // server -> client
+  kQuit = 10,      // client -> server: stop the server
+  kBye = 11,       // client -> server: session over
+  kSync = 12,      // barrier inside a test
+};
+
+const char* msg_type_name(MsgType type);
+
+struct Frame {
+  MsgType type;
+  nlohmann::json body;
+};
+
+// Pure encoding, for tests and fuzzing.
+std::vector<uint8_t> encode_frame(MsgType type, const nlohmann::json& body);
+struct FrameHeader {
+  uint16_t version;
+  uint16_t type;
+  uint32_t length;
+};
+Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size);
+Result<Frame> decode_frame_body(const FrameHeader& header, const uint8_t* data, size_t size);
+
+class ControlChannel {
+ public:
+  explicit ControlChannel(int fd);  // takes ownership
+  ~ControlChannel();
+  ControlChannel(const ControlChannel&) = delete;
+  ControlChannel& operator=(const ControlChannel&) = delete;
+
+  Status send(MsgType type, const nlohmann::json& body);
+  Status send_error(const std::string& message);
+  // Waits at most timeout_s for a whole frame. A kError frame becomes a kFailed Status carrying
+  // the peer's message prefixed with `peer_label` ("server" or "client").
+  Result<Frame> recv(double timeout_s);
+  // Like recv, but fails unless the frame has the expected type.
+  Result<nlohmann::json> expect(MsgType type, double timeout_s);
+  // Non-blocking check: true when bytes are waiting (or the peer closed).
+  bool readable() const;
+
+  int fd() const { return fd_; }
+  const std::string& peer_host() const { return peer_host_; }
+  void set_peer_label(std::string label) { peer_label_ = std::move(label); }
+  const std::string& peer_label() const { return peer_label_; }
+
+ private:
+  int fd_;
+  std::string peer_host_;
+  std::string peer_label_ = "peer";
+};
+
+}  // namespace fabperf

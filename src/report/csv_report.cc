@@ -1,0 +1,104 @@
+// CSV renderer: a header, then one row per result as it completes.
+#include <cstdio>
+
+#include "report/reporter.h"
+
+namespace fabperf {
+
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.6g", finite_or_zero(v));
+  return buf;
+}
+
+class CsvReporter : public Reporter {
+ public:
+  CsvReporter(FILE* out, bool owned) : out_(out), owned_(owned) {}
+  ~CsvReporter() override {
+    if (owned_) fclose(out_);
+  }
+
+  void Result(const RunInfo& info, const TestResult& r) override {
+    if (!header_done_) {
+      std::string header =
+          "test,status,error,msg_size,time_s,no_msgs,loop,latency_ns_mean,latency_ns_min,"
+          "latency_ns_max,latency_ns_stddev";
+      for (double p : info.percentiles) header += ",latency_ns_" + percentile_key(p);
+      header +=
+          ",latency_samples,send_Bps,recv_Bps,msg_rate,msgs_sent,msgs_received,msgs_lost,"
+          "loc_cpus_used,rem_cpus_used,loc_proc_cpus_used,rem_proc_cpus_used,verify_checked,"
+          "verify_errors";
+      fprintf(out_, "%s\n", header.c_str());
+      header_done_ = true;
+    }
+    const Figures& f = r.figures;
+    std::string loop;
+    for (const auto& [name, value] : r.loop_values) {
+      if (!loop.empty()) loop += ";";
+      loop += name + "=" + std::visit([](const auto& v) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return v;
+        else return nlohmann::json(v).dump();
+      }, value);
+    }
+    bool measured = r.spec != nullptr && r.spec->kind != TestKind::kMisc;
+    std::string row = csv_field(r.test) + "," + (r.ok ? "ok" : "error") + "," + csv_field(r.error);
+    row += "," + (measured ? std::to_string(r.local_params.u64("msg_size")) : "");
+    row += "," + (measured ? num(r.local_params.seconds("time")) : "");
+    row += "," + (measured ? std::to_string(r.local_params.u64("no_msgs")) : "");
+    row += "," + csv_field(loop);
+    if (f.latency) {
+      row += "," + num(f.latency->mean) + "," + num(f.latency->min) + "," + num(f.latency->max) +
+             "," + num(f.latency->stddev);
+      for (double p : info.percentiles) {
+        double v = 0;
+        for (const auto& [q, value] : f.latency->percentiles) if (q == p) v = value;
+        row += "," + num(v);
+      }
+      row += "," + std::to_string(f.latency->samples);
+    } else {
+      row += std::string(4 + info.percentiles.size() + 1, ',');
+    }
+    row += "," + (f.has_bandwidth ? num(f.send_Bps) : "") + "," +
+           (f.has_bandwidth ? num(f.recv_Bps) : "") + "," + (measured ? num(f.msg_rate) : "");
+    row += "," + std::to_string(f.msgs_sent) + "," + std::to_string(f.msgs_received) + "," +
+           std::to_string(f.msgs_lost);
+    row += "," + num(r.loc.cpu.cpus_used) + "," + num(r.rem.cpu.cpus_used) + "," +
+           num(r.loc.cpu.proc_used) + "," + num(r.rem.cpu.proc_used);
+    row += "," + std::to_string(f.verify_checked) + "," + std::to_string(f.verify_errors);
+    fprintf(out_, "%s\n", row.c_str());
+    fflush(out_);
+  }
+
+  Status Finish(const RunInfo&) override {
+    fflush(out_);
+    return ferror(out_) ? Status::Failed("--csv: write failed") : Status::Ok();
+  }
+
+ private:
+  FILE* out_;
+  bool owned_;
+  bool header_done_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Reporter>> make_csv_reporter(const std::string& path) {
+  if (path == "-") return std::unique_ptr<Reporter>(new CsvReporter(stdout, false));
+  FILE* f = fopen(path.c_str(), "w");
+  if (f == nullptr) return Status::Usage("--csv " + path + ": cannot open the file for writing");
+  return std::unique_ptr<Reporter>(new CsvReporter(f, true));
+}
+
+}  // namespace fabperf

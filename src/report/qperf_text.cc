@@ -1,0 +1,189 @@
+// The default renderer of `fabperf`: qperf's blocks, with fabperf's extra figures behind -v.
+#include <cstdio>
+
+#include "cli/options.h"
+#include "report/qperf_format.h"
+#include "report/reporter.h"
+
+namespace fabperf {
+
+namespace {
+
+class QperfTextReporter : public Reporter {
+ public:
+  explicit QperfTextReporter(const DisplayOptions& options) : options_(options) {
+    format_.precision = options.precision;
+    format_.unify_units = options.unify_units;
+    format_.bits = options.bits;
+  }
+
+  void Result(const RunInfo& info, const TestResult& result) override {
+    if (!result.ok && result.test != "quit") return;  // the error went to stderr
+    std::vector<Line> lines;
+    if (result.test == "conf") {
+      add_conf(lines, "loc_", result.conf_local);
+      add_conf(lines, "rem_", result.conf_remote);
+    } else if (result.spec->kind != TestKind::kMisc) {
+      add_figures(lines, info, result);
+    }
+    std::string block = render_block(result.test, lines);
+    std::fwrite(block.data(), 1, block.size(), stdout);
+    std::fflush(stdout);
+  }
+
+  Status Finish(const RunInfo&) override { return Status::Ok(); }
+
+ private:
+  void add(std::vector<Line>& lines, const std::string& name, double v, Unit unit) {
+    lines.push_back({name, format_figure(finite_or_zero(v), unit, format_)});
+  }
+  void add_text(std::vector<Line>& lines, const std::string& name, const std::string& text) {
+    lines.push_back({name, format_text(text)});
+  }
+
+  void add_conf(std::vector<Line>& lines, const std::string& side, const nlohmann::json& conf) {
+    for (const char* key : {"node", "cpu", "os"}) {
+      add_text(lines, side + key, conf.value(key, std::string("?")));
+    }
+    add_text(lines, side + "fabperf", conf.value("version", std::string("?")));
+  }
+
+  void add_figures(std::vector<Line>& lines, const RunInfo& info, const TestResult& r) {
+    const Figures& f = r.figures;
+    const TestKind kind = r.spec->kind;
+    if (f.latency) add(lines, "latency", f.latency->mean * 1e-9, Unit::kTime);
+    if (f.has_bandwidth) {
+      if (f.counts_loss || options_.stat) {
+        add(lines, "send_bw", f.send_Bps, Unit::kBandwidth);
+        add(lines, "recv_bw", f.recv_Bps, Unit::kBandwidth);
+      } else {
+        add(lines, "bw", f.recv_Bps, Unit::kBandwidth);
+      }
+    }
+    if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat) {
+      add(lines, "msg_rate", f.msg_rate, Unit::kRate);
+    }
+    if (f.counts_loss) add(lines, "lost_msgs", static_cast<double>(f.msgs_lost), Unit::kCount);
+    if (f.has_verify) {
+      add(lines, "verify_checked", static_cast<double>(f.verify_checked), Unit::kCount);
+      add(lines, "verify_errors", static_cast<double>(f.verify_errors), Unit::kCount);
+    }
+    if (f.latency && options_.stat) {
+      const LatencySummary& l = *f.latency;
+      add(lines, "latency_min", l.min * 1e-9, Unit::kTime);
+      add(lines, "latency_max", l.max * 1e-9, Unit::kTime);
+      add(lines, "latency_stddev", l.stddev * 1e-9, Unit::kTime);
+      for (const auto& [p, v] : l.percentiles) add(lines, "latency_" + percentile_key(p), v * 1e-9, Unit::kTime);
+      add(lines, "latency_samples", static_cast<double>(l.samples), Unit::kCount);
+    }
+    if (options_.used) add_params(lines, r);
+    if (options_.conf) add_info(lines, r);
+    bool one_way = kind == TestKind::kBandwidth && !options_.unify_nodes;
+    std::string loc = one_way ? "send_" : "loc_", rem = one_way ? "recv_" : "rem_";
+    if (options_.time && kind != TestKind::kMisc) {
+      if (f.has_bandwidth) {
+        add_cost(lines, loc + "cost", r.loc.cpu.cpu_time_s, r.loc.send_bytes + r.loc.recv_bytes);
+        add_cost(lines, rem + "cost", r.rem.cpu.cpu_time_s, r.rem.send_bytes + r.rem.recv_bytes);
+      }
+      add_cpu(lines, loc, r.loc);
+      add_cpu(lines, rem, r.rem);
+    }
+    if (options_.more_stat) {
+      add_counts(lines, loc, r.loc);
+      add_counts(lines, rem, r.rem);
+    }
+    (void)info;
+  }
+
+  void add_cost(std::vector<Line>& lines, const std::string& name, double cpu_s, uint64_t bytes) {
+    if (bytes == 0) return;
+    add(lines, name, cpu_s / (static_cast<double>(bytes) / 1e9), Unit::kCost);
+  }
+
+  void add_cpu(std::vector<Line>& lines, const std::string& side, const SideStats& s) {
+    add(lines, side + "cpus_used", s.cpu.cpus_used, Unit::kPercentCpus);
+    if (options_.more_time) {
+      add(lines, side + "cpus_user", s.cpu.cpus_user, Unit::kPercentCpus);
+      add(lines, side + "cpus_intr", s.cpu.cpus_intr, Unit::kPercentCpus);
+      add(lines, side + "cpus_kernel", s.cpu.cpus_kernel, Unit::kPercentCpus);
+      if (s.cpu.cpus_iowait > 0) add(lines, side + "cpus_iowait", s.cpu.cpus_iowait, Unit::kPercentCpus);
+      add(lines, side + "real_time", s.cpu.real_s, Unit::kTime);
+      add(lines, side + "cpu_time", s.cpu.cpu_time_s, Unit::kTime);
+    }
+    // getrusage of the measuring thread: what fabperf itself cost, not the whole machine.
+    add(lines, side + "proc_cpus_used", s.cpu.proc_used, Unit::kPercentCpus);
+    if (options_.more_time) {
+      add(lines, side + "proc_cpus_user", s.cpu.proc_user, Unit::kPercentCpus);
+      add(lines, side + "proc_cpus_kernel", s.cpu.proc_kernel, Unit::kPercentCpus);
+    }
+  }
+
+  void add_counts(std::vector<Line>& lines, const std::string& side, const SideStats& s) {
+    add(lines, side + "send_bytes", static_cast<double>(s.send_bytes), Unit::kSize);
+    add(lines, side + "recv_bytes", static_cast<double>(s.recv_bytes), Unit::kSize);
+    add(lines, side + "send_msgs", static_cast<double>(s.send_msgs), Unit::kCount);
+    add(lines, side + "recv_msgs", static_cast<double>(s.recv_msgs), Unit::kCount);
+    if (s.lost_msgs > 0) add(lines, side + "lost_msgs", static_cast<double>(s.lost_msgs), Unit::kCount);
+  }
+
+  void add_info(std::vector<Line>& lines, const TestResult& r) {
+    for (const auto* side : {&r.loc, &r.rem}) {
+      std::string prefix = side == &r.loc ? "loc_" : "rem_";
+      for (const auto& [key, value] : side->info.items()) {
+        add_text(lines, prefix + key, value.is_string() ? value.get<std::string>() : value.dump());
+      }
+    }
+  }
+
+  // -vu: what the user set (and the loop variable); -vvu: every parameter the test uses.
+  void add_params(std::vector<Line>& lines, const TestResult& r) {
+    std::vector<std::string> names;
+    for (const char* n : r.spec->options) names.push_back(n);
+    names.push_back("timeout");
+    for (const std::string& name : names) {
+      bool in_loop = false;
+      for (const auto& lv : r.loop_values) in_loop = in_loop || lv.first == name;
+      bool set = r.local_params.set_by_user(name) || r.remote_params.set_by_user(name) || in_loop;
+      bool always = name == "msg_size" || name == "time" || name == "no_msgs";
+      if (!(set || options_.more_used) && !(options_.more_used && always)) continue;
+      if (!r.local_params.has(name)) continue;
+      if (name == "time" && r.local_params.u64("no_msgs") > 0 && !set) continue;
+      if (name == "no_msgs" && r.local_params.u64("no_msgs") == 0 && !set) continue;
+      const ParamValue& lv = r.local_params.raw(name);
+      const ParamValue& rv = r.remote_params.has(name) ? r.remote_params.raw(name) : lv;
+      if (lv == rv) {
+        add_param(lines, name, lv);
+      } else {
+        add_param(lines, "loc_" + name, lv);
+        add_param(lines, "rem_" + name, rv);
+      }
+    }
+  }
+
+  void add_param(std::vector<Line>& lines, const std::string& name, const ParamValue& v) {
+    bool sided = name.rfind("loc_", 0) == 0 || name.rfind("rem_", 0) == 0;
+    const OptionSpec* spec = find_option(sided ? name.substr(4) : name);
+    OptType type = spec ? spec->type : OptType::kString;
+    if (type == OptType::kSize) {
+      add(lines, name, static_cast<double>(std::get<uint64_t>(v)), Unit::kSize);
+    } else if (type == OptType::kTime) {
+      add(lines, name, std::get<double>(v), Unit::kTime);
+    } else if (type == OptType::kCount) {
+      add(lines, name, static_cast<double>(std::get<uint64_t>(v)), Unit::kCount);
+    } else {
+      std::string text = param_value_text(v);
+      add_text(lines, name, text.empty() ? "(none)" : text);
+    }
+  }
+
+  DisplayOptions options_;
+  FormatOptions format_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_qperf_text_reporter(const DisplayOptions& options) {
+  return std::make_unique<QperfTextReporter>(options);
+}
+
+}  // namespace fabperf

@@ -1,0 +1,48 @@
+// Reporter: a renderer of results (qperf text, JSON, CSV); several may run in one invocation.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "core/status.h"
+
+namespace fabperf {
+
+// What every renderer may show about the run as a whole.
+struct RunInfo {
+  std::string started;            // ISO 8601, UTC
+  std::vector<std::string> argv;  // the command as typed
+  nlohmann::json client;          // node_info() of this side
+  nlohmann::json server;          // the server's node_info(), once known
+  std::vector<double> percentiles;
+};
+
+// Display choices of qperf's grammar.
+struct DisplayOptions {
+  int precision = 3;
+  bool unify_units = false, unify_nodes = false, bits = false;
+  bool conf = false, stat = false, time = false, used = false;
+  bool more_conf = false, more_stat = false, more_time = false, more_used = false;
+};
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void Result(const RunInfo& info, const TestResult& result) = 0;
+  // Called once at the end (also after SIGINT): write whatever is buffered.
+  virtual Status Finish(const RunInfo& info) = 0;
+};
+
+std::unique_ptr<Reporter> make_qperf_text_reporter(const DisplayOptions& options);
+// `path` "-" is standard output.
+Result<std::unique_ptr<Reporter>> make_json_reporter(const std::string& path);
+Result<std::unique_ptr<Reporter>> make_csv_reporter(const std::string& path);
+
+// The JSON object of one result (shared by the JSON reporter and tests).
+nlohmann::json result_to_json(const TestResult& result);
+
+}  // namespace fabperf

@@ -1,0 +1,53 @@
+// DataLink: the data path of one socket test, set up through the control channel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/status.h"
+#include "core/test_context.h"
+#include "net/sock_protocol.h"
+#include "net/socket.h"
+
+namespace fabperf {
+
+// One established data path: a connected socket, or a datagram socket fixed on its peer.
+class DataLink {
+ public:
+  DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_poll, double timeout_s);
+
+  // Sends one whole message (stream: every byte; datagram: one datagram). EMSGSIZE is an error.
+  Status send_msg(const void* buf, size_t len);
+  // Receives one message of `len` bytes (stream: exactly len; datagram: one datagram, whose
+  // size is returned). Returns 0 at the end of the test (EOF or the zero-length end marker).
+  // With `wait_s` >= 0 the wait is that long instead of the timeout; a timeout then returns
+  // Status::Timeout so datagram tests can count a loss.
+  Result<size_t> recv_msg(void* buf, size_t len, double wait_s = -1);
+  // Receives whatever arrived, up to len (bandwidth receivers). 0 = end.
+  Result<size_t> recv_some(void* buf, size_t len, double wait_s = -1);
+  // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
+  void finish_sending();
+
+  const SocketProtocol& proto() const { return proto_; }
+  int fd() const { return fd_.get(); }
+
+ private:
+  Result<size_t> recv_once(void* buf, size_t len, const Deadline& deadline);
+
+  const SocketProtocol& proto_;
+  Fd fd_;
+  SockAddr peer_;
+  bool busy_poll_;
+  double timeout_s_;
+};
+
+// Both sides' set-up: the server opens a socket on the address the client reached, the
+// client connects to it; datagram peers are fixed to the control connection's peer address,
+// so no data ever goes anywhere else.
+Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto);
+Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto);
+
+// Pins the calling thread per the cpu_affinity parameter ("" leaves it, "any" frees it).
+Status apply_cpu_affinity(const std::string& spec);
+
+}  // namespace fabperf
