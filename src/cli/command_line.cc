@@ -280,6 +280,12 @@ Result<RunParams> resolve_params(const TestSpec& test, const std::vector<Assignm
   };
   for (const Assignment& a : assignments) apply(a);
   for (const Assignment& a : loop_values) apply(a);
+  for (ParamSet* side : {&out.local, &out.remote}) {
+    const std::string& cpu = side->str("cpu_affinity");
+    if (!cpu.empty() && cpu != "any" && !parse_int(cpu, 0, 1 << 20).ok()) {
+      return Status::Usage("-ca: bad processor affinity \"" + cpu + "\" (a CPU number or any)");
+    }
+  }
   // msg_size 0 means "the test's own default", as in qperf.
   for (ParamSet* side : {&out.local, &out.remote}) {
     if (side->u64("msg_size") == 0) side->set("msg_size", test.default_msg_size, false);

@@ -1,0 +1,108 @@
+// Unit tests: control-frame encoding and decoding, including hostile input.
+#include "net/control.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <random>
+#include <thread>
+
+namespace fabperf {
+namespace {
+
+TEST(ControlFrame, EncodeDecodeRoundTrip) {
+  nlohmann::json body = {{"test", "tcp_lat"}, {"params", {{"msg_size", 1}}}};
+  std::vector<uint8_t> bytes = encode_frame(MsgType::kRun, body);
+  ASSERT_GE(bytes.size(), kFrameHeaderSize);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 4), "FBPF");
+  auto header = decode_frame_header(bytes.data(), bytes.size());
+  ASSERT_TRUE(header.ok());
+  EXPECT_EQ(header->version, kProtocolVersion);
+  EXPECT_EQ(header->type, static_cast<uint16_t>(MsgType::kRun));
+  EXPECT_EQ(header->length, bytes.size() - kFrameHeaderSize);
+  auto frame = decode_frame_body(*header, bytes.data() + kFrameHeaderSize, header->length);
+  ASSERT_TRUE(frame.ok());
+  EXPECT_EQ(frame->type, MsgType::kRun);
+  EXPECT_EQ(frame->body, body);
+}
+
+TEST(ControlFrame, HeaderIsBigEndian) {
+  std::vector<uint8_t> bytes = encode_frame(MsgType::kHello, nlohmann::json::object());
+  EXPECT_EQ(bytes[4], 0);
+  EXPECT_EQ(bytes[5], kProtocolVersion);
+  EXPECT_EQ(bytes[6], 0);
+  EXPECT_EQ(bytes[7], static_cast<uint8_t>(MsgType::kHello));
+  EXPECT_EQ(bytes[11], 2);  // "{}"
+}
+
+TEST(ControlFrame, RejectsBadHeaders) {
+  std::vector<uint8_t> good = encode_frame(MsgType::kHello, nlohmann::json::object());
+  auto bad_magic = good;
+  bad_magic[0] = 'X';
+  EXPECT_NE(decode_frame_header(bad_magic.data(), bad_magic.size()).status().message().find("bad magic"),
+            std::string::npos);
+  const char* http = "GET / HTTP/1.1\r\n";
+  EXPECT_NE(decode_frame_header(reinterpret_cast<const uint8_t*>(http), 16).status().message().find("HTTP"),
+            std::string::npos);
+  auto version = good;
+  version[5] = 99;
+  EXPECT_NE(decode_frame_header(version.data(), version.size()).status().message().find("upgrade"),
+            std::string::npos);
+  auto type = good;
+  type[7] = 200;
+  EXPECT_FALSE(decode_frame_header(type.data(), type.size()).ok());
+  auto huge = good;
+  huge[8] = huge[9] = huge[10] = huge[11] = 0xff;  // 4 GiB: refused before any allocation
+  EXPECT_NE(decode_frame_header(huge.data(), huge.size()).status().message().find("exceeds"),
+            std::string::npos);
+  EXPECT_FALSE(decode_frame_header(good.data(), 5).ok());
+}
+
+TEST(ControlFrame, RejectsBadBodies) {
+  FrameHeader h{kProtocolVersion, static_cast<uint16_t>(MsgType::kRun), 3};
+  const uint8_t not_json[] = {'{', '{', '}'};
+  EXPECT_FALSE(decode_frame_body(h, not_json, 3).ok());
+  const uint8_t array[] = {'[', '1', ']'};
+  EXPECT_FALSE(decode_frame_body(h, array, 3).ok());
+  EXPECT_FALSE(decode_frame_body(h, array, 2).ok());
+}
+
+TEST(ControlFrame, RandomBytesNeverCrash) {
+  std::mt19937 rng(42);
+  for (int i = 0; i < 20000; ++i) {
+    std::vector<uint8_t> bytes(rng() % 64);
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+    if (bytes.size() >= 4 && i % 2 == 0) std::copy_n("FBPF", 4, bytes.begin());
+    if (bytes.size() >= 6 && i % 4 == 0) bytes[4] = 0, bytes[5] = kProtocolVersion;
+    auto header = decode_frame_header(bytes.data(), bytes.size());
+    if (header.ok() && bytes.size() >= kFrameHeaderSize) {
+      size_t n = std::min<size_t>(header->length, bytes.size() - kFrameHeaderSize);
+      decode_frame_body(*header, bytes.data() + kFrameHeaderSize, n);
+    }
+  }
+}
+
+TEST(ControlChannel, SendRecvOverASocketPairWithDeadline) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  ControlChannel a(fds[0]), b(fds[1]);
+  b.set_peer_label("client");
+  ASSERT_TRUE(a.send(MsgType::kRun, {{"test", "x"}}).ok());
+  auto frame = b.recv(1);
+  ASSERT_TRUE(frame.ok());
+  EXPECT_EQ(frame->body["test"], "x");
+  auto start = std::chrono::steady_clock::now();
+  auto nothing = b.recv(0.2);
+  EXPECT_EQ(nothing.status().code(), Code::kTimeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ASSERT_TRUE(a.send_error("boom").ok());
+  auto err = b.recv(1);
+  EXPECT_FALSE(err.ok());
+  EXPECT_EQ(err.status().message(), "client: boom");
+  auto wrong = (a.send(MsgType::kSync, nlohmann::json::object()), b.expect(MsgType::kReady, 1));
+  EXPECT_NE(wrong.status().message().find("expected READY"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabperf

@@ -1,0 +1,154 @@
+// Process helpers for the end-to-end tests (fork/exec with pipes and a hard deadline).
+#include "e2e_util.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace fabperf::testing {
+
+namespace {
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool port_open(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+pid_t spawn(const std::string& program, const std::vector<std::string>& args, int out_fd,
+            int err_fd) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(program.c_str()));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+}  // namespace
+
+std::string fabperf_bin() {
+  const char* env = std::getenv("FABPERF_BIN");
+  return env != nullptr ? env : "build/fabperf";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+RunOutput run(const std::vector<std::string>& args, double timeout_s, const std::string& program) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return {};
+  pid_t pid = spawn(program.empty() ? fabperf_bin() : program, args, out_pipe[1], err_pipe[1]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  RunOutput result;
+  int64_t deadline = now_ms() + static_cast<int64_t>(timeout_s * 1000);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_count = 2;
+  while (open_count > 0) {
+    int64_t left = deadline - now_ms();
+    if (left <= 0) {
+      result.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    if (poll(fds, 2, static_cast<int>(left)) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      char buf[4096];
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      } else {
+        (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
+  port_ = free_port();
+  std::vector<std::string> args = {"-lp", std::to_string(port_)};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  int devnull = open("/dev/null", O_WRONLY);
+  pid_ = spawn(fabperf_bin(), args, devnull, devnull);
+  close(devnull);
+  for (int i = 0; i < 200 && !port_open(port_); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+}
+
+ServerProcess::~ServerProcess() {
+  if (pid_ <= 0 || status_ >= 0) return;
+  kill(pid_, SIGTERM);
+  if (wait_exit(5) < 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+bool ServerProcess::running() const { return status_ < 0 && kill(pid_, 0) == 0; }
+
+int ServerProcess::wait_exit(double timeout_s) {
+  if (status_ >= 0) return status_;
+  int64_t deadline = now_ms() + static_cast<int64_t>(timeout_s * 1000);
+  while (now_ms() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return status_;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+}  // namespace fabperf::testing

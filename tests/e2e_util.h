@@ -1,0 +1,46 @@
+// End-to-end test helpers: run the real fabperf binary, capture what a user sees.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fabperf::testing {
+
+struct RunOutput {
+  int exit_code = -1;  // 128+signal when killed
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+};
+
+// The binary under test: $FABPERF_BIN, else build/fabperf next to the test binary.
+std::string fabperf_bin();
+
+// Runs `program` (default: fabperf) with args; kills it after timeout_s.
+RunOutput run(const std::vector<std::string>& args, double timeout_s = 60,
+              const std::string& program = "");
+
+// A free TCP port on 127.0.0.1 (bind to 0, read it, close).
+int free_port();
+
+// A fabperf server process on a free port, stopped (SIGTERM, then SIGKILL) at destruction.
+class ServerProcess {
+ public:
+  explicit ServerProcess(std::vector<std::string> extra_args = {});
+  ~ServerProcess();
+  int port() const { return port_; }
+  int pid() const { return pid_; }
+  bool running() const;
+  // Waits for the server to exit on its own; returns its exit code or -1 on timeout.
+  int wait_exit(double timeout_s);
+  std::string port_arg() const { return std::to_string(port_); }
+
+ private:
+  int port_ = 0;
+  int pid_ = -1;
+  int status_ = -1;
+};
+
+bool contains(const std::string& haystack, const std::string& needle);
+
+}  // namespace fabperf::testing
