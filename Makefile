@@ -40,3 +40,6 @@ install: build
 
 clean:
 	rm -rf $(BUILD)
+
+# Further targets (fuzz, sanitizers, benchmarks) live beside this file, one concept each.
+-include mk/*.mk
