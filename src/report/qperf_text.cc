@@ -53,7 +53,7 @@ class QperfTextReporter : public Reporter {
     const TestKind kind = r.spec->kind;
     if (f.latency) add(lines, "latency", f.latency->mean * 1e-9, Unit::kTime);
     if (f.has_bandwidth) {
-      if (f.counts_loss || options_.stat) {
+      if (f.counts_loss) {
         add(lines, "send_bw", f.send_Bps, Unit::kBandwidth);
         add(lines, "recv_bw", f.recv_Bps, Unit::kBandwidth);
       } else {
@@ -80,17 +80,14 @@ class QperfTextReporter : public Reporter {
     if (options_.conf) add_info(lines, r);
     bool one_way = kind == TestKind::kBandwidth && !options_.unify_nodes;
     std::string loc = one_way ? "send_" : "loc_", rem = one_way ? "recv_" : "rem_";
-    if (options_.time && kind != TestKind::kMisc) {
-      if (f.has_bandwidth) {
-        add_cost(lines, loc + "cost", r.loc.cpu.cpu_time_s, r.loc.send_bytes + r.loc.recv_bytes);
-        add_cost(lines, rem + "cost", r.rem.cpu.cpu_time_s, r.rem.send_bytes + r.rem.recv_bytes);
-      }
-      add_cpu(lines, loc, r.loc);
-      add_cpu(lines, rem, r.rem);
+    if (options_.time && f.has_bandwidth) {
+      add_cost(lines, loc + "cost", r.loc.cpu.cpu_time_s, r.loc.send_bytes + r.loc.recv_bytes);
+      add_cost(lines, rem + "cost", r.rem.cpu.cpu_time_s, r.rem.send_bytes + r.rem.recv_bytes);
     }
-    if (options_.more_stat) {
-      add_counts(lines, loc, r.loc);
-      add_counts(lines, rem, r.rem);
+    // Per side, as qperf groups them: CPU, then timing, then the raw counters.
+    for (const auto& [prefix, side] : {std::pair{loc, &r.loc}, std::pair{rem, &r.rem}}) {
+      if (options_.time) add_cpu(lines, prefix, *side);
+      if (options_.more_stat) add_counts(lines, prefix, *side, one_way);
     }
     (void)info;
   }
@@ -118,12 +115,19 @@ class QperfTextReporter : public Reporter {
     }
   }
 
-  void add_counts(std::vector<Line>& lines, const std::string& side, const SideStats& s) {
-    add(lines, side + "send_bytes", static_cast<double>(s.send_bytes), Unit::kSize);
-    add(lines, side + "recv_bytes", static_cast<double>(s.recv_bytes), Unit::kSize);
-    add(lines, side + "send_msgs", static_cast<double>(s.send_msgs), Unit::kCount);
-    add(lines, side + "recv_msgs", static_cast<double>(s.recv_msgs), Unit::kCount);
-    if (s.lost_msgs > 0) add(lines, side + "lost_msgs", static_cast<double>(s.lost_msgs), Unit::kCount);
+  // qperf names a one-way side's counters by the side alone (send_bytes, recv_msgs) and leaves
+  // out the counters that stay zero.
+  void add_counts(std::vector<Line>& lines, const std::string& side, const SideStats& s,
+                  bool one_way) {
+    std::string p = one_way ? "" : side;
+    auto count = [&](const std::string& name, uint64_t v, Unit unit) {
+      if (v > 0) add(lines, p + name, static_cast<double>(v), unit);
+    };
+    count("send_bytes", s.send_bytes, Unit::kSize);
+    count("recv_bytes", s.recv_bytes, Unit::kSize);
+    count("send_msgs", s.send_msgs, Unit::kCount);
+    count("recv_msgs", s.recv_msgs, Unit::kCount);
+    count("lost_msgs", s.lost_msgs, Unit::kCount);
   }
 
   void add_info(std::vector<Line>& lines, const TestResult& r) {
@@ -147,6 +151,7 @@ class QperfTextReporter : public Reporter {
       bool always = name == "msg_size" || name == "time" || name == "no_msgs";
       if (!(set || options_.more_used) && !(options_.more_used && always)) continue;
       if (!r.local_params.has(name)) continue;
+      if (!set && !always && name != "timeout" && is_empty(r.local_params.raw(name))) continue;
       if (name == "time" && r.local_params.u64("no_msgs") > 0 && !set) continue;
       if (name == "no_msgs" && r.local_params.u64("no_msgs") == 0 && !set) continue;
       const ParamValue& lv = r.local_params.raw(name);
@@ -158,6 +163,13 @@ class QperfTextReporter : public Reporter {
         add_param(lines, "rem_" + name, rv);
       }
     }
+  }
+
+  static bool is_empty(const ParamValue& v) {
+    return std::visit([](const auto& x) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x.empty();
+      else return x == decltype(x){};
+    }, v);
   }
 
   void add_param(std::vector<Line>& lines, const std::string& name, const ParamValue& v) {
