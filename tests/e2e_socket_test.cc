@@ -241,6 +241,10 @@ struct BadInput {
   std::string message;
 };
 
+void PrintTo(const BadInput& c, std::ostream* os) {
+  for (const std::string& a : c.args) *os << a << ' ';
+}
+
 class E2eBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(E2eBadInput, ClearMessageAndExitCode) {
@@ -271,7 +275,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"-v"}, 2, "client-only option"},
         BadInput{{"--help", "nosuchtopic"}, 2, "nosuchtopic"},
         BadInput{{"-lp", "70000"}, 2, "-lp:"},
-        BadInput{{"localhost", "-ca", "x", "-n", "5", "tcp_lat"}, 2, "processor affinity"}));
+        BadInput{{"localhost", "-ca", "x", "-n", "5", "tcp_lat"}, 2, "processor affinity"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 TEST(E2eSocket, UnreachableServerFailsAfterWaitServer) {
   int port = free_port();
