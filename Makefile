@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
-                   libfmt-dev libgtest-dev libbenchmark-dev iproute2
+                   libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev
 
 .PHONY: all build deps demo test clean install bench
 

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "client/client.h"
 #include "core/registry.h"
 #include "server/server.h"
+#include "server/server_config.h"
 #include "tests/misc_tests.h"
 
 namespace fabperf {
@@ -63,11 +65,9 @@ int run_server(const CommandLine& cl) {
                          ") but did not specify the server name; try: fabperf --help");
     }
   }
-  ServerOptions options;
-  options.port = static_cast<uint16_t>(std::get<uint64_t>(cl.global("listen_port")));
-  options.bind_addr = std::get<std::string>(cl.global("bind"));
-  options.timeout_s = time_of(cl.global("timeout"));
-  auto server = Server::Listen(options);
+  auto options = server_options_from(cl);
+  if (!options.ok()) return usage_error(options.status().message());
+  auto server = Server::Listen(*options);
   if (!server.ok()) {
     std::fprintf(stderr, "fabperf server: %s\n", server.status().message().c_str());
     return 1;
@@ -75,7 +75,13 @@ int run_server(const CommandLine& cl) {
   g_server.store(server->get());
   Status s = (*server)->Serve();
   g_server.store(nullptr);
-  return s.ok() ? 0 : 1;
+  if (!s.ok()) {
+    // A client that ignores "server shutting down" must not keep the process alive.
+    std::fprintf(stderr, "fabperf server: %s; exiting anyway\n", s.message().c_str());
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -102,6 +108,12 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
     return run_server(cl);
   }
   if (cl.tests.empty()) return usage_error("must specify a test type; try: fabperf --help");
+  if (!loopback) {
+    Status s = check_no_server_options(cl);
+    if (!s.ok()) return usage_error(s.message());
+  }
+  auto auth_key = auth_key_from(cl);
+  if (!auth_key.ok()) return usage_error(auth_key.status().message());
 
   RunInfo info;
   info.started = iso8601_now();
@@ -145,6 +157,7 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
 
   ClientConfig config;
   config.host = cl.host;
+  config.auth_key = *auth_key;
   config.port = static_cast<uint16_t>(std::get<uint64_t>(cl.global("listen_port")));
   config.wait_server_s = time_of(cl.global("wait_server"));
   config.bind_addr = std::get<std::string>(cl.global("bind"));
@@ -153,11 +166,11 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
   std::unique_ptr<Server> local_server;
   std::thread server_thread;
   if (loopback) {
-    ServerOptions options;
-    options.bind_addr = "127.0.0.1";
-    options.port = 0;
-    options.timeout_s = time_of(cl.global("timeout"));
-    auto server = Server::Listen(options);
+    auto options = server_options_from(cl);
+    if (!options.ok()) return usage_error(options.status().message());
+    options->bind_addr = "127.0.0.1";
+    options->port = 0;
+    auto server = Server::Listen(*options);
     if (!server.ok()) {
       std::fprintf(stderr, "loopback server: %s\n", server.status().message().c_str());
       return 1;

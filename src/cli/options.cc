@@ -90,6 +90,22 @@ std::vector<OptionSpec> build_table() {
        "Keep trying to connect to the server this long"},
       {"loop", "oo", T::kLoop, "", 0, 0, S::kClient, false, "test", "Var:Init:Last:Incr",
        "Run each following test once per value (Incr *N multiplies); may be nested"},
+      // --- server: access control and limits (security.md); never sent by a client
+      {"max_clients", nullptr, T::kCount, "16", 1, 4096, S::kServer, false, "connection", "N",
+       "Server: clients served at once; one more is told \"busy, try again\""},
+      {"max_msg_size", nullptr, T::kSize, "1G", 1, kTiB, S::kServer, false, "connection",
+       "Size", "Server: largest -m a client may ask for"},
+      {"max_time", nullptr, T::kTime, "1h", 1, 1e8, S::kServer, false, "connection", "Time",
+       "Server: longest -t or -to a client may ask for; a run going longer is ended"},
+      {"max_msgs", nullptr, T::kCount, "1000000000", 1, 1e15, S::kServer, false, "connection",
+       "N", "Server: largest -n or --warmup a client may ask for"},
+      {"max_memory", nullptr, T::kSize, "2G", 1 << 20, kTiB, S::kServer, false, "connection",
+       "Size", "Server: buffer memory all clients' runs may hold at once"},
+      {"allow", nullptr, T::kString, "", 0, 0, S::kServer, false, "connection", "CIDR,...",
+       "Server: serve only clients from these address blocks (IPv4 or IPv6; default: any)"},
+      {"auth_key_file", nullptr, T::kString, "", 0, 0, S::kAny, false, "connection", "File",
+       "Pre-shared key (16+ bytes, mode 600); client and server prove they hold it "
+       "(HMAC-SHA256 challenge-response; the key never crosses the network)"},
       // --- display
       {"precision", "e", T::kInt, "3", 1, 15, S::kClient, false, "display", "Digits",
        "Significant digits in results"},

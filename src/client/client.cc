@@ -6,6 +6,7 @@
 #include "core/registry.h"
 #include "net/control.h"
 #include "net/socket.h"
+#include "security/auth.h"
 #include "tests/misc_tests.h"
 #include "tests/socket_link.h"
 
@@ -13,7 +14,37 @@ namespace fabperf {
 
 namespace {
 
-// A control connection that has been greeted: connected, versions checked.
+// Proves our key to a server that challenged us, and checks the server's proof in return.
+Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohmann::json& welcome,
+                    const std::string& client_nonce, double timeout, nlohmann::json& server_info) {
+  auto auth = welcome.find("auth");
+  if (auth == welcome.end() || !auth->is_object()) {
+    ch.send_error("this client requires authentication (--auth_key_file) and the server has no key",
+                  1);
+    return Status::Failed("the server does not prove it holds the key (it runs without "
+                          "--auth_key_file): not running a test against it");
+  }
+  std::string method = auth->value("method", std::string());
+  std::string challenge = auth->value("challenge", std::string());
+  if (method != kAuthMethod || !valid_nonce(challenge)) {
+    return Status::Failed("the server asks for authentication this client does not speak (" +
+                          method.substr(0, 32) + "): upgrade the older fabperf");
+  }
+  FP_RETURN_IF_ERROR(
+      ch.send(MsgType::kAuth, {{"proof", client_proof(config.auth_key, challenge, client_nonce)}}));
+  auto reply = ch.expect(MsgType::kAuth, timeout);
+  if (!reply.ok()) return reply.status();
+  std::string proof = reply->value("proof", std::string());
+  if (!proofs_equal(proof, server_proof(config.auth_key, challenge, client_nonce))) {
+    ch.send_error("the server's proof of the key is wrong", 1);
+    return Status::Failed("the server failed to prove it holds the key (a different "
+                          "--auth_key_file?)");
+  }
+  server_info = reply->value("server", nlohmann::json());
+  return Status::Ok();
+}
+
+// A control connection that has been greeted: connected, versions checked, key proven.
 Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config, double timeout,
                                                      RunInfo& info) {
   HostSpec host = split_host_iface(config.host);
@@ -22,23 +53,49 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   if (!fd.ok()) return fd.status();
   auto ch = std::make_unique<ControlChannel>(fd->release());
   ch->set_peer_label("server");
-  FP_RETURN_IF_ERROR(ch->send(MsgType::kHello, {{"tool", "fabperf"}, {"version", FABPERF_VERSION}}));
+  ch->set_cancel(config.stop);  // ^C while waiting for the server ends the wait
+  nlohmann::json hello = {{"tool", "fabperf"}, {"version", FABPERF_VERSION}};
+  std::string client_nonce;
+  if (!config.auth_key.empty()) {
+    auto nonce = random_nonce();
+    if (!nonce.ok()) return nonce.status();
+    client_nonce = *nonce;
+    hello["auth"] = {{"method", kAuthMethod}, {"nonce", client_nonce}};
+  }
+  Status sent = ch->send(MsgType::kHello, hello);
+  if (!sent.ok()) {
+    // A server that turned us away at once (busy, access denied) said why before closing.
+    auto reason = ch->recv(0.5);
+    if (!reason.ok() && ch->peer_reported_error()) return reason.status();
+    return sent;
+  }
   auto welcome = ch->expect(MsgType::kWelcome, timeout);
   if (!welcome.ok()) return welcome.status();
-  if (info.server.is_null() && welcome->contains("server")) info.server = (*welcome)["server"];
+  nlohmann::json server_info = welcome->value("server", nlohmann::json());
+  if (!config.auth_key.empty()) {
+    FP_RETURN_IF_ERROR(authenticate(*ch, config, *welcome, client_nonce, timeout, server_info));
+  } else if (welcome->contains("auth")) {
+    return Status::Failed("the server requires a pre-shared key: give --auth_key_file");
+  }
+  if (info.server.is_null() && !server_info.is_null()) info.server = server_info;
   return ch;
 }
 
 Status run_measurement(const ClientConfig& config, RunInfo& info, TestResult& result,
-                       LatencyRecorder& latency) {
+                       LatencyRecorder& latency, bool& no_session) {
   double timeout = result.local_params.seconds("timeout");
   auto session = open_session(config, timeout, info);
-  if (!session.ok()) return session.status();
+  if (!session.ok()) {
+    no_session = true;
+    return session.status();
+  }
   ControlChannel& ch = **session;
   nlohmann::json request = {{"test", result.test}, {"params", result.remote_params.to_json()}};
   FP_RETURN_IF_ERROR(ch.send(MsgType::kRun, request));
   auto ready = ch.expect(MsgType::kReady, timeout);
   if (!ready.ok()) return ready.status();
+  // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
+  ch.set_cancel(nullptr);
   TestContext ctx(Role::kClient, *result.spec, result.local_params, ch, ch.peer_host());
   ctx.stop = config.stop;
   Status s = apply_cpu_affinity(result.local_params.str("cpu_affinity"));
@@ -47,9 +104,10 @@ Status run_measurement(const ClientConfig& config, RunInfo& info, TestResult& re
   latency = ctx.latency;
   if (!s.ok()) {
     // The server's own account of a failure beats our view of its symptom.
+    if (ch.peer_reported_error()) return s;
     auto peer = ch.recv(0.5);
-    if (!peer.ok() && peer.status().message().rfind("server: ", 0) == 0) return peer.status();
-    ch.send_error(s.message());
+    if (!peer.ok() && ch.peer_reported_error()) return peer.status();
+    ch.send_error(s.message(), 1);
     return s;
   }
   auto reply = ch.expect(MsgType::kResult, timeout + 1);
@@ -64,10 +122,14 @@ Status run_measurement(const ClientConfig& config, RunInfo& info, TestResult& re
   return Status::Ok();
 }
 
-Status run_misc(const ClientConfig& config, RunInfo& info, TestResult& result) {
+Status run_misc(const ClientConfig& config, RunInfo& info, TestResult& result,
+                bool& no_session) {
   double timeout = result.local_params.has("timeout") ? result.local_params.seconds("timeout") : 5;
   auto session = open_session(config, timeout, info);
-  if (!session.ok()) return session.status();
+  if (!session.ok()) {
+    no_session = true;
+    return session.status();
+  }
   ControlChannel& ch = **session;
   if (result.test == "conf") {
     FP_RETURN_IF_ERROR(ch.send(MsgType::kConf, nlohmann::json::object()));
@@ -79,6 +141,16 @@ Status run_misc(const ClientConfig& config, RunInfo& info, TestResult& result) {
   }
   FP_RETURN_IF_ERROR(ch.send(MsgType::kQuit, nlohmann::json::object()));
   return ch.expect(MsgType::kBye, timeout).status();
+}
+
+// What a failed run had measured before it failed (the JSON result carries it too).
+void print_partial(const char* test, const SideStats& loc) {
+  if (loc.send_msgs == 0 && loc.recv_msgs == 0) return;
+  std::fprintf(stderr, "%s: before the failure: sent %llu messages (%llu bytes), received %llu "
+               "messages (%llu bytes)\n", test, static_cast<unsigned long long>(loc.send_msgs),
+               static_cast<unsigned long long>(loc.send_bytes),
+               static_cast<unsigned long long>(loc.recv_msgs),
+               static_cast<unsigned long long>(loc.recv_bytes));
 }
 
 }  // namespace
@@ -104,12 +176,15 @@ int run_client(const CommandLine& cl, const ClientConfig& config, RunInfo& info,
       result.remote_params = params->remote;
       for (const Assignment& a : loop_values) result.loop_values.emplace_back(a.spec->name, a.value);
       LatencyRecorder latency;
-      Status s = spec->kind == TestKind::kMisc ? run_misc(config, info, result)
-                                               : run_measurement(config, info, result, latency);
+      bool no_session = false;
+      Status s = spec->kind == TestKind::kMisc
+                     ? run_misc(config, info, result, no_session)
+                     : run_measurement(config, info, result, latency, no_session);
       if (!s.ok()) {
         result.ok = false;
         result.error = s.message();
         std::fprintf(stderr, "%s: %s\n", spec->name, s.message().c_str());
+        print_partial(spec->name, result.loc);
         exit_code = s.code() == Code::kUsage ? 2 : 1;
       }
       derive_figures(result, latency, info.percentiles);
@@ -118,8 +193,9 @@ int run_client(const CommandLine& cl, const ClientConfig& config, RunInfo& info,
         exit_code = 1;
       }
       for (auto& reporter : reporters) reporter->Result(info, result);
-      // Without a server there is nothing more to try.
-      if (!s.ok() && s.message().rfind("failed to connect", 0) == 0) return 1;
+      // A server that cannot be reached, or turns us away (busy, access, key), will not
+      // serve the next test either.
+      if (no_session) return config.stop != nullptr && config.stop->load() ? 130 : 1;
     }
   }
   if (config.stop != nullptr && config.stop->load()) return 130;

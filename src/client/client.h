@@ -17,6 +17,7 @@ struct ClientConfig {
   uint16_t port = 19765;
   double wait_server_s = 5;
   std::string bind_addr;
+  std::string auth_key;  // --auth_key_file's key: prove it to the server, and check the server's
   const std::atomic<bool>* stop = nullptr;
 };
 

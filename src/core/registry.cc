@@ -1,6 +1,7 @@
-// Registry assembly: misc tests, socket tests, fabric tests.
+// Registry assembly: misc tests, socket tests, fabric (libfabric) tests.
 #include "core/registry.h"
 
+#include "fabric/fabric_tests.h"
 #include "tests/misc_tests.h"
 #include "tests/socket_tests.h"
 
@@ -9,7 +10,7 @@ namespace fabperf {
 const std::vector<const TestSpec*>& all_tests() {
   static const std::vector<const TestSpec*> tests = [] {
     std::vector<const TestSpec*> out;
-    for (const auto* table : {&misc_tests(), &socket_tests()}) {
+    for (const auto* table : {&misc_tests(), &socket_tests(), &fabric_tests()}) {
       for (const TestSpec& t : *table) out.push_back(&t);
     }
     return out;

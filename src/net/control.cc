@@ -4,6 +4,10 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/clock.h"
@@ -27,6 +31,51 @@ uint32_t get_u32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
 
+// Deepest nesting of arrays and objects, counted without parsing; stops at `limit` + 1.
+int json_depth(const uint8_t* data, size_t size, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < size; ++i) {
+    uint8_t c = data[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+// A peer's text shown to a user or logged: bounded, one line, no terminal escapes.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (char c : text.substr(0, kMaxPeerMessage)) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out.push_back(u < 0x20 || u == 0x7f ? '?' : c);
+  }
+  if (text.size() > kMaxPeerMessage) out += "...";
+  return out;
+}
+
 }  // namespace
 
 const char* msg_type_name(MsgType type) {
@@ -43,6 +92,7 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kQuit: return "QUIT";
     case MsgType::kBye: return "BYE";
     case MsgType::kSync: return "SYNC";
+    case MsgType::kAuth: return "AUTH";
   }
   return "UNKNOWN";
 }
@@ -66,6 +116,11 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
         memcmp(data, "HEAD", 4) == 0) {
       return Status::Failed("not a fabperf client (an HTTP request)");
     }
+    // qperf's request opens with its version, 0.4.x, as little-endian 16-bit numbers.
+    if (data[0] == 0 && data[1] == 0 && data[2] == 4 && data[3] == 0) {
+      return Status::Failed("not a fabperf client (a qperf client? fabperf has its own protocol: "
+                            "run the fabperf client, which takes qperf's arguments)");
+    }
     return Status::Failed("not a fabperf client (bad magic)");
   }
   FrameHeader h{get_u16(data + 4), get_u16(data + 6), get_u32(data + 8)};
@@ -74,7 +129,7 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
                           std::to_string(kProtocolVersion) + "): upgrade the side with the older fabperf");
   }
   if (h.type < static_cast<uint16_t>(MsgType::kHello) ||
-      h.type > static_cast<uint16_t>(MsgType::kSync)) {
+      h.type > static_cast<uint16_t>(MsgType::kAuth)) {
     return Status::Failed("unknown message type " + std::to_string(h.type));
   }
   if (h.length > kMaxFrameBody) {
@@ -86,6 +141,10 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
 
 Result<Frame> decode_frame_body(const FrameHeader& header, const uint8_t* data, size_t size) {
   if (size != header.length) return Status::Failed("frame body length mismatch");
+  if (json_depth(data, size, kMaxJsonDepth) > kMaxJsonDepth) {
+    return Status::Failed(std::string(msg_type_name(static_cast<MsgType>(header.type))) +
+                          " message body nested deeper than " + std::to_string(kMaxJsonDepth));
+  }
   nlohmann::json body = nlohmann::json::parse(data, data + size, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     return Status::Failed(std::string("malformed ") +
@@ -100,40 +159,86 @@ ControlChannel::~ControlChannel() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status ControlChannel::send(MsgType type, const nlohmann::json& body) {
+Status ControlChannel::send(MsgType type, const nlohmann::json& body, double timeout_s) {
   std::vector<uint8_t> bytes = encode_frame(type, body);
   // A send only blocks when the peer stops reading; 30 s bounds that without cutting a slow link.
-  Status s = send_all(fd_, bytes.data(), bytes.size(), Deadline::After(30));
+  std::lock_guard<std::mutex> lock(send_mu_);
+  Status s = send_all(fd_, bytes.data(), bytes.size(), Deadline::After(timeout_s));
   return s.Prefixed(std::string("sending ") + msg_type_name(type) + " to " + peer_label_);
 }
 
-Status ControlChannel::send_error(const std::string& message) {
-  return send(MsgType::kError, {{"message", message}});
+Status ControlChannel::send_error(const std::string& message, double timeout_s) {
+  return send(MsgType::kError, {{"message", message}}, timeout_s);
+}
+
+void ControlChannel::shut_down() { ::shutdown(fd_, SHUT_RDWR); }
+
+Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& deadline) {
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = ::recv(fd_, data + got, len - got, MSG_DONTWAIT);
+    if (n > 0) {
+      got += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) {
+      return Status::Failed(got == 0 ? "connection closed by peer"
+                                     : "connection closed by peer in the middle of a message");
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::Failed(errno_text("receive"));
+    if (cancel_ != nullptr && cancel_->load()) return Status::Interrupted("interrupted");
+    if (deadline.expired()) return Status::Timeout("receive: timed out");
+    // Short slices so a cancel (SIGINT) is noticed while waiting.
+    int64_t slice_end = std::min(deadline.at_ns(), now_ns() + 100'000'000);
+    auto ready = wait_fd(fd_, POLLIN, Deadline(slice_end));
+    if (!ready.ok()) return ready.status();
+  }
+  return Status::Ok();
 }
 
 Result<Frame> ControlChannel::recv(double timeout_s) {
+  peer_reported_error_ = false;
   Deadline deadline = Deadline::After(timeout_s);
   uint8_t header_bytes[kFrameHeaderSize];
-  Status s = recv_all(fd_, header_bytes, sizeof header_bytes, deadline);
+  Status s = read_exact(header_bytes, sizeof header_bytes, deadline);
   if (!s.ok()) {
+    if (s.code() == Code::kInterrupted) {
+      return Status::Interrupted("interrupted while waiting for the " + peer_label_);
+    }
     if (s.code() == Code::kTimeout) {
       return Status::Timeout("no answer from " + peer_label_ + " within " +
-                             nlohmann::json(timeout_s).dump() + " s");
+                             seconds_text(timeout_s) + " s");
     }
     return s.Prefixed(peer_label_);
   }
   auto header = decode_frame_header(header_bytes, sizeof header_bytes);
   if (!header.ok()) return header.status().Prefixed(peer_label_);
+  if (header->length > max_body_) {
+    return Status::Failed(peer_label_ + ": " + msg_type_name(static_cast<MsgType>(header->type)) +
+                          " frame of " + std::to_string(header->length) +
+                          " bytes exceeds the limit of " + std::to_string(max_body_) +
+                          " at this point of the session");
+  }
+  // The length is checked above: at most kMaxFrameBody is ever allocated.
   std::vector<uint8_t> body(header->length);
-  s = recv_all(fd_, body.data(), body.size(), deadline);
-  if (!s.ok()) return s.Prefixed(peer_label_);
+  s = read_exact(body.data(), body.size(), deadline);
+  if (!s.ok()) {
+    if (s.code() == Code::kTimeout) {
+      return Status::Timeout(peer_label_ + ": message cut short (" + std::to_string(body.size()) +
+                             "-byte body not complete within " + seconds_text(timeout_s) +
+                             " s)");
+    }
+    return s.Prefixed(peer_label_);
+  }
   auto frame = decode_frame_body(*header, body.data(), body.size());
   if (!frame.ok()) return frame.status().Prefixed(peer_label_);
   if (frame->type == MsgType::kError) {
     auto it = frame->body.find("message");
     std::string msg = (it != frame->body.end() && it->is_string()) ? it->get<std::string>()
                                                                     : "unspecified error";
-    return Status::Failed(peer_label_ + ": " + msg);
+    peer_reported_error_ = true;
+    return Status::Failed(peer_label_ + ": " + printable(msg));
   }
   return frame;
 }

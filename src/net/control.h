@@ -2,13 +2,16 @@
 // Frame = magic "FBPF" | u16 version | u16 type | u32 body length (big-endian) | JSON body.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/clock.h"
 #include "core/status.h"
 
 namespace fabperf {
@@ -16,6 +19,8 @@ namespace fabperf {
 inline constexpr uint16_t kProtocolVersion = 1;
 inline constexpr uint32_t kMaxFrameBody = 1u << 20;  // larger lengths are refused unread
 inline constexpr size_t kFrameHeaderSize = 12;
+inline constexpr int kMaxJsonDepth = 32;        // deeper bodies are refused before parsing
+inline constexpr size_t kMaxPeerMessage = 1024;  // a peer's error text is cut to this
 
 // Message types on the control channel (docs/protocol.md describes each).
 enum class MsgType : uint16_t {
@@ -31,6 +36,7 @@ enum class MsgType : uint16_t {
   kQuit = 10,      // client -> server: stop the server
   kBye = 11,       // client -> server: session over
   kSync = 12,      // barrier inside a test
+  kAuth = 13,      // either way, after WELCOME when the server has a key: proofs (security.md)
 };
 
 const char* msg_type_name(MsgType type);
@@ -57,15 +63,25 @@ class ControlChannel {
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
 
-  Status send(MsgType type, const nlohmann::json& body);
-  Status send_error(const std::string& message);
+  // Thread-safe: the server's supervisor may send an ERROR while the session thread runs.
+  Status send(MsgType type, const nlohmann::json& body, double timeout_s = 30);
+  Status send_error(const std::string& message, double timeout_s = 30);
   // Waits at most timeout_s for a whole frame. A kError frame becomes a kFailed Status carrying
   // the peer's message prefixed with `peer_label` ("server" or "client").
   Result<Frame> recv(double timeout_s);
+  // True when the last recv failed because the peer sent ERROR (its own account of a failure),
+  // as opposed to a timeout, a closed connection or a malformed frame.
+  bool peer_reported_error() const { return peer_reported_error_; }
   // Like recv, but fails unless the frame has the expected type.
   Result<nlohmann::json> expect(MsgType type, double timeout_s);
   // Non-blocking check: true when bytes are waiting (or the peer closed).
   bool readable() const;
+  // Ends every pending and later transfer on this connection (from any thread).
+  void shut_down();
+  // Frames longer than this are refused unread (at most kMaxFrameBody).
+  void set_max_body(uint32_t bytes) { max_body_ = bytes; }
+  // When set and true, a wait in recv ends within 100 ms with Code::kInterrupted.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
   int fd() const { return fd_; }
   const std::string& peer_host() const { return peer_host_; }
@@ -73,7 +89,13 @@ class ControlChannel {
   const std::string& peer_label() const { return peer_label_; }
 
  private:
+  Status read_exact(uint8_t* data, size_t len, const Deadline& deadline);
+
   int fd_;
+  uint32_t max_body_ = kMaxFrameBody;
+  const std::atomic<bool>* cancel_ = nullptr;
+  bool peer_reported_error_ = false;
+  std::mutex send_mu_;
   std::string peer_host_;
   std::string peer_label_ = "peer";
 };

@@ -118,7 +118,14 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, const Deadline& deadli
     if (n >= 0) return static_cast<size_t>(n);
     int err = errno;
     if (err == EINTR) continue;
-    if (err == ECONNREFUSED && !proto_.connected) continue;
+    if (err == ECONNREFUSED && !proto_.connected) {
+      // ICMP: the peer's port is closed, perhaps for good. Wait no longer than the caller
+      // asked (a blocking recv would wait the whole SO_RCVTIMEO again).
+      auto ready = wait_fd(fd_.get(), POLLIN, deadline);
+      if (!ready.ok()) return ready.status();
+      if (*ready != 0) continue;
+      return Status::Timeout("receive: nothing from the peer within the timeout");
+    }
     if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
     if (!busy_poll_ || (++spins % 256 == 0 && deadline.expired())) {
       if (!busy_poll_ && !deadline.expired()) {

@@ -1,0 +1,50 @@
+// libFuzzer target: the qperf-grammar command line, parameter resolution, and --allow lists.
+//
+// The input is split at NUL bytes into arguments (at most 64), as argv would hold them.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "core/registry.h"
+#include "security/access.h"
+
+using namespace fabperf;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::vector<std::string> args(1);
+  for (size_t i = 0; i < size && args.size() <= 64; ++i) {
+    if (data[i] == 0) {
+      args.emplace_back();
+    } else {
+      args.back().push_back(static_cast<char>(data[i]));
+    }
+  }
+  static const std::vector<std::string> tests = test_names();
+  auto cl = parse_command_line(args, tests);
+  if (cl.ok()) {
+    // Every run the line asks for: bounded by the loop limits, but cap the work per input.
+    int runs = 0;
+    for (const TestRequest& request : cl->tests) {
+      const TestSpec* spec = find_test(request.name);
+      if (spec == nullptr) __builtin_trap();  // the parser only accepts known tests
+      for (const auto& loop_values : expand_loops(request.loops)) {
+        if (++runs > 64) break;
+        std::vector<std::string> warnings;
+        auto params = resolve_params(*spec, request.assignments, loop_values, &warnings);
+        if (params.ok()) {
+          // What the server rebuilds from the wire must parse back.
+          auto remote = params_from_json(params->remote.to_json());
+          if (!remote.ok()) __builtin_trap();
+        }
+      }
+    }
+    for (const char* name : {"json", "percentiles", "allow"}) cl->global(name);
+  }
+  for (const std::string& arg : args) AllowList::Parse(arg);
+  // The same bytes as a parameter object from a client.
+  auto j = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (!j.is_discarded()) params_from_json(j);
+  return 0;
+}

@@ -1,0 +1,222 @@
+// Atomic operation tables, combination rules and the provider check.
+#include "fabric/atomic_ops.h"
+
+#include <algorithm>
+#include <cctype>
+#include <complex>
+#include <cstring>
+
+namespace fabperf {
+
+namespace {
+
+// Type classes an op accepts.
+enum TypeClass : unsigned { kInt = 1, kFloat = 2, kComplex = 4, kAll = 7 };
+
+struct OpRow {
+  const char* name;
+  fi_op op;
+  unsigned classes;
+  AtomicForm forced_form;  // kBase = chosen by --fetching
+};
+
+// CXI's AXOR (and-xor) is libfabric's masked swap: the compare operand is the mask.
+constexpr OpRow kOps[] = {
+    {"MIN", FI_MIN, kInt | kFloat, AtomicForm::kBase},
+    {"MAX", FI_MAX, kInt | kFloat, AtomicForm::kBase},
+    {"SUM", FI_SUM, kAll, AtomicForm::kBase},
+    {"LOR", FI_LOR, kInt | kFloat, AtomicForm::kBase},
+    {"LAND", FI_LAND, kInt | kFloat, AtomicForm::kBase},
+    {"BOR", FI_BOR, kInt, AtomicForm::kBase},
+    {"BAND", FI_BAND, kInt, AtomicForm::kBase},
+    {"LXOR", FI_LXOR, kInt | kFloat, AtomicForm::kBase},
+    {"BXOR", FI_BXOR, kInt, AtomicForm::kBase},
+    {"SWAP", FI_ATOMIC_WRITE, kAll, AtomicForm::kBase},
+    {"CSWAP", FI_CSWAP, kAll, AtomicForm::kCompare},
+    {"AXOR", FI_MSWAP, kInt, AtomicForm::kCompare},
+};
+
+struct TypeRow {
+  const char* name;
+  fi_datatype type;
+  TypeClass cls;
+  size_t size;
+};
+
+constexpr TypeRow kTypes[] = {
+    {"INT8", FI_INT8, kInt, 1},
+    {"UINT8", FI_UINT8, kInt, 1},
+    {"INT16", FI_INT16, kInt, 2},
+    {"UINT16", FI_UINT16, kInt, 2},
+    {"INT32", FI_INT32, kInt, 4},
+    {"UINT32", FI_UINT32, kInt, 4},
+    {"INT64", FI_INT64, kInt, 8},
+    {"UINT64", FI_UINT64, kInt, 8},
+    {"FLOAT", FI_FLOAT, kFloat, 4},
+    {"DOUBLE", FI_DOUBLE, kFloat, 8},
+    {"FLOAT_COMPLEX", FI_FLOAT_COMPLEX, kComplex, 8},
+    {"DOUBLE_COMPLEX", FI_DOUBLE_COMPLEX, kComplex, 16},
+};
+
+struct CswapRow {
+  const char* name;
+  fi_op op;
+  unsigned classes;
+};
+
+// Ordering comparisons make no sense on complex numbers.
+constexpr CswapRow kCswaps[] = {
+    {"EQ", FI_CSWAP, kAll},
+    {"NE", FI_CSWAP_NE, kAll},
+    {"LE", FI_CSWAP_LE, kInt | kFloat},
+    {"LT", FI_CSWAP_LT, kInt | kFloat},
+    {"GE", FI_CSWAP_GE, kInt | kFloat},
+    {"GT", FI_CSWAP_GT, kInt | kFloat},
+};
+
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+template <typename Row, size_t N>
+const Row* find_row(const Row (&rows)[N], const std::string& name) {
+  for (const Row& row : rows) {
+    if (name == row.name) return &row;
+  }
+  return nullptr;
+}
+
+template <typename Row, size_t N>
+std::vector<std::string> row_names(const Row (&rows)[N]) {
+  std::vector<std::string> out;
+  for (const Row& row : rows) out.emplace_back(row.name);
+  return out;
+}
+
+}  // namespace
+
+std::string AtomicSpec::describe() const {
+  if (op_name == "CSWAP") return "CSWAP " + cswap_name;
+  if (form == AtomicForm::kCompare) return op_name;
+  return std::string(fetching() ? "FETCHING " : "NON-FETCHING ") + op_name;
+}
+
+std::vector<std::string> atomic_op_names() { return row_names(kOps); }
+std::vector<std::string> atomic_type_names() { return row_names(kTypes); }
+std::vector<std::string> cswap_op_names() { return row_names(kCswaps); }
+
+Result<AtomicSpec> make_atomic_spec(std::string_view op, std::string_view type,
+                                    std::string_view cswap, bool fetching) {
+  std::string op_name = upper(op);
+  std::string type_name = upper(type);
+  std::string cswap_name = upper(cswap.empty() ? "EQ" : cswap);
+  const OpRow* op_row = find_row(kOps, op_name);
+  if (op_row == nullptr) return Status::Usage("Invalid atomic operation: " + std::string(op));
+  const TypeRow* type_row = find_row(kTypes, type_name);
+  if (type_row == nullptr) return Status::Usage("Invalid atomic type: " + std::string(type));
+  const CswapRow* cswap_row = find_row(kCswaps, cswap_name);
+  if (cswap_row == nullptr) {
+    return Status::Usage("Invalid CSWAP operation: " + std::string(cswap));
+  }
+  if ((op_row->classes & type_row->cls) == 0) {
+    return Status::Usage("Invalid Op and Type combination: " + op_name + " " + type_name);
+  }
+  AtomicSpec spec;
+  spec.op_name = op_name;
+  spec.type_name = type_name;
+  spec.cswap_name = cswap_name;
+  spec.op = op_row->op;
+  spec.type = type_row->type;
+  spec.type_size = type_row->size;
+  spec.form = op_row->forced_form;
+  if (op_name == "CSWAP") {
+    if ((cswap_row->classes & type_row->cls) == 0) {
+      return Status::Usage("Invalid Op and Type combination: CSWAP " + cswap_name + " " +
+                           type_name);
+    }
+    spec.op = cswap_row->op;
+  } else if (spec.form == AtomicForm::kBase && fetching) {
+    spec.form = AtomicForm::kFetch;
+  }
+  return spec;
+}
+
+Result<AtomicSpec> atomic_spec_from_params(const ParamSet& params) {
+  auto text = [&](const char* name, const char* fallback) -> std::string {
+    return params.has(name) ? params.str(name) : std::string(fallback);
+  };
+  bool fetching = params.has("fetching") && params.on("fetching");
+  return make_atomic_spec(text("atomic_op", "SUM"), text("atomic_type", "UINT64"),
+                          text("cswap_op", "EQ"), fetching);
+}
+
+Status validate_atomic_params(const ParamSet& params) {
+  return atomic_spec_from_params(params).status();
+}
+
+Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
+                             const std::string& provider) {
+  uint64_t flags = spec.form == AtomicForm::kFetch     ? FI_FETCH_ATOMIC
+                   : spec.form == AtomicForm::kCompare ? FI_COMPARE_ATOMIC
+                                                       : 0;
+  fi_atomic_attr attr{};
+  int ret = fi_query_atomic(domain, spec.type, spec.op, &attr, flags);
+  if (ret != 0 || attr.count < 1) {
+    std::string why = ret != 0 ? std::string(": ") + fi_strerror(-ret) : "";
+    return Status::Unsupported("provider " + provider + " cannot run atomic " + spec.describe() +
+                               " on " + spec.type_name + why);
+  }
+  return Status::Ok();
+}
+
+size_t atomic_type_size(fi_datatype type) {
+  for (const TypeRow& row : kTypes) {
+    if (row.type == type) return row.size;
+  }
+  return 0;
+}
+
+void store_atomic_value(fi_datatype type, double value, void* out) {
+  auto put = [out](auto v) { std::memcpy(out, &v, sizeof(v)); };
+  switch (type) {
+    case FI_INT8: put(static_cast<int8_t>(value)); break;
+    case FI_UINT8: put(static_cast<uint8_t>(value)); break;
+    case FI_INT16: put(static_cast<int16_t>(value)); break;
+    case FI_UINT16: put(static_cast<uint16_t>(value)); break;
+    case FI_INT32: put(static_cast<int32_t>(value)); break;
+    case FI_UINT32: put(static_cast<uint32_t>(value)); break;
+    case FI_INT64: put(static_cast<int64_t>(value)); break;
+    case FI_UINT64: put(static_cast<uint64_t>(value)); break;
+    case FI_FLOAT: put(static_cast<float>(value)); break;
+    case FI_DOUBLE: put(value); break;
+    case FI_FLOAT_COMPLEX: put(std::complex<float>(static_cast<float>(value), 0)); break;
+    case FI_DOUBLE_COMPLEX: put(std::complex<double>(value, 0)); break;
+    default: break;
+  }
+}
+
+double load_atomic_value(fi_datatype type, const void* in) {
+  auto get = [in](auto v) {
+    std::memcpy(&v, in, sizeof(v));
+    return v;
+  };
+  switch (type) {
+    case FI_INT8: return get(int8_t{});
+    case FI_UINT8: return get(uint8_t{});
+    case FI_INT16: return get(int16_t{});
+    case FI_UINT16: return get(uint16_t{});
+    case FI_INT32: return get(int32_t{});
+    case FI_UINT32: return get(uint32_t{});
+    case FI_INT64: return static_cast<double>(get(int64_t{}));
+    case FI_UINT64: return static_cast<double>(get(uint64_t{}));
+    case FI_FLOAT: return get(float{});
+    case FI_DOUBLE: return get(double{});
+    case FI_FLOAT_COMPLEX: return get(std::complex<float>{}).real();
+    case FI_DOUBLE_COMPLEX: return get(std::complex<double>{}).real();
+    default: return 0;
+  }
+}
+
+}  // namespace fabperf

@@ -1,0 +1,68 @@
+// Atomic operation, datatype and compare-op names (the CXI tools' spellings) mapped onto libfabric.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_domain.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/params.h"
+#include "core/status.h"
+
+namespace fabperf {
+
+// Which libfabric call carries the operation.
+enum class AtomicForm {
+  kBase,     // fi_atomic: no result comes back
+  kFetch,    // fi_fetch_atomic: the old value comes back
+  kCompare,  // fi_compare_atomic: compare (or mask) operand, old value comes back
+};
+
+// A validated atomic choice, ready to post.
+struct AtomicSpec {
+  std::string op_name;     // canonical upper case: "SUM", "CSWAP", ...
+  std::string type_name;   // "UINT64", ...
+  std::string cswap_name;  // "EQ", ... (meaningful for CSWAP only)
+  fi_op op = FI_SUM;
+  fi_datatype type = FI_UINT64;
+  AtomicForm form = AtomicForm::kBase;
+  size_t type_size = 8;
+
+  bool fetching() const { return form != AtomicForm::kBase; }
+  // "NON-FETCHING SUM", "FETCHING MIN", "CSWAP EQ" (what the summary block prints).
+  std::string describe() const;
+};
+
+// Every op, type and compare name, in table order (for help text and tests).
+std::vector<std::string> atomic_op_names();
+std::vector<std::string> atomic_type_names();
+std::vector<std::string> cswap_op_names();
+
+// Case-insensitive parse and combination check. Errors are Usage errors with the CXI tools'
+// wording, e.g. "Invalid Op and Type combination: BAND FLOAT".
+Result<AtomicSpec> make_atomic_spec(std::string_view op, std::string_view type,
+                                    std::string_view cswap, bool fetching);
+
+// The same check from a test's parameters (atomic_op, atomic_type, cswap_op, fetching), so
+// the client can reject a bad combination before contacting the server. Parameters that are
+// absent take the option table's defaults (SUM, UINT64, EQ, off).
+Status validate_atomic_params(const ParamSet& params);
+Result<AtomicSpec> atomic_spec_from_params(const ParamSet& params);
+
+// Asks the provider (fi_query_atomic) whether it can run `spec`; the error names the provider.
+Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
+                             const std::string& provider);
+
+// Bytes of one element of `type` (0 for types fabperf does not know).
+size_t atomic_type_size(fi_datatype type);
+// Stores `value` as one element of `type` (complex: real part = value, imaginary part 0).
+void store_atomic_value(fi_datatype type, double value, void* out);
+// Reads one element of `type` as a double (complex: the real part).
+double load_atomic_value(fi_datatype type, const void* in);
+
+}  // namespace fabperf

@@ -1,0 +1,250 @@
+// Atomic fabric tests: latency and rate of any op/type, qperf's message-rate and ver_* tests.
+#include <rdma/fi_atomic.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "fabric/atomic_ops.h"
+#include "fabric/roles.h"
+#include "fabric/run_support.h"
+#include "fabric/session.h"
+
+namespace fabperf {
+
+namespace {
+
+using Handler = std::function<bool(const fi_cq_data_entry&)>;
+
+size_t param_or(const TestContext& ctx, const char* name, size_t fallback) {
+  return ctx.params.has(name) ? ctx.params.u64(name) : fallback;
+}
+
+// Opens the session and checks, on this side's domain, that the provider takes the atomic.
+Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type type,
+                                                   const AtomicSpec& spec, size_t window,
+                                                   bool latency) {
+  SessionNeeds needs{type, FI_ATOMIC, latency && !spec.fetching(), 1, 1, window, 1, true,
+                     RxInit::kZero};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  FP_RETURN_IF_ERROR(check_provider_atomic(f.endpoint().domain(), spec, f.choice().provider()));
+  if (spec.fetching() && f.choice().provider().find("ofi_rxd") != std::string::npos &&
+      fi_version() <= FI_VERSION(1, 17)) {
+    // Seen here: the target segfaults inside libfabric 1.17's ofi_rxd on any fetching atomic.
+    return Status::Unsupported("fetching atomics crash libfabric " +
+                               std::to_string(FI_MAJOR(fi_version())) + "." +
+                               std::to_string(FI_MINOR(fi_version())) +
+                               "'s ofi_rxd provider; use non-fetching atomics or another provider");
+  }
+  f.ctx.stats.info["atomic"] = spec.describe() + " " + spec.type_name;
+  // Operand 1 for arithmetic and logic, compare 0 for CSWAP, an all-ones mask for AXOR.
+  store_atomic_value(spec.type, 1, f.atomic_operand());
+  if (spec.op == FI_MSWAP) {
+    std::memset(f.atomic_compare(), 0xff, spec.type_size);
+  } else {
+    store_atomic_value(spec.type, 0, f.atomic_compare());
+  }
+  return session;
+}
+
+bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, const Handler& on) {
+  OpContext* c = f.tx_pool.acquire(slot);
+  void* desc = f.desc();
+  return f.post("fi_atomic", [&]() -> ssize_t {
+    switch (spec.form) {
+      case AtomicForm::kBase:
+        return fi_atomic(f.ep(), f.atomic_operand(), 1, desc, f.peer(), f.remote_atomic(),
+                         f.remote_key(), spec.type, spec.op, c);
+      case AtomicForm::kFetch:
+        return fi_fetch_atomic(f.ep(), f.atomic_operand(), 1, desc, f.atomic_result(slot), desc,
+                               f.peer(), f.remote_atomic(), f.remote_key(), spec.type, spec.op,
+                               c);
+      case AtomicForm::kCompare:
+        return fi_compare_atomic(f.ep(), f.atomic_operand(), 1, desc, f.atomic_compare(), desc,
+                                 f.atomic_result(slot), desc, f.peer(), f.remote_atomic(),
+                                 f.remote_key(), spec.type, spec.op, c);
+    }
+    return -FI_EINVAL;
+  }, on);
+}
+
+// The target side of every atomic test: serve until the client is done, then answer.
+Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_msg) {
+  f.ctx.mark_start();
+  auto msg = serve_until_peer_done(f, on);
+  f.ctx.mark_end();
+  if (!msg.ok()) return msg.status();
+  if (client_msg != nullptr) *client_msg = *msg;
+  return Status::Ok();
+}
+
+// Keeps `window` atomics in flight for the test time or count (rate tests).
+Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, size_t window) {
+  auto session = open_atomic(ctx, type, spec, window, false);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  WindowRun run;
+  Handler on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c == nullptr) return true;
+    f.tx_pool.release(c);
+    run.completed++;
+    run.last_completion_ns = now_ns();
+    return true;
+  };
+  if (ctx.role == Role::kServer) {
+    FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
+    return f.send_done({{"served", true}});
+  }
+  FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
+    return post_atomic(f, spec, static_cast<uint32_t>(index % window), on);
+  }, on));
+  ctx.mark_end();
+  uint64_t measured = run.measured(f.warmup);
+  ctx.stats.send_msgs = measured;
+  ctx.stats.send_bytes = measured * spec.type_size;
+  ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
+  return finish_client(f, {{"sent", run.posted}}, on).status();
+}
+
+// qperf's ver_* tests: one atomic at a time on a word starting at 0, so operation i must
+// return i; the server checks the final word against the client's count.
+Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
+  auto spec = make_atomic_spec(compare_swap ? "CSWAP" : "SUM", "UINT64", "EQ", true);
+  if (!spec.ok()) return spec.status();
+  auto session = open_atomic(ctx, type, *spec, 1, false);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  bool done_op = false;
+  Handler on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c == nullptr) return true;
+    f.tx_pool.release(c);
+    done_op = true;
+    return true;
+  };
+  if (ctx.role == Role::kServer) {
+    nlohmann::json msg;
+    FP_RETURN_IF_ERROR(serve_target(f, on, &msg));
+    uint64_t expected = msg.value("sent", uint64_t{0});
+    uint64_t word = 0;
+    std::memcpy(&word, f.atomic_target(), sizeof(word));
+    ctx.stats.verify_checked++;
+    if (word != expected) ctx.stats.verify_errors++;
+    return f.send_done({{"final", word}});
+  }
+  uint64_t iter = 0;
+  ctx.mark_start();
+  f.start_clock(now_ns());
+  while (!f.limit_reached(iter > f.warmup ? iter - f.warmup : 0, now_ns()) && !f.stopped()) {
+    // CSWAP: compare with the expected value, swap in the next; SUM: add one.
+    uint64_t compare = iter, next = iter + 1, add = 1;
+    std::memcpy(f.atomic_compare(), &compare, sizeof(compare));
+    std::memcpy(f.atomic_operand(), compare_swap ? &next : &add, sizeof(next));
+    uint64_t poison = ~iter;
+    std::memcpy(f.atomic_result(0), &poison, sizeof(poison));
+    done_op = false;
+    if (!post_atomic(f, *spec, 0, on)) return f.status();
+    while (!done_op) {
+      if (!f.progress(on, kSliceMs)) return f.status();
+      int64_t now = now_ns();
+      if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
+    }
+    uint64_t old = 0;
+    std::memcpy(&old, f.atomic_result(0), sizeof(old));
+    ctx.stats.verify_checked++;
+    if (old != iter) ctx.stats.verify_errors++;
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += sizeof(uint64_t);
+    ++iter;
+    if (!f.periodic(now_ns())) return f.status();
+  }
+  ctx.mark_end();
+  ctx.stats.send_time_ns = ctx.stats.real_time_ns;
+  auto server = finish_client(f, {{"sent", iter}}, on);
+  if (!server.ok()) return server.status();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status atomic_lat(TestContext& ctx, fi_ep_type type) {
+  auto spec = atomic_spec_from_params(ctx.params);
+  if (!spec.ok()) return spec.status();
+  auto session = open_atomic(ctx, type, *spec, 1, true);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  bool done_op = false;
+  Handler on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c == nullptr) return true;
+    f.tx_pool.release(c);
+    done_op = true;
+    return true;
+  };
+  if (ctx.role == Role::kServer) {
+    FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
+    return f.send_done({{"served", true}});
+  }
+  ctx.latency.set_scale(1.0);  // issue to completion, not half a round trip
+  uint64_t iter = 0, measured = 0;
+  while (true) {
+    int64_t t0 = now_ns();
+    if (iter == f.warmup) {
+      ctx.mark_start();
+      f.start_clock(t0);
+    }
+    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+    done_op = false;
+    t0 = now_ns();
+    if (!post_atomic(f, *spec, 0, on)) return f.status();
+    while (!done_op) {
+      if (!f.progress(on, kSliceMs)) return f.status();
+      int64_t now = now_ns();
+      if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
+    }
+    int64_t t1 = now_ns();
+    if (iter >= f.warmup) {
+      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
+      ++measured;
+      ctx.stats.send_msgs++;
+      ctx.stats.send_bytes += spec->type_size;
+    }
+    ++iter;
+    if (!f.periodic(t1)) return f.status();
+  }
+  ctx.mark_end();
+  return finish_client(f, {{"sent", iter}}, on).status();
+}
+
+Status atomic_bw(TestContext& ctx, fi_ep_type type) {
+  auto spec = atomic_spec_from_params(ctx.params);
+  if (!spec.ok()) return spec.status();
+  size_t window = param_or(ctx, "tx_depth", 128);
+  if (spec->fetching()) window = std::min(window, param_or(ctx, "rd_atomic", 16));
+  return atomic_rate(ctx, type, *spec, window);
+}
+
+Status compare_swap_rate(TestContext& ctx, fi_ep_type type) {
+  auto spec = make_atomic_spec("CSWAP", "UINT64", "EQ", true);
+  size_t window = std::min(param_or(ctx, "tx_depth", 128), param_or(ctx, "rd_atomic", 16));
+  return spec.ok() ? atomic_rate(ctx, type, *spec, window) : spec.status();
+}
+
+Status fetch_add_rate(TestContext& ctx, fi_ep_type type) {
+  auto spec = make_atomic_spec("SUM", "UINT64", "EQ", true);
+  size_t window = std::min(param_or(ctx, "tx_depth", 128), param_or(ctx, "rd_atomic", 16));
+  return spec.ok() ? atomic_rate(ctx, type, *spec, window) : spec.status();
+}
+
+Status verify_compare_swap(TestContext& ctx, fi_ep_type type) {
+  return atomic_sequence(ctx, type, true);
+}
+
+Status verify_fetch_add(TestContext& ctx, fi_ep_type type) {
+  return atomic_sequence(ctx, type, false);
+}
+
+}  // namespace fabperf

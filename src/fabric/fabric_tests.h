@@ -1,0 +1,12 @@
+// The libfabric tests (rc_*, ud_*, rdm_*, and qperf's uc_*/xrc_* names) as registry rows.
+#pragma once
+
+#include <vector>
+
+#include "core/test_context.h"
+
+namespace fabperf {
+
+const std::vector<TestSpec>& fabric_tests();
+
+}  // namespace fabperf

@@ -1,0 +1,96 @@
+// Test buffers (plain or huge pages) and their registration under the provider's mr_mode rules.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "fabric/address_codec.h"
+#include "fabric/fi_util.h"
+
+namespace fabperf {
+
+// Page-aligned, zeroed host memory from mmap; MAP_HUGETLB pages when asked for.
+class HostBuffer {
+ public:
+  // use_hp: "" (normal pages), "2M" or "1G". Huge pages are counted in sysfs first, so a
+  // shortage is a clear error rather than a failed mmap.
+  static Result<HostBuffer> allocate(size_t size, const std::string& use_hp);
+
+  HostBuffer() = default;
+  HostBuffer(HostBuffer&& other) noexcept;
+  HostBuffer& operator=(HostBuffer&& other) noexcept;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer();
+
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  // "System" or "2M huge pages (N)", for the run's info.
+  std::string describe() const;
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;          // usable bytes
+  size_t mapped_ = 0;        // bytes mapped (rounded up to the page size)
+  size_t page_size_ = 0;     // huge page size, 0 for normal pages
+};
+
+// Free huge pages of `page_size` bytes according to sysfs, or an error naming the file.
+Result<uint64_t> free_huge_pages(size_t page_size);
+// "2M" -> 2 MiB, "1G" -> 1 GiB; anything else is a Usage error.
+Result<size_t> huge_page_size(const std::string& use_hp);
+
+// A registered buffer. Honours FI_MR_LOCAL (descriptors), FI_MR_VIRT_ADDR (addresses vs
+// offsets), FI_MR_PROV_KEY (provider keys), FI_MR_ENDPOINT (bind and enable) and FI_MR_RAW.
+class MemoryRegion {
+ public:
+  // `ep` is needed only under FI_MR_ENDPOINT (the region is bound to it).
+  static Result<std::unique_ptr<MemoryRegion>> register_buffer(fid_domain* domain, fid_ep* ep,
+                                                               const fi_info* info, void* base,
+                                                               size_t len, uint64_t access);
+
+  // Descriptor for local buffers inside the region (nullptr where the provider needs none).
+  void* desc() const { return desc_; }
+  // What the peer needs to reach [offset, offset + len) of this region.
+  RegionDescriptor describe(uint64_t offset, uint64_t len) const;
+
+ private:
+  MemoryRegion() = default;
+  FidPtr<fid_mr> mr_;
+  void* desc_ = nullptr;
+  uint8_t* base_ = nullptr;
+  uint64_t key_ = 0;
+  bool virt_addr_ = false;
+  std::vector<uint8_t> raw_key_;
+  uint64_t raw_base_ = 0;
+};
+
+// The peer's region as this side uses it: target addresses and the (mapped) key.
+class RemoteRegion {
+ public:
+  static Result<std::unique_ptr<RemoteRegion>> resolve(fid_domain* domain,
+                                                       const RegionDescriptor& descriptor);
+  ~RemoteRegion();
+  RemoteRegion(const RemoteRegion&) = delete;
+  RemoteRegion& operator=(const RemoteRegion&) = delete;
+
+  uint64_t addr(uint64_t offset) const { return descriptor_.addr + offset; }
+  uint64_t key() const { return key_; }
+  uint64_t len() const { return descriptor_.len; }
+
+ private:
+  RemoteRegion() = default;
+  RegionDescriptor descriptor_;
+  uint64_t key_ = 0;
+  fid_domain* mapped_in_ = nullptr;  // set when the key came from fi_mr_map_raw
+};
+
+}  // namespace fabperf

@@ -1,0 +1,137 @@
+// Write-poll latency: RDMA writes into the peer's buffer while it spins on the first and last
+// byte (qperf's rc_rdma_write_poll_lat); no completion is waited for on the receiving side.
+#include <rdma/fi_rma.h>
+#include <sched.h>
+
+#include <functional>
+
+#include "fabric/pattern.h"
+#include "fabric/roles.h"
+#include "fabric/run_support.h"
+#include "fabric/session.h"
+
+namespace fabperf {
+
+namespace {
+
+// Iteration i writes marker (i % 255) + 1 into the first and last byte; the slot starts zeroed
+// and consecutive markers differ, so a marker seen means this iteration's write landed.
+// A spin longer than this starts yielding the CPU between polls.
+constexpr int64_t kYieldAfterNs = 20'000;
+
+uint8_t marker(uint64_t iteration) { return static_cast<uint8_t>(iteration % 255 + 1); }
+
+bool landed(const uint8_t* slot, size_t len, uint8_t mark) {
+  const volatile uint8_t* p = slot;
+  return p[0] == mark && p[len - 1] == mark;
+}
+
+// The bytes between the markers carry the pattern.
+void check_between(FabricSession& f) {
+  if (f.msg_size <= 2) return;
+  f.ctx.stats.verify_checked++;
+  const uint8_t* data = f.rx(0);
+  for (size_t i = 1; i + 1 < f.msg_size; ++i) {
+    if (data[i] != pattern_byte(i, f.peer_seed)) {
+      f.ctx.stats.verify_errors++;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
+  SessionNeeds needs{type, FI_RMA, false, 1, 1, 2, 1, false, RxInit::kZero};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  const bool client = ctx.role == Role::kClient;
+  fill_pattern(f.tx(0), f.msg_size, f.my_seed);
+  std::function<bool(const fi_cq_data_entry&)> on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c != nullptr && c->kind == OpKind::kTx) f.tx_pool.release(c);
+    return true;
+  };
+  auto write_marked = [&](uint64_t iteration) {
+    OpContext* c = f.tx_pool.acquire(0);
+    while (c == nullptr) {
+      if (!f.progress(on, 0)) return false;
+      c = f.tx_pool.acquire(0);
+    }
+    f.tx(0)[0] = f.tx(0)[f.msg_size - 1] = marker(iteration);
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += f.msg_size;
+    return f.post("fi_write", [&] {
+      return fi_write(f.ep(), f.tx(0), f.msg_size, f.desc(), f.peer(), f.remote_rx(0),
+                      f.remote_key(), c);
+    }, on);
+  };
+  // Spinning on memory, the CQ is still polled: providers with manual progress only place
+  // incoming data while the target calls into them.
+  auto wait_landed = [&](uint64_t iteration, bool* peer_done) {
+    uint8_t mark = marker(iteration);
+    int64_t since = now_ns();
+    while (!landed(f.rx(0), f.msg_size, mark)) {
+      FabricEndpoint& ep = f.endpoint();
+      fi_cq_data_entry entries[4];
+      ssize_t n = ep.poll(entries, 4);
+      if (n < 0 && !(n == -FI_EAVAIL && ep.discard_canceled())) {
+        return f.fail(ep.completion_error(n));
+      }
+      for (ssize_t i = 0; i < n; ++i) on(entries[i]);
+      int64_t now = now_ns();
+      // Providers with progress threads (sockets) need a CPU too when cores are few.
+      if (now - since > kYieldAfterNs) sched_yield();
+      if (client) {
+        if (!f.periodic(now)) return false;
+        if (now - since > static_cast<int64_t>(ctx.timeout_s() * 1e9)) {
+          return f.fail(Status::Timeout("the server's write did not arrive within the timeout"));
+        }
+      } else if (f.peer_message_waiting(now)) {
+        *peer_done = true;
+        return true;
+      }
+    }
+    ctx.stats.recv_msgs++;
+    ctx.stats.recv_bytes += f.msg_size;
+    if (f.verify) check_between(f);
+    return true;
+  };
+
+  if (!client) {
+    ctx.mark_start();
+    bool peer_done = false;
+    for (uint64_t iteration = 0;; ++iteration) {
+      if (!wait_landed(iteration, &peer_done)) return f.status();
+      if (peer_done) break;
+      if (!write_marked(iteration)) return f.status();
+    }
+    auto msg = f.read_peer_done();
+    if (!msg.ok()) return msg.status();
+    FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+    ctx.mark_end();
+    return f.send_done({{"served", true}});
+  }
+  ctx.latency.set_scale(0.5);
+  uint64_t iteration = 0, measured = 0;
+  while (true) {
+    int64_t t0 = now_ns();
+    if (iteration == f.warmup) {
+      ctx.mark_start();
+      f.start_clock(t0);
+    }
+    if (iteration >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+    if (!write_marked(iteration) || !wait_landed(iteration, nullptr)) return f.status();
+    int64_t t1 = now_ns();
+    if (iteration >= f.warmup) {
+      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
+      ++measured;
+    }
+    ++iteration;
+  }
+  ctx.mark_end();
+  return finish_client(f, {{"sent", iteration}}, on).status();
+}
+
+}  // namespace fabperf

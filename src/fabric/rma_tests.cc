@@ -1,0 +1,379 @@
+// One-sided fabric tests: RDMA write and read bandwidth and latency, and write-poll latency.
+#include <rdma/fi_rma.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "fabric/pattern.h"
+#include "fabric/roles.h"
+#include "fabric/run_support.h"
+#include "fabric/session.h"
+
+namespace fabperf {
+
+namespace {
+
+using Handler = std::function<bool(const fi_cq_data_entry&)>;
+
+// How long a target keeps looking for the last writes to land before it calls them missing.
+constexpr int64_t kLandingGraceNs = 1'000'000'000;
+
+size_t param_or(const TestContext& ctx, const char* name, size_t fallback) {
+  return ctx.params.has(name) ? ctx.params.u64(name) : fallback;
+}
+
+// The RMA target's end check: every slot the peer wrote holds its pattern. Progress continues
+// while looking, since some providers place data only when the target polls.
+Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_posted) {
+  if (!f.verify) return Status::Ok();
+  size_t touched = std::min<uint64_t>(f.rx_slots(), peer_posted);
+  int64_t give_up = now_ns() + kLandingGraceNs;
+  size_t bad = 0;
+  while (true) {
+    bad = 0;
+    for (size_t slot = 0; slot < touched; ++slot) {
+      if (!check_pattern(f.rx(slot), f.msg_size, f.peer_seed)) ++bad;
+    }
+    if (bad == 0 || now_ns() > give_up) break;
+    if (!f.progress(on, 1)) return f.status();
+  }
+  f.ctx.stats.verify_checked += touched;
+  f.ctx.stats.verify_errors += bad;
+  return Status::Ok();
+}
+
+// Handler pieces every RMA test shares: tx completions release their context; remote-data
+// completions (write with data) are counted and, where they used a posted receive, reposted.
+struct RmaCounters {
+  uint64_t remote_writes = 0;
+  int64_t first_remote_ns = 0, last_remote_ns = 0;
+};
+
+Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Handler* self) {
+  return [&f, &run, &counters, self](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c != nullptr && c->kind == OpKind::kTx) {
+      f.tx_pool.release(c);
+      run.completed++;
+      run.last_completion_ns = now_ns();
+      return true;
+    }
+    if (c != nullptr) f.rx_pool.release(c);
+    if (e.flags & FI_REMOTE_CQ_DATA) {
+      int64_t now = now_ns();
+      if (++counters.remote_writes == 1 || counters.remote_writes == f.warmup) {
+        counters.first_remote_ns = now;
+      }
+      counters.last_remote_ns = now;
+      if (counters.remote_writes > f.warmup || f.warmup == 0) {
+        f.ctx.stats.recv_msgs++;
+        f.ctx.stats.recv_bytes += f.msg_size;
+      }
+      if (f.verify) f.check_rx(f.rx(e.data % f.rx_slots()), f.msg_size);
+    }
+    return c == nullptr || f.post_recv(c->slot, *self, false);
+  };
+}
+
+bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on) {
+  uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
+  OpContext* c = f.tx_pool.acquire(slot);
+  return f.post("fi_write", [&] {
+    if (with_data) {
+      return fi_writedata(f.ep(), f.tx(slot), f.msg_size, f.desc(), index, f.peer(),
+                          f.remote_rx(index), f.remote_key(), c);
+    }
+    return fi_write(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
+                    f.remote_key(), c);
+  }, on);
+}
+
+bool post_read(FabricSession& f, uint64_t index, const Handler& on) {
+  uint32_t slot = static_cast<uint32_t>(index % f.rx_slots());
+  OpContext* c = f.tx_pool.acquire(slot);
+  if (f.verify) f.poison_rx(slot);
+  return f.post("fi_read", [&] {
+    return fi_read(f.ep(), f.rx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
+                   f.remote_key(), c);
+  }, on);
+}
+
+void fill_tx(FabricSession& f) {
+  for (size_t slot = 0; slot < f.tx_slots(); ++slot) fill_pattern(f.tx(slot), f.msg_size, f.my_seed);
+}
+
+// A side that only serves (the target of one-sided operations): completions keep flowing
+// until the client's end message.
+Result<nlohmann::json> serve(FabricSession& f, const Handler& on) {
+  f.ctx.mark_start();
+  auto msg = serve_until_peer_done(f, on);
+  f.ctx.mark_end();
+  return msg;
+}
+
+}  // namespace
+
+Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool count_at_target) {
+  const bool client = ctx.role == Role::kClient;
+  const bool writing = client || bidirectional;
+  const bool target = !client || bidirectional;
+  const size_t window = param_or(ctx, "tx_depth", 128);
+  SessionNeeds needs{type, FI_RMA | (count_at_target ? FI_MSG : 0), false, window, window,
+                     window, window, false, RxInit::kPoison};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  const bool with_data = count_at_target && f.has_remote_cq_data();
+  ctx.stats.info["recv_counted_by"] =
+      with_data ? "target (remote CQ data)"
+                : bidirectional ? "peer (its completed writes)" : "writer (completed writes)";
+  fill_tx(f);
+  WindowRun run;
+  RmaCounters counters;
+  Handler on;
+  on = rma_handler(f, run, counters, &on);
+  if (with_data && target) {
+    // Providers in FI_RX_CQ_DATA mode deliver remote data through posted receives.
+    for (uint32_t i = 0; i < f.rx_pool.capacity(); ++i) {
+      if (!f.post_recv(i % f.rx_slots(), on, false)) return f.status();
+    }
+  }
+  if (writing) {
+    FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
+      return post_write(f, index, with_data, on);
+    }, on));
+    uint64_t measured = run.measured(f.warmup);
+    ctx.stats.send_msgs = measured;
+    ctx.stats.send_bytes = measured * f.msg_size;
+    ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
+  } else {
+    ctx.mark_start();
+  }
+  nlohmann::json mine = {{"sent", run.posted},
+                         {"measured", run.measured(f.warmup)},
+                         {"time_ns", ctx.stats.send_time_ns}};
+  nlohmann::json peer = run.peer_msg;
+  if (client) {
+    auto reply = finish_client(f, mine, on);
+    if (!reply.ok()) return reply.status();
+    peer = *reply;
+  } else if (!run.peer_done) {
+    auto msg = serve_until_peer_done(f, on);
+    if (!msg.ok()) return msg.status();
+    peer = *msg;
+  }
+  if (target) {
+    uint64_t peer_sent = peer.value("sent", uint64_t{0});
+    if (with_data) {
+      FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return counters.remote_writes >= peer_sent; },
+                                     false));
+      ctx.stats.recv_time_ns = counters.last_remote_ns - counters.first_remote_ns;
+    } else if (bidirectional) {
+      ctx.stats.recv_msgs = peer.value("measured", uint64_t{0});
+      ctx.stats.recv_bytes = ctx.stats.recv_msgs * f.msg_size;
+      ctx.stats.recv_time_ns = peer.value("time_ns", int64_t{0});
+    }
+    FP_RETURN_IF_ERROR(check_written_slots(f, on, peer_sent));
+  }
+  ctx.mark_end();
+  if (!client) return f.send_done(mine);
+  return Status::Ok();
+}
+
+Status rma_read_bw(TestContext& ctx, fi_ep_type type) {
+  const size_t window =
+      std::min(param_or(ctx, "tx_depth", 128), param_or(ctx, "rd_atomic", 16));
+  SessionNeeds needs{type, FI_RMA, false, 1, window, window, 1, false, RxInit::kPattern};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  WindowRun run;
+  Handler on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c == nullptr) return true;
+    f.tx_pool.release(c);
+    run.completed++;
+    run.last_completion_ns = now_ns();
+    if (f.verify) f.check_rx(f.rx(c->slot), f.msg_size);
+    return true;
+  };
+  if (ctx.role == Role::kServer) {
+    auto done = serve(f, on);
+    if (!done.ok()) return done.status();
+    return f.send_done({{"served", true}});
+  }
+  FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
+    return post_read(f, index, on);
+  }, on));
+  ctx.mark_end();
+  uint64_t measured = run.measured(f.warmup);
+  ctx.stats.send_msgs = measured;
+  ctx.stats.send_bytes = measured * f.msg_size;
+  ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
+  return finish_client(f, {{"sent", run.posted}}, on).status();
+}
+
+namespace {
+
+// Issue-to-completion latency of one operation at a time (the CXI tools' definition).
+Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
+  SessionNeeds needs{type, FI_RMA, !read, 1, 1, 2, 1, false,
+                     read ? RxInit::kPattern : RxInit::kPoison};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  fill_tx(f);
+  bool done_op = false;
+  Handler on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c == nullptr) return true;
+    f.tx_pool.release(c);
+    done_op = true;
+    return true;
+  };
+  if (ctx.role == Role::kServer) {
+    auto done = serve(f, on);
+    if (!done.ok()) return done.status();
+    if (!read) FP_RETURN_IF_ERROR(check_written_slots(f, on, done->value("sent", uint64_t{0})));
+    return f.send_done({{"served", true}});
+  }
+  ctx.latency.set_scale(1.0);
+  uint64_t iter = 0, measured = 0;
+  while (true) {
+    int64_t t0 = now_ns();
+    if (iter == f.warmup) {
+      ctx.mark_start();
+      f.start_clock(t0);
+    }
+    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+    done_op = false;
+    t0 = now_ns();
+    bool posted = read ? post_read(f, iter, on) : post_write(f, iter, false, on);
+    if (!posted) return f.status();
+    while (!done_op) {
+      if (!f.progress(on, kSliceMs)) return f.status();
+      int64_t now = now_ns();
+      if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
+    }
+    int64_t t1 = now_ns();
+    if (read && f.verify) f.check_rx(f.rx(0), f.msg_size);
+    if (iter >= f.warmup) {
+      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
+      ++measured;
+      ctx.stats.send_msgs++;
+      ctx.stats.send_bytes += f.msg_size;
+    }
+    ++iter;
+    if (!f.periodic(t1)) return f.status();
+  }
+  ctx.mark_end();
+  return finish_client(f, {{"sent", iter}}, on).status();
+}
+
+}  // namespace
+
+Status rma_write_lat(TestContext& ctx, fi_ep_type type) {
+  return one_sided_latency(ctx, type, false);
+}
+
+Status rma_read_lat(TestContext& ctx, fi_ep_type type) {
+  return one_sided_latency(ctx, type, true);
+}
+
+Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
+  SessionNeeds needs{type, FI_RMA | FI_MSG, false, 1, 1, 2, 2, false, RxInit::kPoison};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  if (!f.has_remote_cq_data()) {
+    return Status::Unsupported("provider " + f.choice().provider() +
+                               " has no remote CQ data (write with immediate), which this test "
+                               "needs; rc_rdma_write_poll_lat measures writes without it");
+  }
+  fill_tx(f);
+  const bool client = ctx.role == Role::kClient;
+  bool got_tx = false, got_remote = false;
+  uint64_t remote = 0;
+  Handler on;
+  on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c != nullptr && c->kind == OpKind::kTx) {
+      f.tx_pool.release(c);
+      got_tx = true;
+      return true;
+    }
+    if (c != nullptr) f.rx_pool.release(c);
+    if (e.flags & FI_REMOTE_CQ_DATA) {
+      got_remote = true;
+      ++remote;
+      ctx.stats.recv_msgs++;
+      ctx.stats.recv_bytes += f.msg_size;
+      if (f.verify) {
+        f.check_rx(f.rx(0), f.msg_size);
+        f.poison_rx(0);  // the peer writes again only after our answer
+      }
+    }
+    return c == nullptr || f.post_recv(c->slot, on, false);
+  };
+  for (uint32_t i = 0; i < 2; ++i) {
+    if (!f.post_recv(0, on, false)) return f.status();
+  }
+  auto write_once = [&](uint64_t index) {
+    OpContext* c = f.tx_pool.acquire(0);
+    while (c == nullptr) {
+      if (!f.progress(on, 0)) return false;
+      c = f.tx_pool.acquire(0);
+    }
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += f.msg_size;
+    return f.post("fi_writedata", [&] {
+      return fi_writedata(f.ep(), f.tx(0), f.msg_size, f.desc(), index, f.peer(),
+                          f.remote_rx(0), f.remote_key(), c);
+    }, on);
+  };
+  if (!client) {
+    // Echo every arriving write with one of our own.
+    ctx.mark_start();
+    uint64_t answered = 0;
+    while (true) {
+      if (!f.progress(on, kSliceMs)) return f.status();
+      while (answered < remote) {
+        if (!write_once(answered++)) return f.status();
+      }
+      if (f.peer_message_waiting(now_ns())) break;
+    }
+    auto msg = f.read_peer_done();
+    if (!msg.ok()) return msg.status();
+    FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+    ctx.mark_end();
+    return f.send_done({{"echoed", answered}});
+  }
+  ctx.latency.set_scale(0.5);
+  uint64_t iter = 0, measured = 0;
+  while (true) {
+    int64_t t0 = now_ns();
+    if (iter == f.warmup) {
+      ctx.mark_start();
+      f.start_clock(t0);
+    }
+    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+    got_tx = got_remote = false;
+    if (!write_once(iter)) return f.status();
+    while (!got_tx || !got_remote) {
+      if (!f.progress(on, kSliceMs)) return f.status();
+      int64_t now = now_ns();
+      if (!f.periodic(now) || !f.not_stalled(now)) return f.status();
+    }
+    int64_t t1 = now_ns();
+    if (iter >= f.warmup) {
+      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
+      ++measured;
+    }
+    ++iter;
+    if (!f.periodic(t1)) return f.status();
+  }
+  ctx.mark_end();
+  return finish_client(f, {{"sent", iter}}, on).status();
+}
+
+}  // namespace fabperf

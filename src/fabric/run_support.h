@@ -1,0 +1,126 @@
+// Loop pieces shared by the fabric role functions: the end-of-test handshake and draining.
+#pragma once
+
+#include <sched.h>
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "fabric/session.h"
+
+namespace fabperf {
+
+// How long an unreliable receiver waits, with nothing arriving, before counting the rest lost.
+inline constexpr int64_t kDatagramQuietNs = 200'000'000;
+
+// The client's end of a test: sends its counts, then keeps serving completions (the server
+// may still need this side's progress to finish) until the server's counts arrive.
+template <typename Fn>
+Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& mine, Fn&& on) {
+  Status sent = f.send_done(mine);
+  if (!sent.ok()) return sent;
+  Deadline deadline = Deadline::After(3 * f.ctx.timeout_s());
+  while (true) {
+    if (!f.progress(on, kSliceMs)) return f.status();
+    int64_t now = now_ns();
+    if (f.peer_message_waiting(now)) return f.read_peer_done();
+    if (deadline.expired()) {
+      return Status::Timeout("the server did not finish the test within the timeout");
+    }
+  }
+}
+
+// A passive side's loop: serves completions until the peer's end-of-test message arrives.
+// A peer that vanishes shows up as a readable control channel and a failed read.
+// With manual data progress the target of one-sided operations must keep calling into the
+// provider (nothing reaches its CQ to wake it), so it polls, yielding the CPU in between.
+template <typename Fn>
+Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
+  const bool keep_polling = f.endpoint().manual_progress();
+  while (true) {
+    if (!f.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
+    if (keep_polling) sched_yield();
+    if (f.peer_message_waiting(now_ns())) return f.read_peer_done();
+  }
+}
+
+// Serves completions until enough() holds. Reliable endpoints give up after the timeout
+// without progress; unreliable ones after a quiet period (the rest counts as lost).
+template <typename Fn, typename Enough>
+Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) {
+  f.note_progress(now_ns());
+  while (!enough()) {
+    if (!f.progress(on, kSliceMs)) return f.status();
+    int64_t now = now_ns();
+    if (unreliable) {
+      if (now - f.last_progress_ns() > kDatagramQuietNs) break;
+      continue;
+    }
+    if (!f.not_stalled(now)) return f.status();
+  }
+  return Status::Ok();
+}
+
+// Counters of a windowed run; the caller's completion handler updates completed and
+// last_completion_ns for its operations.
+struct WindowRun {
+  uint64_t posted = 0;  // including warm-up
+  uint64_t completed = 0;
+  int64_t start_ns = 0;  // when the measured phase began
+  int64_t last_completion_ns = 0;
+  bool peer_done = false;  // a server's run ended on the client's end message
+  nlohmann::json peer_msg;
+
+  uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
+};
+
+// Keeps up to `window` operations in flight through post_one(index) (which takes a tx
+// context and posts), first the warm-up ones, then the measured phase. The client stops at
+// its time or count; a server stops when the client's end message arrives. Returns once
+// every posted operation has completed.
+template <typename PostOne, typename Fn>
+Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
+  const bool client = f.ctx.role == Role::kClient;
+  bool measuring = false;
+  while (true) {
+    int64_t now = now_ns();
+    if (!measuring && run.completed >= f.warmup) {
+      measuring = true;
+      f.ctx.mark_start();
+      f.start_clock(now);
+      run.start_ns = now;
+    }
+    bool more;
+    if (client) {
+      more = measuring ? !f.limit_reached(run.posted - f.warmup, now) && !f.stopped()
+                       : run.posted < f.warmup;
+    } else {
+      if (!run.peer_done && f.peer_message_waiting(now)) {
+        auto msg = f.read_peer_done();
+        if (!msg.ok()) return msg.status();
+        run.peer_msg = std::move(*msg);
+        run.peer_done = true;
+      }
+      more = !run.peer_done && (measuring || run.posted < f.warmup);
+    }
+    if (!more && measuring) break;
+    while (more && f.tx_pool.in_flight() < window) {
+      if (!post_one(run.posted)) return f.status();
+      ++run.posted;
+      if (!measuring) {
+        more = run.posted < f.warmup;
+      } else if (client && f.count_limit() > 0) {
+        more = run.posted - f.warmup < f.count_limit();
+      }
+    }
+    if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
+    if (client && !f.periodic(now)) return f.status();
+    if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
+  }
+  return drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false);
+}
+
+}  // namespace fabperf

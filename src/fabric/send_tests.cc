@@ -1,0 +1,270 @@
+// Two-sided fabric tests: send/receive ping-pong latency and streaming (bi)bandwidth.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "fabric/pattern.h"
+#include "fabric/roles.h"
+#include "fabric/run_support.h"
+#include "fabric/session.h"
+
+namespace fabperf {
+
+namespace {
+
+// Datagram ping-pongs carry a sequence number in the first 8 bytes, so a late reply to a ping
+// already counted lost is never timed as the current one.
+constexpr size_t kSeqBytes = sizeof(uint64_t);
+// How long a datagram ping waits for its reply before it counts as lost.
+constexpr int64_t kMaxReplyWaitNs = 1'000'000'000;
+
+bool carries_seq(fi_ep_type type, size_t size) {
+  return type == FI_EP_DGRAM && size >= kSeqBytes;
+}
+
+// Verifies a received message; the sequence number, where there is one, is not pattern.
+void check_message(FabricSession& f, const uint8_t* data, size_t len, bool seq) {
+  size_t skip = seq ? kSeqBytes : 0;
+  f.ctx.stats.verify_checked++;
+  if (len != f.msg_size || !check_pattern(data + skip, len - skip, f.peer_seed)) {
+    f.ctx.stats.verify_errors++;
+  }
+}
+
+Status pingpong_client(TestContext& ctx, fi_ep_type type) {
+  SessionNeeds needs{type, FI_MSG, false, 1, 2, 2, 2, false};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  const bool seq_on = carries_seq(type, f.msg_size);
+  const int64_t reply_wait =
+      std::min<int64_t>(kMaxReplyWaitNs, static_cast<int64_t>(ctx.timeout_s() * 1e9));
+  fill_pattern(f.tx(0), f.msg_size, f.my_seed);
+  ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
+
+  bool got_tx = false, got_rx = false;
+  uint64_t seq = 0;
+  volatile uint64_t sink = 0;
+  std::function<bool(const fi_cq_data_entry&)> on;
+  on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c->kind == OpKind::kTx) {
+      f.tx_pool.release(c);
+      got_tx = true;
+      return true;
+    }
+    f.rx_pool.release(c);
+    const uint8_t* data = f.rx(c->slot);
+    uint64_t echoed = seq;
+    if (seq_on) std::memcpy(&echoed, data, kSeqBytes);
+    if (echoed == seq) {
+      got_rx = true;
+      ctx.stats.recv_msgs++;
+      ctx.stats.recv_bytes += e.len;
+      if (f.verify) check_message(f, data, e.len, seq_on);
+      if (f.access_recv) sink = sink + touch_bytes(data, e.len);
+    }
+    return f.post_recv(c->slot, on);
+  };
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    if (!f.post_recv(slot, on)) return f.status();
+  }
+  uint64_t iter = 0, measured = 0;
+  while (true) {
+    int64_t t0 = now_ns();
+    if (iter == f.warmup) {
+      ctx.mark_start();
+      f.start_clock(t0);
+    }
+    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+    got_tx = got_rx = false;
+    ++seq;
+    if (seq_on) std::memcpy(f.tx(0), &seq, kSeqBytes);
+    OpContext* c = f.tx_pool.acquire(0);
+    if (!f.post("fi_send", [&] {
+          return fi_send(f.ep(), f.tx(0), f.msg_size, f.desc(), f.peer(), c);
+        }, on)) {
+      return f.status();
+    }
+    bool lost = false;
+    while (!got_tx || !got_rx) {
+      if (!f.progress(on, kSliceMs)) return f.status();
+      int64_t now = now_ns();
+      if (!got_rx && type == FI_EP_DGRAM && now - t0 > reply_wait) lost = true;
+      if (lost && got_tx) break;
+      if (!f.periodic(now) || !f.not_stalled(now)) return f.status();
+    }
+    int64_t t1 = now_ns();
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += f.msg_size;
+    if (lost) {
+      ctx.stats.lost_msgs++;
+    } else if (iter >= f.warmup) {
+      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
+      ++measured;
+    }
+    ++iter;
+    if (!f.periodic(t1)) return f.status();
+  }
+  ctx.mark_end();
+  auto done = finish_client(f, {{"sent", iter}}, on);
+  return done.status();
+}
+
+Status pingpong_server(TestContext& ctx, fi_ep_type type) {
+  SessionNeeds needs{type, FI_MSG, false, 2, 2, 4, 2, false};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  const bool seq_on = carries_seq(type, f.msg_size);
+  for (uint32_t slot = 0; slot < 2; ++slot) fill_pattern(f.tx(slot), f.msg_size, f.my_seed);
+  uint64_t echoed = 0;
+  uint32_t next_tx = 0;
+  volatile uint64_t sink = 0;
+  std::function<bool(const fi_cq_data_entry&)> on;
+  on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c->kind == OpKind::kTx) {
+      f.tx_pool.release(c);
+      return true;
+    }
+    f.rx_pool.release(c);
+    const uint8_t* data = f.rx(c->slot);
+    if (echoed == f.warmup) ctx.mark_start();
+    ctx.stats.recv_msgs++;
+    ctx.stats.recv_bytes += e.len;
+    if (f.verify) check_message(f, data, e.len, seq_on);
+    if (f.access_recv) sink = sink + touch_bytes(data, e.len);
+    uint32_t slot = next_tx;
+    next_tx ^= 1;
+    if (seq_on) std::memcpy(f.tx(slot), data, kSeqBytes);
+    OpContext* tc = f.tx_pool.acquire(slot);
+    while (tc == nullptr) {
+      if (!f.progress(on, 0)) return false;
+      tc = f.tx_pool.acquire(slot);
+    }
+    if (!f.post("fi_send", [&] {
+          return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), tc);
+        }, on)) {
+      return false;
+    }
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += f.msg_size;
+    ++echoed;
+    return f.post_recv(c->slot, on);
+  };
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    if (!f.post_recv(slot, on)) return f.status();
+  }
+  auto done = serve_until_peer_done(f, on);
+  if (!done.ok()) return done.status();
+  FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+  ctx.mark_end();
+  return f.send_done({{"echoed", echoed}});
+}
+
+// One side of a stream: sends when `sending`, receives when `receiving`. The client ends its
+// sending by time or count; a sending server stops when the client's end message arrives.
+Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receiving) {
+  const bool client = ctx.role == Role::kClient;
+  const size_t window = ctx.params.has("tx_depth") ? ctx.params.u64("tx_depth") : 128;
+  SessionNeeds needs{type, FI_MSG, false, sending ? window : 1, receiving ? window : 1,
+                     window, receiving ? window : 1, false};
+  auto session = FabricSession::establish(ctx, needs);
+  if (!session.ok()) return session.status();
+  FabricSession& f = **session;
+  const bool unreliable = type == FI_EP_DGRAM;
+  for (size_t slot = 0; slot < f.tx_slots(); ++slot) {
+    fill_pattern(f.tx(slot), f.msg_size, f.my_seed);
+  }
+
+  WindowRun run;
+  uint64_t received = 0;
+  int64_t rx_start = 0, rx_last = 0, tx_last = 0;
+  volatile uint64_t sink = 0;
+  std::function<bool(const fi_cq_data_entry&)> on;
+  on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c->kind == OpKind::kTx) {
+      f.tx_pool.release(c);
+      tx_last = now_ns();
+      run.completed++;
+      return true;
+    }
+    f.rx_pool.release(c);
+    int64_t now = now_ns();
+    ++received;
+    if (received == 1 || received == f.warmup) {
+      rx_start = now;
+      if (!sending) ctx.mark_start();  // a pure receiver's measured phase starts here
+    }
+    rx_last = now;
+    if (received > f.warmup || f.warmup == 0) {
+      ctx.stats.recv_msgs++;
+      ctx.stats.recv_bytes += e.len;
+    }
+    if (f.verify) check_message(f, f.rx(c->slot), e.len, false);
+    if (f.access_recv) sink = sink + touch_bytes(f.rx(c->slot), e.len);
+    return f.post_recv(c->slot, on);
+  };
+  if (receiving) {
+    for (uint32_t slot = 0; slot < f.rx_pool.capacity(); ++slot) {
+      if (!f.post_recv(slot % f.rx_slots(), on)) return f.status();
+    }
+  }
+
+  if (!sending) ctx.mark_start();
+  if (sending) {
+    auto post_one = [&](uint64_t index) {
+      uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
+      OpContext* c = f.tx_pool.acquire(slot);
+      return f.post("fi_send", [&] {
+        return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c);
+      }, on);
+    };
+    FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
+    uint64_t measured = run.measured(f.warmup);
+    ctx.stats.send_msgs = measured;
+    ctx.stats.send_bytes = measured * f.msg_size;
+    ctx.stats.send_time_ns = tx_last - run.start_ns;
+  }
+  const uint64_t posted = run.posted;
+  bool peer_done = run.peer_done;
+  nlohmann::json peer_counts = run.peer_msg;
+
+  if (client) {
+    auto server = finish_client(f, {{"sent", posted}}, on);
+    if (!server.ok()) return server.status();
+    peer_counts = *server;
+  } else if (!peer_done) {
+    auto msg = serve_until_peer_done(f, on);
+    if (!msg.ok()) return msg.status();
+    peer_counts = *msg;
+  }
+  if (receiving) {
+    uint64_t peer_sent = peer_counts.value("sent", uint64_t{0});
+    FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return received >= peer_sent; }, unreliable));
+    if (received < peer_sent && !unreliable) {
+      return Status::Failed("received " + std::to_string(received) + " of " +
+                            std::to_string(peer_sent) + " messages");
+    }
+    ctx.stats.lost_msgs = peer_sent > received ? peer_sent - received : 0;
+    ctx.stats.recv_time_ns = rx_last - rx_start;
+  }
+  ctx.mark_end();
+  if (!client) return f.send_done({{"sent", posted}, {"received", received}});
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status send_pingpong(TestContext& ctx, fi_ep_type type) {
+  return ctx.role == Role::kClient ? pingpong_client(ctx, type) : pingpong_server(ctx, type);
+}
+
+Status send_stream(TestContext& ctx, fi_ep_type type, bool bidirectional) {
+  bool client = ctx.role == Role::kClient;
+  return stream_side(ctx, type, client || bidirectional, !client || bidirectional);
+}
+
+}  // namespace fabperf

@@ -1,0 +1,309 @@
+// FabricSession set-up: provider choice, endpoints, memory and the control-channel exchanges.
+#include "fabric/session.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+
+#include "fabric/address_codec.h"
+#include "fabric/pattern.h"
+#include "net/control.h"
+#include "net/socket.h"
+
+namespace fabperf {
+
+namespace {
+
+// Together the tx and rx slots stay under this; beyond it slots are shared between
+// operations in flight (they carry the same pattern, so --verify still holds).
+constexpr size_t kMaxSlotBytes = size_t{1} << 30;
+
+std::string param_str(const ParamSet& params, const char* name) {
+  return params.has(name) ? params.str(name) : std::string();
+}
+
+// --domain, else the device part of qperf's --id DEVICE:PORT.
+std::string domain_from(const ParamSet& params) {
+  std::string domain = param_str(params, "domain");
+  if (domain.empty()) {
+    domain = param_str(params, "id");
+    domain = domain.substr(0, domain.find(':'));
+  }
+  return domain;
+}
+
+}  // namespace
+
+void ContextPool::init(OpKind kind, size_t count) {
+  contexts_.assign(count, OpContext{});
+  free_.clear();
+  free_.reserve(count);
+  for (size_t i = count; i-- > 0;) {
+    contexts_[i].kind = kind;
+    contexts_[i].index = static_cast<uint32_t>(i);
+    free_.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+FabricSession::~FabricSession() {
+  // The remote key mapping and the region go before the domain they belong to.
+  remote_.reset();
+  mr_.reset();
+  endpoint_.reset();
+}
+
+Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx,
+                                                                const SessionNeeds& needs) {
+  std::unique_ptr<FabricSession> session(new FabricSession(ctx));
+  Status status = session->setup(needs);
+  if (!status.ok()) return status;
+  return session;
+}
+
+Status FabricSession::setup(const SessionNeeds& needs) {
+  const ParamSet& params = ctx.params;
+  msg_size = params.has("msg_size") ? params.u64("msg_size") : ctx.spec.default_msg_size;
+  if (msg_size == 0) msg_size = ctx.spec.default_msg_size;
+  if (msg_size == 0) msg_size = 1;
+  stride = (msg_size + 63) / 64 * 64;
+  warmup = params.has("warmup") ? params.u64("warmup") : 0;
+  count_ = params.has("no_msgs") ? params.u64("no_msgs") : 0;
+  double seconds = params.has("time") ? params.seconds("time") : 2.0;
+  if (count_ == 0 && seconds <= 0) {
+    return Status::Usage("a fabric test needs a time (-t) or a message count (-n)");
+  }
+  duration_ns_ = static_cast<int64_t>(seconds * 1e9);
+  verify = params.has("verify") && params.on("verify");
+  access_recv = params.has("access_recv") && params.on("access_recv");
+  bool client = ctx.role == Role::kClient;
+  my_seed = client ? kClientSeed : kServerSeed;
+  peer_seed = client ? kServerSeed : kClientSeed;
+
+  FabricRequest request;
+  request.ep_type = needs.ep_type;
+  request.caps = needs.caps;
+  request.want_delivery_complete = needs.delivery_complete;
+  request.provider = param_str(params, "provider");
+  request.domain = domain_from(params);
+  request.fabric = param_str(params, "fabric");
+  request.node = local_address(ctx.control.fd()).host();
+
+  nlohmann::json peer_hello;
+  if (!client) {
+    // The client chose first; the server follows unless told otherwise on its own side.
+    auto hello = ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
+    if (!hello.ok()) return hello.status();
+    peer_hello = *hello;
+    if (request.provider.empty()) request.provider = peer_hello.value("provider", "");
+  }
+  auto choice = select_fabric(request);
+  if (!choice.ok()) return choice.status();
+  choice_ = std::move(*choice);
+  if (!client && choice_.provider() != peer_hello.value("provider", "")) {
+    return Status::Failed("the client uses provider " + peer_hello.value("provider", "?") +
+                          " but this server chose " + choice_.provider());
+  }
+  const fi_info* info = choice_.info.get();
+  size_t max_msg = info->ep_attr->max_msg_size;
+  uint64_t mtu = params.has("mtu_size") ? params.u64("mtu_size") : 0;
+  if (needs.ep_type == FI_EP_DGRAM && mtu > 0) max_msg = std::min<size_t>(max_msg, mtu);
+  if ((needs.caps & FI_MSG) && msg_size > max_msg && !params.set_by_user("msg_size")) {
+    // qperf's UD default (2K) is more than some providers carry; the default follows them.
+    ctx.stats.info["msg_size"] = "default " + std::to_string(msg_size) +
+                                 " lowered to the provider limit " + std::to_string(max_msg);
+    msg_size = max_msg;
+    stride = (msg_size + 63) / 64 * 64;
+  }
+  if ((needs.caps & FI_MSG) && msg_size > max_msg) {
+    return Status::Usage("message size " + std::to_string(msg_size) + " exceeds the " +
+                         (max_msg == mtu ? std::string("--mtu_size") :
+                                           "provider " + choice_.provider() + " limit") +
+                         " of " + std::to_string(max_msg) + " bytes");
+  }
+
+  nlohmann::json notes = ctx.stats.info;
+  ctx.stats.info = choice_.describe();
+  ctx.stats.info.update(notes);
+  if (mtu > 0 && needs.ep_type != FI_EP_DGRAM) {
+    ctx.stats.info["mtu_size"] = "not settable through libfabric; provider default used";
+  }
+  if (needs.ep_type == FI_EP_MSG) {
+    FP_RETURN_IF_ERROR(open_connected(request, needs));
+  } else {
+    FP_RETURN_IF_ERROR(open_connectionless(request, needs, peer_hello));
+  }
+  ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
+  ctx.stats.info["memory"] = buffer_.describe();
+  tx_pool.init(OpKind::kTx, needs.tx_window);
+  rx_pool.init(OpKind::kRx, needs.rx_window);
+  int64_t now = now_ns();
+  next_check_ns_ = now + kPeerCheckNs;
+  last_progress_ns_ = now;
+  return Status::Ok();
+}
+
+Status FabricSession::open_connectionless(const FabricRequest& request, const SessionNeeds& needs,
+                                          nlohmann::json peer_hello) {
+  (void)request;
+  EndpointOptions options;
+  options.busy_poll = ctx.params.has("cq_poll") && ctx.params.on("cq_poll");
+  auto ep = FabricEndpoint::open(choice_.info.get(), options);
+  if (!ep.ok()) return ep.status();
+  endpoint_ = std::move(*ep);
+  FP_RETURN_IF_ERROR(register_memory(needs));
+  auto name = endpoint_->name();
+  if (!name.ok()) return name.status();
+  nlohmann::json mine = {{"provider", choice_.provider()},
+                         {"name", hex_encode(*name)},
+                         {"memory", describe_memory()}};
+  nlohmann::json peer = std::move(peer_hello);
+  if (ctx.role == Role::kClient) {
+    auto reply = ctx.exchange(mine);
+    if (!reply.ok()) return reply.status();
+    peer = *reply;
+  } else {
+    FP_RETURN_IF_ERROR(ctx.control.send(MsgType::kExchange, mine));
+  }
+  auto peer_name = hex_decode(peer.value("name", ""), "peer endpoint name");
+  if (!peer_name.ok()) return peer_name.status();
+  auto addr = endpoint_->insert_peer(*peer_name);
+  if (!addr.ok()) return addr.status();
+  peer_ = *addr;
+  return adopt_peer_memory(peer);
+}
+
+Status FabricSession::open_connected(const FabricRequest& request, const SessionNeeds& needs) {
+  EndpointOptions options;
+  options.busy_poll = ctx.params.has("cq_poll") && ctx.params.on("cq_poll");
+  Deadline deadline = Deadline::After(ctx.timeout_s());
+  if (ctx.role == Role::kServer) {
+    auto listener = FabricEndpoint::listen(choice_.info.get(), options);
+    if (!listener.ok()) return listener.status();
+    endpoint_ = std::move(*listener);
+    auto name = endpoint_->name();
+    if (!name.ok()) return name.status();
+    FP_RETURN_IF_ERROR(ctx.control.send(
+        MsgType::kExchange, {{"provider", choice_.provider()},
+                             {"name", hex_encode(*name)},
+                             {"addr_format", choice_.info->addr_format}}));
+    FP_RETURN_IF_ERROR(endpoint_->accept(deadline));
+  } else {
+    auto reply = ctx.exchange({{"provider", choice_.provider()}});
+    if (!reply.ok()) return reply.status();
+    auto server_name = hex_decode(reply->value("name", ""), "server endpoint name");
+    if (!server_name.ok()) return server_name.status();
+    FabricRequest connect = request;
+    connect.provider = choice_.provider();
+    connect.dest_addr = *server_name;
+    connect.dest_addr_format = reply->value("addr_format", uint32_t{FI_FORMAT_UNSPEC});
+    auto target = select_fabric(connect);
+    if (!target.ok()) return target.status();
+    auto ep = FabricEndpoint::connect(target->info.get(), options, deadline);
+    if (!ep.ok()) return ep.status().Prefixed("connect to the server's " + choice_.provider() +
+                                              " endpoint");
+    endpoint_ = std::move(*ep);
+  }
+  FP_RETURN_IF_ERROR(register_memory(needs));
+  auto peer = ctx.exchange({{"memory", describe_memory()}});
+  if (!peer.ok()) return peer.status();
+  return adopt_peer_memory(*peer);
+}
+
+Status FabricSession::register_memory(const SessionNeeds& needs) {
+  tx_slots_ = std::max<size_t>(1, needs.tx_slots);
+  rx_slots_ = std::max<size_t>(1, needs.rx_slots);
+  while ((tx_slots_ + rx_slots_) * stride > kMaxSlotBytes && (tx_slots_ > 1 || rx_slots_ > 1)) {
+    tx_slots_ = (tx_slots_ + 1) / 2;
+    rx_slots_ = (rx_slots_ + 1) / 2;
+  }
+  tx_offset_ = 0;
+  rx_offset_ = tx_slots_ * stride;
+  atomic_offset_ = rx_offset_ + rx_slots_ * stride;
+  size_t atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
+  size_t total = atomic_offset_ + atomic_bytes;
+  auto buffer = HostBuffer::allocate(total, param_str(ctx.params, "use_hp"));
+  if (!buffer.ok()) return buffer.status();
+  buffer_ = std::move(*buffer);
+  // Before the peer learns where the region is, so no peer write can race with this.
+  for (size_t slot = 0; slot < rx_slots_; ++slot) {
+    if (needs.rx_init == RxInit::kPattern) fill_pattern(rx(slot), msg_size, my_seed);
+    if (needs.rx_init == RxInit::kPoison && verify) poison_pattern(rx(slot), msg_size, peer_seed);
+  }
+  uint64_t access = FI_SEND | FI_RECV;
+  if (needs.caps & (FI_RMA | FI_ATOMIC)) {
+    access |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+  }
+  auto mr = MemoryRegion::register_buffer(endpoint_->domain(), endpoint_->ep(),
+                                          endpoint_->info(), buffer_.data(), total, access);
+  if (!mr.ok()) return mr.status();
+  mr_ = std::move(*mr);
+  return Status::Ok();
+}
+
+nlohmann::json FabricSession::describe_memory() const {
+  uint64_t len = buffer_.size() - rx_offset_;
+  return {{"region", encode_region(mr_->describe(rx_offset_, len))},
+          {"rx_slots", rx_slots_},
+          {"stride", stride},
+          {"atomic_offset", atomic_offset_ - rx_offset_}};
+}
+
+Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
+  if (!peer.contains("memory") || !peer["memory"].is_object()) {
+    return Status::Failed("peer sent no memory description");
+  }
+  const nlohmann::json& memory = peer["memory"];
+  auto region = decode_region(memory.value("region", nlohmann::json()), "peer memory region");
+  if (!region.ok()) return region.status();
+  if (memory.value("stride", uint64_t{0}) != stride) {
+    return Status::Failed("client and server disagree on the message size");
+  }
+  peer_rx_slots_ = std::max<uint64_t>(1, memory.value("rx_slots", uint64_t{1}));
+  peer_atomic_offset_ = memory.value("atomic_offset", uint64_t{0});
+  auto remote = RemoteRegion::resolve(endpoint_->domain(), *region);
+  if (!remote.ok()) return remote.status();
+  remote_ = std::move(*remote);
+  return Status::Ok();
+}
+
+bool FabricSession::has_remote_cq_data() const {
+  return choice_.info->domain_attr->cq_data_size >= 4;
+}
+
+bool FabricSession::periodic(int64_t now) {
+  if (now < next_check_ns_) return true;
+  next_check_ns_ = now + kPeerCheckNs;
+  if (ctx.stop_requested()) stopped_ = true;
+  Status peer = ctx.check_peer();
+  if (!peer.ok()) return fail(peer);
+  return true;
+}
+
+bool FabricSession::not_stalled(int64_t now) {
+  if (now - last_progress_ns_ <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
+  return fail(Status::Timeout("no completion from provider " + choice_.provider() + " for " +
+                              std::to_string(ctx.timeout_s()) + " s (peer gone?)"));
+}
+
+Status FabricSession::send_done(const nlohmann::json& counts) {
+  return ctx.control.send(MsgType::kExchange, counts);
+}
+
+bool FabricSession::peer_message_waiting(int64_t now) {
+  if (now < next_done_check_ns_) return false;
+  next_done_check_ns_ = now + kDoneCheckNs;
+  return ctx.control.readable();
+}
+
+Result<nlohmann::json> FabricSession::read_peer_done() {
+  return ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
+}
+
+void FabricSession::poison_rx(uint32_t slot) { poison_pattern(rx(slot), msg_size, peer_seed); }
+
+void FabricSession::check_rx(const uint8_t* data, size_t len) {
+  ctx.stats.verify_checked++;
+  if (len != msg_size || !check_pattern(data, msg_size, peer_seed)) ctx.stats.verify_errors++;
+}
+
+}  // namespace fabperf

@@ -1,0 +1,215 @@
+// FabricSession: one side of a fabric test: endpoint, registered buffers, the peer, run control.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "core/test_context.h"
+#include "fabric/endpoint.h"
+#include "fabric/memory.h"
+#include "fabric/provider.h"
+
+namespace fabperf {
+
+// How often long loops look at the control channel (peer failure, stop request).
+inline constexpr int64_t kPeerCheckNs = 100'000'000;
+// How often a passive side looks for the peer's end-of-test message.
+inline constexpr int64_t kDoneCheckNs = 2'000'000;
+// Blocking waits sleep at most this long, so the loops above stay responsive.
+inline constexpr int kSliceMs = 10;
+
+enum class OpKind : uint32_t { kTx, kRx };
+
+// Per-operation context handed to libfabric; fi_context2 comes first because providers in
+// FI_CONTEXT mode use that space.
+struct OpContext {
+  fi_context2 fi;
+  OpKind kind;
+  uint32_t slot;   // buffer slot the operation uses
+  uint32_t index;  // position in its pool
+};
+
+// A fixed set of contexts, one per operation in flight; never allocates after init.
+class ContextPool {
+ public:
+  void init(OpKind kind, size_t count);
+  OpContext* acquire(uint32_t slot) {
+    if (free_.empty()) return nullptr;
+    OpContext* c = &contexts_[free_.back()];
+    free_.pop_back();
+    c->slot = slot;
+    return c;
+  }
+  void release(OpContext* c) { free_.push_back(c->index); }
+  size_t in_flight() const { return contexts_.size() - free_.size(); }
+  size_t capacity() const { return contexts_.size(); }
+
+ private:
+  std::vector<OpContext> contexts_;
+  std::vector<uint32_t> free_;
+};
+
+// How the rx slots start out: RMA targets are poisoned under --verify, so an unwritten byte is
+// caught; read sources hold this side's pattern.
+enum class RxInit { kZero, kPoison, kPattern };
+
+// What a test needs: endpoint type, capabilities, buffers and operations in flight.
+struct SessionNeeds {
+  fi_ep_type ep_type = FI_EP_RDM;
+  uint64_t caps = FI_MSG;
+  bool delivery_complete = false;  // one-sided latency: completion means data at the target
+  size_t tx_slots = 1;             // message-sized buffers for sending / RMA sources
+  size_t rx_slots = 1;             // message-sized buffers for receiving / RMA targets
+  size_t tx_window = 1;            // operations in flight
+  size_t rx_window = 1;            // receives posted
+  bool atomic = false;             // an atomic target and operand area
+  RxInit rx_init = RxInit::kZero;
+};
+
+class FabricSession {
+ public:
+  // Chooses the provider (the client's choice is sent to the server), opens the endpoints,
+  // connects (FI_EP_MSG) or fills the AV, registers memory and swaps region descriptors.
+  static Result<std::unique_ptr<FabricSession>> establish(TestContext& ctx,
+                                                          const SessionNeeds& needs);
+  ~FabricSession();
+
+  TestContext& ctx;
+  size_t msg_size = 0;
+  size_t stride = 0;  // distance between slots (msg_size rounded up to 64)
+  uint64_t warmup = 0;
+  bool verify = false;
+  bool access_recv = false;
+  uint8_t my_seed = 0, peer_seed = 0;  // patterns this side sends and expects
+
+  FabricEndpoint& endpoint() { return *endpoint_; }
+  fid_ep* ep() const { return endpoint_->ep(); }
+  fi_addr_t peer() const { return peer_; }
+  const FabricChoice& choice() const { return choice_; }
+  void* desc() const { return mr_->desc(); }
+  uint8_t* tx(size_t slot) const { return buffer_.data() + tx_offset_ + slot * stride; }
+  uint8_t* rx(size_t slot) const { return buffer_.data() + rx_offset_ + slot * stride; }
+  uint8_t* atomic_target() const { return buffer_.data() + atomic_offset_; }
+  uint8_t* atomic_operand() const { return atomic_target() + 64; }
+  uint8_t* atomic_compare() const { return atomic_target() + 128; }
+  uint8_t* atomic_result(size_t slot) const { return atomic_target() + 192 + slot * 16; }
+  size_t tx_slots() const { return tx_slots_; }
+  size_t rx_slots() const { return rx_slots_; }
+  size_t peer_rx_slots() const { return peer_rx_slots_; }
+  uint64_t remote_rx(size_t slot) const { return remote_->addr((slot % peer_rx_slots_) * stride); }
+  uint64_t remote_atomic() const { return remote_->addr(peer_atomic_offset_); }
+  uint64_t remote_key() const { return remote_->key(); }
+  bool has_remote_cq_data() const;
+
+  ContextPool tx_pool;
+  ContextPool rx_pool;
+
+  // Reads a batch of completions (blocking mode: sleeps up to slice_ms) and hands each to fn.
+  // Returns false on an error completion (error() says which).
+  template <typename Fn>
+  bool progress(Fn&& fn, int slice_ms) {
+    fi_cq_data_entry entries[16];
+    ssize_t n = endpoint_->wait(entries, 16, slice_ms);
+    if (n < 0) {
+      if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
+      return fail(endpoint_->completion_error(n));
+    }
+    if (n > 0) last_progress_ns_ = now_ns();
+    for (ssize_t i = 0; i < n; ++i) {
+      if (!fn(entries[i])) return false;
+    }
+    return true;
+  }
+  // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
+  template <typename Post, typename Fn>
+  bool post(const char* what, Post&& post_op, Fn&& fn) {
+    while (true) {
+      ssize_t ret = post_op();
+      if (ret == 0) return true;
+      if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
+      if (!progress(fn, 0) || !not_stalled(now_ns())) return false;
+    }
+  }
+  // Posts a receive into rx slot `slot`, poisoned first under --verify unless the slot is an
+  // RMA target (receives there only carry remote CQ data).
+  template <typename Fn>
+  bool post_recv(uint32_t slot, Fn&& fn, bool poison = true) {
+    OpContext* c = rx_pool.acquire(slot);
+    if (c == nullptr) return fail(Status::Failed("internal: no receive context free"));
+    if (verify && poison) poison_rx(slot);
+    return post("fi_recv", [&] {
+      return fi_recv(ep(), rx(slot), msg_size, desc(), peer_, c);
+    }, fn);
+  }
+
+  // Measured-phase limits: -n messages, else -t seconds from start_clock().
+  void start_clock(int64_t now) { end_ns_ = now + duration_ns_; }
+  bool limit_reached(uint64_t measured, int64_t now) const {
+    return count_ > 0 ? measured >= count_ : now >= end_ns_;
+  }
+  uint64_t count_limit() const { return count_; }
+  // Client loops, every kPeerCheckNs: a failure the server reported, Ctrl-C (ends the
+  // measured phase, not an error: stopped() turns true). False on failure.
+  bool periodic(int64_t now);
+  bool stopped() const { return stopped_; }
+  // False (and error() set) when operations are in flight but nothing completed for the
+  // timeout.
+  bool not_stalled(int64_t now);
+  void note_progress(int64_t now) { last_progress_ns_ = now; }
+  int64_t last_progress_ns() const { return last_progress_ns_; }
+
+  // End-of-test messages: each side sends its counts once its own operations are complete
+  // and keeps serving completions until the peer's message arrives (see run_loops.h).
+  Status send_done(const nlohmann::json& counts);
+  // Rate-limited, non-blocking: true once the peer's message is waiting.
+  bool peer_message_waiting(int64_t now);
+  Result<nlohmann::json> read_peer_done();
+
+  bool fail(Status status) {
+    if (error_.ok()) error_ = std::move(status);
+    return false;
+  }
+  const Status& error() const { return error_; }
+  // The first error, or Ok; the Status role functions return.
+  Status status() const { return error_; }
+  void poison_rx(uint32_t slot);
+  // Checks rx slot against the peer's pattern; counts into verify_checked/verify_errors.
+  void check_rx(const uint8_t* data, size_t len);
+
+ private:
+  explicit FabricSession(TestContext& c) : ctx(c) {}
+  Status setup(const SessionNeeds& needs);
+  Status open_connectionless(const FabricRequest& request, const SessionNeeds& needs,
+                             nlohmann::json peer_hello);
+  Status open_connected(const FabricRequest& request, const SessionNeeds& needs);
+  Status register_memory(const SessionNeeds& needs);
+  nlohmann::json describe_memory() const;
+  Status adopt_peer_memory(const nlohmann::json& peer);
+  Result<nlohmann::json> swap(const nlohmann::json& mine);
+
+  FabricChoice choice_;
+  std::unique_ptr<FabricEndpoint> endpoint_;
+  HostBuffer buffer_;
+  std::unique_ptr<MemoryRegion> mr_;
+  std::unique_ptr<RemoteRegion> remote_;
+  fi_addr_t peer_ = FI_ADDR_UNSPEC;
+  size_t tx_slots_ = 0, rx_slots_ = 0, peer_rx_slots_ = 1;
+  size_t tx_offset_ = 0, rx_offset_ = 0, atomic_offset_ = 0, peer_atomic_offset_ = 0;
+  uint64_t count_ = 0;
+  int64_t duration_ns_ = 0;
+  int64_t end_ns_ = 0;
+  int64_t next_check_ns_ = 0;
+  int64_t next_done_check_ns_ = 0;
+  int64_t last_progress_ns_ = 0;
+  bool stopped_ = false;
+  Status error_;
+};
+
+}  // namespace fabperf

@@ -1,0 +1,96 @@
+// Checks of a client's request against the server's limits, with the reason for a refusal.
+#include "security/limits.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/units.h"
+#include "core/test_context.h"
+
+namespace fabperf {
+
+namespace {
+
+// Histograms, JSON and thread stacks: what a session costs beyond its buffers.
+constexpr uint64_t kSessionOverhead = uint64_t{1} << 20;
+
+std::string seconds_text(double s) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+}  // namespace
+
+std::string size_text(uint64_t bytes) {
+  const char* suffixes[] = {"T", "G", "M", "K"};
+  const int shifts[] = {40, 30, 20, 10};
+  for (int i = 0; i < 4; ++i) {
+    uint64_t unit = uint64_t{1} << shifts[i];
+    if (bytes >= unit && bytes % (unit / 16) == 0) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%g%s", static_cast<double>(bytes) / static_cast<double>(unit),
+               suffixes[i]);
+      return buf;
+    }
+  }
+  return with_commas(bytes) + " bytes";
+}
+
+uint64_t session_memory(const TestSpec& spec, const ParamSet& params) {
+  uint64_t size = params.has("msg_size") ? params.u64("msg_size") : 0;
+  uint64_t buffers = spec.family == TransportFamily::kFabric ? 2 : 1;
+  // Tests that open several data connections hold a buffer for each.
+  if (params.has("streams")) {
+    uint64_t streams = params.u64("streams");
+    if (streams > 1) buffers *= streams;
+  }
+  // Saturate rather than wrap: a wrapped product would pass the check.
+  if (size != 0 && buffers > (UINT64_MAX - kSessionOverhead) / size) return UINT64_MAX;
+  return size * buffers + kSessionOverhead;
+}
+
+Status check_request(const ServerLimits& limits, const TestSpec& spec, const ParamSet& params,
+                     uint64_t in_use) {
+  auto refuse = [](const std::string& what) { return Status::Failed("refused: " + what); };
+  if (params.has("msg_size") && params.u64("msg_size") > limits.max_msg_size) {
+    return refuse("message size " + size_text(params.u64("msg_size")) +
+                  " exceeds this server's limit of " + size_text(limits.max_msg_size) +
+                  " (server option --max_msg_size)");
+  }
+  if (params.has("no_msgs") && params.u64("no_msgs") > limits.max_msgs) {
+    return refuse("-n " + with_commas(params.u64("no_msgs")) + " exceeds this server's limit of " +
+                  with_commas(limits.max_msgs) + " messages (server option --max_msgs)");
+  }
+  if (params.has("warmup") && params.u64("warmup") > limits.max_msgs) {
+    return refuse("--warmup " + with_commas(params.u64("warmup")) +
+                  " exceeds this server's limit of " + with_commas(limits.max_msgs) +
+                  " messages (server option --max_msgs)");
+  }
+  if (params.has("time") && params.seconds("time") > limits.max_time &&
+      !(params.has("no_msgs") && params.u64("no_msgs") > 0)) {
+    return refuse("-t " + seconds_text(params.seconds("time")) +
+                  " exceeds this server's limit of " + seconds_text(limits.max_time) +
+                  " (server option --max_time)");
+  }
+  double max_timeout = std::max(limits.max_time, kMinTimeoutLimit);
+  if (params.has("timeout") && params.seconds("timeout") > max_timeout) {
+    return refuse("-to " + seconds_text(params.seconds("timeout")) +
+                  " exceeds this server's limit of " + seconds_text(max_timeout) +
+                  " (server option --max_time, or 60 s if that is less)");
+  }
+  uint64_t need = session_memory(spec, params);
+  if (need > limits.max_memory) {
+    return refuse("the run needs about " + size_text(need) + " of buffers, more than this " +
+                  "server's limit of " + size_text(limits.max_memory) +
+                  " (server option --max_memory)");
+  }
+  if (need > limits.max_memory - std::min(in_use, limits.max_memory)) {
+    return Status::Failed("server busy: " + size_text(in_use) + " of its " +
+                          size_text(limits.max_memory) +
+                          " buffer memory is in use by other clients; try again later");
+  }
+  return Status::Ok();
+}
+
+}  // namespace fabperf

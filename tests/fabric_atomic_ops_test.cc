@@ -1,0 +1,132 @@
+// Atomic op/type/compare-op parsing and the combination rules.
+#include "fabric/atomic_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace fabperf {
+namespace {
+
+TEST(FabricAtomicOps, ParsesCaseInsensitively) {
+  auto spec = make_atomic_spec("sum", "uint64", "eq", false);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->op, FI_SUM);
+  EXPECT_EQ(spec->type, FI_UINT64);
+  EXPECT_EQ(spec->form, AtomicForm::kBase);
+  EXPECT_EQ(spec->type_size, 8u);
+  EXPECT_EQ(spec->describe(), "NON-FETCHING SUM");
+  auto fetch = make_atomic_spec("Min", "Double", "EQ", true);
+  ASSERT_TRUE(fetch.ok());
+  EXPECT_EQ(fetch->form, AtomicForm::kFetch);
+  EXPECT_EQ(fetch->describe(), "FETCHING MIN");
+}
+
+TEST(FabricAtomicOps, MapsEveryNamedOp) {
+  struct Row {
+    const char* name;
+    fi_op op;
+  } rows[] = {{"MIN", FI_MIN},   {"MAX", FI_MAX},   {"SUM", FI_SUM},   {"LOR", FI_LOR},
+              {"LAND", FI_LAND}, {"BOR", FI_BOR},   {"BAND", FI_BAND}, {"LXOR", FI_LXOR},
+              {"BXOR", FI_BXOR}, {"SWAP", FI_ATOMIC_WRITE}, {"CSWAP", FI_CSWAP},
+              {"AXOR", FI_MSWAP}};
+  for (const Row& row : rows) {
+    auto spec = make_atomic_spec(row.name, "UINT32", "EQ", false);
+    ASSERT_TRUE(spec.ok()) << row.name << ": " << spec.status().message();
+    EXPECT_EQ(spec->op, row.op) << row.name;
+  }
+  EXPECT_EQ(atomic_op_names().size(), 12u);
+  EXPECT_EQ(atomic_type_names().size(), 12u);
+  EXPECT_EQ(cswap_op_names().size(), 6u);
+}
+
+TEST(FabricAtomicOps, CswapTakesTheCompareOpAndAlwaysFetches) {
+  struct Row {
+    const char* name;
+    fi_op op;
+  } rows[] = {{"EQ", FI_CSWAP},       {"NE", FI_CSWAP_NE}, {"LE", FI_CSWAP_LE},
+              {"LT", FI_CSWAP_LT},    {"GE", FI_CSWAP_GE}, {"GT", FI_CSWAP_GT}};
+  for (const Row& row : rows) {
+    auto spec = make_atomic_spec("CSWAP", "INT64", row.name, false);
+    ASSERT_TRUE(spec.ok()) << row.name;
+    EXPECT_EQ(spec->op, row.op);
+    EXPECT_EQ(spec->form, AtomicForm::kCompare);
+    EXPECT_EQ(spec->describe(), std::string("CSWAP ") + row.name);
+  }
+}
+
+TEST(FabricAtomicOps, RejectsUnknownNames) {
+  auto op = make_atomic_spec("PROD", "UINT64", "EQ", false);
+  EXPECT_EQ(op.status().code(), Code::kUsage);
+  EXPECT_EQ(op.status().message(), "Invalid atomic operation: PROD");
+  auto type = make_atomic_spec("SUM", "UINT128X", "EQ", false);
+  EXPECT_EQ(type.status().message(), "Invalid atomic type: UINT128X");
+  auto cswap = make_atomic_spec("CSWAP", "UINT64", "ZZ", false);
+  EXPECT_EQ(cswap.status().message(), "Invalid CSWAP operation: ZZ");
+}
+
+TEST(FabricAtomicOps, NoBitwiseOpsOnFloats) {
+  for (const char* op : {"BAND", "BOR", "BXOR", "AXOR"}) {
+    for (const char* type : {"FLOAT", "DOUBLE", "FLOAT_COMPLEX", "DOUBLE_COMPLEX"}) {
+      auto spec = make_atomic_spec(op, type, "EQ", false);
+      EXPECT_EQ(spec.status().code(), Code::kUsage) << op << " " << type;
+      EXPECT_EQ(spec.status().message(),
+                std::string("Invalid Op and Type combination: ") + op + " " + type);
+    }
+  }
+  EXPECT_EQ(make_atomic_spec("band", "float", "eq", false).status().message(),
+            "Invalid Op and Type combination: BAND FLOAT");
+}
+
+TEST(FabricAtomicOps, ComplexOnlySumSwapAndEqualityCswap) {
+  for (const char* type : {"FLOAT_COMPLEX", "DOUBLE_COMPLEX"}) {
+    EXPECT_TRUE(make_atomic_spec("SUM", type, "EQ", false).ok());
+    EXPECT_TRUE(make_atomic_spec("SWAP", type, "EQ", true).ok());
+    EXPECT_TRUE(make_atomic_spec("CSWAP", type, "EQ", false).ok());
+    EXPECT_TRUE(make_atomic_spec("CSWAP", type, "NE", false).ok());
+    for (const char* op : {"MIN", "MAX", "LOR", "LAND", "LXOR"}) {
+      EXPECT_FALSE(make_atomic_spec(op, type, "EQ", false).ok()) << op << " " << type;
+    }
+    for (const char* cmp : {"LE", "LT", "GE", "GT"}) {
+      auto spec = make_atomic_spec("CSWAP", type, cmp, false);
+      EXPECT_EQ(spec.status().message(),
+                std::string("Invalid Op and Type combination: CSWAP ") + cmp + " " + type);
+    }
+  }
+  EXPECT_TRUE(make_atomic_spec("CSWAP", "FLOAT", "LT", false).ok());
+  EXPECT_TRUE(make_atomic_spec("MAX", "DOUBLE", "EQ", false).ok());
+}
+
+TEST(FabricAtomicOps, ValidatesParams) {
+  ParamSet params;
+  params.set("atomic_op", std::string("band"), true);
+  params.set("atomic_type", std::string("double"), true);
+  params.set("cswap_op", std::string("EQ"), false);
+  params.set("fetching", false, false);
+  Status status = validate_atomic_params(params);
+  EXPECT_EQ(status.code(), Code::kUsage);
+  EXPECT_EQ(status.message(), "Invalid Op and Type combination: BAND DOUBLE");
+  params.set("atomic_op", std::string("bxor"), true);
+  params.set("atomic_type", std::string("int16"), true);
+  EXPECT_TRUE(validate_atomic_params(params).ok());
+  ParamSet defaults;  // absent parameters take the table's defaults: SUM UINT64
+  auto spec = atomic_spec_from_params(defaults);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_EQ(spec->op, FI_SUM);
+  EXPECT_EQ(spec->type, FI_UINT64);
+}
+
+TEST(FabricAtomicOps, StoresAndLoadsTypedValues) {
+  for (const std::string& name : atomic_type_names()) {
+    auto spec = make_atomic_spec("SUM", name, "EQ", false);
+    ASSERT_TRUE(spec.ok()) << name;
+    unsigned char buf[16];
+    std::memset(buf, 0xee, sizeof(buf));
+    store_atomic_value(spec->type, 5, buf);
+    EXPECT_EQ(load_atomic_value(spec->type, buf), 5.0) << name;
+    EXPECT_EQ(atomic_type_size(spec->type), spec->type_size);
+  }
+}
+
+}  // namespace
+}  // namespace fabperf
