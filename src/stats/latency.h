@@ -59,6 +59,16 @@ class LatencyRecorder {
     const double delta = x - mean_;
     mean_ += delta * inv_n;
     m2_ += delta * (x - mean_);
+    if (sink_ != nullptr) sink_(sink_arg_, x * scale_);
+  }
+
+  // Optional per-sample observer, called after each record() with the scaled sample in ns:
+  // the CXI tools stream --report-all rows and keep --latency-gap through it, so memory stays
+  // constant however long the run. Not part of the JSON state; merge() leaves it alone.
+  using SampleSink = void (*)(void* arg, double ns);
+  void set_sink(SampleSink sink, void* arg) {
+    sink_ = sink;
+    sink_arg_ = arg;
   }
 
   // Combines the raw samples of both (Chan et al. pairwise update). This recorder's scale stays,
@@ -84,6 +94,8 @@ class LatencyRecorder {
   double mean_ = 0;
   double m2_ = 0;  // sum of squared deviations from the mean
   double scale_ = 1.0;
+  SampleSink sink_ = nullptr;
+  void* sink_arg_ = nullptr;
 };
 
 }  // namespace fabperf

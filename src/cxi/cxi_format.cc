@@ -1,0 +1,174 @@
+// Summary block and tables of the CXI tools: fixed-width text, values rounded (printf), never
+// truncated.
+#include "cxi/cxi_format.h"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+
+namespace fabperf::cxi {
+
+namespace {
+
+std::string line(const std::string& label, const std::string& value) {
+  std::string l = label;
+  if (l.size() < 17) l.resize(17, ' ');
+  return l + ": " + value + "\n";
+}
+
+std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+std::string enabled(bool on) { return on ? "Enabled" : "Disabled"; }
+
+bool is_cxi(const Endpoints& ep) { return ep.provider == "cxi"; }
+
+// A cxi-only switch: its state with the cxi provider, "Not Applicable" elsewhere.
+std::string cxi_only(const Endpoints& ep, const std::string& state) {
+  return is_cxi(ep) ? state : "Not Applicable";
+}
+
+std::string memory(int gpu) { return gpu < 0 ? "System" : "GPU " + std::to_string(gpu); }
+
+std::string number(uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+std::string dash_line() { return std::string(72, '-') + "\n"; }
+
+std::string summary_block(const Tool& tool, const CxiOptions& o, const Endpoints& ep) {
+  const bool lat = tool.kind == ToolKind::kLatency;
+  const bool bw = tool.kind == ToolKind::kBandwidth || tool.kind == ToolKind::kLoopback;
+  const bool atomic = tool.bit & (kAtomicLat | kAtomicBw);
+  const bool read = tool.bit & (kReadLat | kReadBw);
+  std::string out = dash_line() + "    " + tool.title + "\n";
+  std::string device = ep.device.empty() ? "(provider default)" : ep.device;
+  if (!ep.provider.empty() && ep.provider != "cxi") device += " (" + ep.provider + ")";
+  out += line("Device", device);
+  out += line("Service ID", cxi_only(ep, number(o.svc_id)));
+  // Reads move data from the server to the client: the client's buffer is the target.
+  if (read) {
+    out += line("Client RX Mem", memory(o.rx_gpu));
+    out += line("Server TX Mem", memory(o.tx_gpu));
+  } else {
+    out += line("Client TX Mem", memory(o.tx_gpu));
+    out += line("Server RX Mem", memory(o.rx_gpu));
+  }
+  if (o.tx_gpu >= 0 || o.rx_gpu >= 0) {
+    out += line("Client GPU Type", o.gpu_type.empty() ? "(discovered)" : o.gpu_type);
+  }
+  if (o.by_duration()) {
+    out += line("Test Type", "Duration");
+    out += line("Duration", printf_string("%g seconds", o.duration));
+  } else {
+    out += line("Test Type", "Iteration");
+    out += line("Iterations", number(o.iters));
+  }
+  if (tool.kind == ToolKind::kLoopback) out += line("Xfers Per Iter", number(o.num_xfers));
+  if (lat) {
+    out += line("Warmup Iters", number(o.warmup));
+    out += line("Inter-Iter Gap", number(o.gap_us) + " microseconds");
+  }
+  if (atomic) {
+    std::string op = o.atomic_op == "CSWAP" ? "CSWAP " + o.cswap_op
+                                            : (o.fetching ? "FETCHING " : "NON-FETCHING ") + o.atomic_op;
+    out += line("Atomic Op", op);
+    out += line("Atomic Type", o.atomic_type);
+  } else if (o.is_range()) {
+    out += line(std::string("Min ") + tool.noun + " Size", number(o.min_size));
+    out += line(std::string("Max ") + tool.noun + " Size", number(o.max_size));
+  } else {
+    out += line(std::string(tool.noun) + " Size", number(o.min_size));
+  }
+  if (tool.kind == ToolKind::kBandwidth) out += line("List Size", number(o.list_size));
+  if (tool.bit & (kWriteBw | kAtomicBw)) out += line("HRP", cxi_only(ep, enabled(!o.no_hrp)));
+  if (tool.bit & (kWriteLat | kSendLat | kAtomicLat | kWriteBw | kSendBw | kAtomicBw)) {
+    // IDC carries small payloads only (224 bytes restricted, 192 unrestricted) and never GPU
+    // memory: the line says so instead of claiming it for sizes where it is never used.
+    uint64_t idc_max = o.unrestricted ? 192 : 224;
+    std::string idc = o.no_idc || o.tx_gpu >= 0 ? "Disabled"
+                      : o.min_size > idc_max     ? "Unused (sizes above " + number(idc_max) + ")"
+                                                 : "Enabled";
+    out += line("IDC", cxi_only(ep, idc));
+  }
+  if (tool.bit & (kWriteLat | kReadLat | kAtomicLat | kWriteBw | kReadBw | kAtomicBw)) {
+    out += line("Restricted", cxi_only(ep, enabled(!o.unrestricted)));
+  }
+  if (atomic) out += line("Matching", cxi_only(ep, enabled(o.matching)));
+  if (tool.bit & (kSendLat | kSendBw)) out += line("Rendezvous", cxi_only(ep, enabled(o.rdzv)));
+  if (lat) out += line("LL Cmd Launch", cxi_only(ep, enabled(!o.no_ll)));
+  if (lat) out += line("Results Reported", o.report_all ? "All" : "Summary");
+  if (tool.kind == ToolKind::kBandwidth) {
+    if (tool.bi_test != nullptr) out += line("Bidirectional", enabled(o.bidirectional));
+    if (tool.bit & (kWriteBw | kReadBw | kSendBw)) {
+      out += line("Max RDMA Buf", number(o.buf_size));
+      out += line("RDMA Buf Align", number(o.buf_align));
+    }
+  }
+  out += line("Hugepages", o.use_hp.empty() ? "Disabled" : "Enabled (" + o.use_hp + ")");
+  if (tool.kind != ToolKind::kLoopback) {
+    out += line(ep.server ? "Local (server)" : "Local (client)", ep.local);
+    out += line(ep.server ? "Remote (client)" : "Remote (server)", ep.remote);
+  }
+  (void)bw;
+  return out + dash_line();
+}
+
+std::string latency_header(const Tool& tool, const std::vector<double>& percentiles) {
+  std::string out = printf_string("%12s%12s%12s%12s%12s%12s", tool.size_label, tool.op_label,
+                                  "Min[us]", "Max[us]", "Mean[us]", "StdDev[us]");
+  for (double p : percentiles) {
+    out += printf_string("%12s", printf_string("P%g[us]", p).c_str());
+  }
+  return out + "\n";
+}
+
+std::string latency_row(uint64_t size, const LatencySummary& s) {
+  std::string out = printf_string("%12" PRIu64 "%12" PRIu64 "%12.2f%12.2f%12.2f%12.2f", size,
+                                  s.samples, s.min / 1e3, s.max / 1e3, s.mean / 1e3,
+                                  s.stddev / 1e3);
+  for (const auto& [p, value] : s.percentiles) out += printf_string("%12.2f", value / 1e3);
+  return out + "\n";
+}
+
+std::string sample_header(const Tool& tool) {
+  return printf_string("%10s%13s\n", tool.sample_label, "Latency[us]");
+}
+
+std::string sample_row(uint64_t index, double ns) {
+  return printf_string("%10" PRIu64 "%13.3f\n", index, ns / 1e3);
+}
+
+std::string bandwidth_header(const Tool& tool) {
+  if (tool.kind == ToolKind::kLoopback) {
+    return printf_string("%12s%12s%12s\n", tool.size_label, tool.op_label, "BW[Gb/s]");
+  }
+  if (tool.bit & kAtomicBw) {
+    return printf_string("%12s%12s%10s%12s\n", tool.size_label, tool.op_label, "BW[MB/s]",
+                         "OpRate[M/s]");
+  }
+  return printf_string("%12s%12s%10s%17s\n", tool.size_label, tool.op_label, "BW[MB/s]",
+                       "PktRate[Mpkt/s]");
+}
+
+std::string bandwidth_row(const Tool& tool, uint64_t size, uint64_t ops, double bytes_per_s,
+                          double ops_per_s) {
+  if (tool.kind == ToolKind::kLoopback) {
+    return printf_string("%12" PRIu64 "%12" PRIu64 "%12.2f\n", size, ops, bytes_per_s * 8 / 1e9);
+  }
+  if (tool.bit & kAtomicBw) {
+    return printf_string("%12" PRIu64 "%12" PRIu64 "%10.2f%12.6f\n", size, ops, bytes_per_s / 1e6,
+                         ops_per_s / 1e6);
+  }
+  return printf_string("%12" PRIu64 "%12" PRIu64 "%10.2f%17.6f\n", size, ops, bytes_per_s / 1e6,
+                       ops_per_s * static_cast<double>(packets_per_op(size)) / 1e6);
+}
+
+}  // namespace fabperf::cxi

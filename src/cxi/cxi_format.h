@@ -1,0 +1,44 @@
+// The CXI tools' text: the summary block and the result tables, with the originals' widths.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cxi/cxi_options.h"
+#include "cxi/cxi_tools.h"
+#include "stats/latency.h"
+
+namespace fabperf::cxi {
+
+// What the summary shows beyond the options: where the run happens.
+struct Endpoints {
+  std::string device;    // the libfabric domain in use
+  std::string provider;  // "tcp;ofi_rxm", "shm", "cxi"
+  bool server = false;   // which side prints: "Local (server)" or "Local (client)"
+  std::string local;     // "127.0.0.1 PID 4242"
+  std::string remote;
+};
+
+// 72 dashes, as the originals draw them.
+std::string dash_line();
+// From the title line to the closing dash line.
+std::string summary_block(const Tool& tool, const CxiOptions& o, const Endpoints& ep);
+
+// Latency table: "RDMA Size[B]      Writes     Min[us] ..." plus a column per percentile.
+std::string latency_header(const Tool& tool, const std::vector<double>& percentiles);
+std::string latency_row(uint64_t size, const LatencySummary& s);
+// --report-all: "  WriteNum  Latency[us]" and "%10lu%13.3f" rows (ns in, us out).
+std::string sample_header(const Tool& tool);
+std::string sample_row(uint64_t index, double ns);
+
+// Bandwidth: "RDMA Size[B]      Writes  BW[MB/s]  PktRate[Mpkt/s]"; atomics "OpRate[M/s]";
+// loopback "BW[Gb/s]". ops: operations measured; bytes_per_s and ops_per_s as measured.
+std::string bandwidth_header(const Tool& tool);
+std::string bandwidth_row(const Tool& tool, uint64_t size, uint64_t ops, double bytes_per_s,
+                          double ops_per_s);
+
+// Packets an operation of `size` bytes takes at the originals' 2048-byte payload.
+inline uint64_t packets_per_op(uint64_t size) { return size == 0 ? 1 : (size + 2047) / 2048; }
+
+}  // namespace fabperf::cxi

@@ -1,0 +1,22 @@
+// Top level of the CXI dialect: argv[0] names the tool (fab_write_lat ...), this runs it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cxi/cxi_options.h"
+
+namespace fabperf::cxi {
+
+// True when `program` (argv[0]'s basename) is one of the fab_* tools (or a cxi_* name).
+bool is_cxi_program(const std::string& program);
+
+// Runs the tool; returns the exit status (0 ok, 1 error as the originals; fab_heatsink_check
+// 2 when a target failed).
+int cxi_main(const std::string& program, const std::vector<std::string>& args);
+
+// The pieces, for tools that reuse them.
+int run_heatsink_check(const Tool& tool, const CxiOptions& o);  // heatsink.cc
+int run_stat(const Tool& tool, const CxiOptions& o);            // stat.cc
+
+}  // namespace fabperf::cxi

@@ -1,0 +1,178 @@
+// Golden tests of the CXI tools' text: the cxi_write_lat man page's two examples, byte for byte.
+#include <gtest/gtest.h>
+
+#include "cxi/cxi_format.h"
+#include "cxi/cxi_options.h"
+
+namespace fabperf::cxi {
+namespace {
+
+const Tool& write_lat() { return *find_tool("fab_write_lat"); }
+
+CxiOptions parse(const Tool& tool, std::vector<std::string> args) {
+  auto o = parse_cxi_options(tool, args);
+  EXPECT_TRUE(o.ok()) << o.status().message();
+  return *o;
+}
+
+// The man page's Cassini endpoints, so the block can be compared with its text as printed.
+Endpoints cassini(bool server) {
+  return {"cxi0", "cxi", server, server ? "NIC 0x12 PID 0 VNI 10" : "NIC 0x13 PID 0 VNI 10",
+          server ? "NIC 0x13 PID 0" : "NIC 0x12 PID 0"};
+}
+
+const char* kDashes = "------------------------------------------------------------------------\n";
+
+TEST(CxiFormat, ManPageExample1SummaryBlock) {
+  CxiOptions o = parse(write_lat(), {"10.1.1.8", "-D", "1", "-s", "1:1024"});
+  std::string expected = std::string(kDashes) +
+                         "    CXI RDMA Write Latency Test\n"
+                         "Device           : cxi0\n"
+                         "Service ID       : 1\n"
+                         "Client TX Mem    : System\n"
+                         "Server RX Mem    : System\n"
+                         "Test Type        : Duration\n"
+                         "Duration         : 1 seconds\n"
+                         "Warmup Iters     : 10\n"
+                         "Inter-Iter Gap   : 1000 microseconds\n"
+                         "Min Write Size   : 1\n"
+                         "Max Write Size   : 1024\n"
+                         "IDC              : Enabled\n"
+                         "Restricted       : Enabled\n"
+                         "LL Cmd Launch    : Enabled\n"
+                         "Results Reported : Summary\n"
+                         "Hugepages        : Disabled\n"
+                         "Local (client)   : NIC 0x13 PID 0 VNI 10\n"
+                         "Remote (server)  : NIC 0x12 PID 0\n" +
+                         kDashes;
+  EXPECT_EQ(summary_block(write_lat(), o, cassini(false)), expected);
+  std::string server = summary_block(write_lat(), o, cassini(true));
+  EXPECT_NE(server.find("Local (server)   : NIC 0x12 PID 0 VNI 10\n"
+                        "Remote (client)  : NIC 0x13 PID 0\n"),
+            std::string::npos);
+}
+
+TEST(CxiFormat, ManPageExample2SummaryBlock) {
+  CxiOptions o = parse(write_lat(), {"10.1.1.8", "-n", "5", "--report-all"});
+  std::string block = summary_block(write_lat(), o, cassini(false));
+  EXPECT_NE(block.find("Test Type        : Iteration\n"
+                       "Iterations       : 5\n"
+                       "Warmup Iters     : 10\n"
+                       "Inter-Iter Gap   : 1000 microseconds\n"
+                       "Write Size       : 8\n"
+                       "IDC              : Enabled\n"
+                       "Restricted       : Enabled\n"
+                       "LL Cmd Launch    : Enabled\n"
+                       "Results Reported : All\n"
+                       "Hugepages        : Disabled\n"),
+            std::string::npos)
+      << block;
+}
+
+TEST(CxiFormat, LatencyTableMatchesTheManPage) {
+  EXPECT_EQ(latency_header(write_lat(), {}),
+            "RDMA Size[B]      Writes     Min[us]     Max[us]    Mean[us]  StdDev[us]\n");
+  LatencySummary s;
+  s.samples = 103477;
+  s.min = 2040, s.max = 7650, s.mean = 2080, s.stddev = 60;
+  EXPECT_EQ(latency_row(1, s),
+            "           1      103477        2.04        7.65        2.08        0.06\n");
+  EXPECT_EQ(sample_header(write_lat()), "  WriteNum  Latency[us]\n");
+  EXPECT_EQ(sample_row(0, 2008), "         0        2.008\n");
+}
+
+TEST(CxiFormat, ValuesAreRoundedNotTruncated) {
+  LatencySummary s;
+  s.samples = 5;
+  s.min = 2069.9, s.max = 2124.6, s.mean = 2086, s.stddev = 14.9;
+  EXPECT_EQ(latency_row(8, s),
+            "           8           5        2.07        2.12        2.09        0.01\n");
+  EXPECT_EQ(sample_row(4, 2007.6), "         4        2.008\n");
+}
+
+TEST(CxiFormat, PercentileColumnsFollowTheSixColumns) {
+  EXPECT_EQ(latency_header(write_lat(), {50, 99.9}),
+            "RDMA Size[B]      Writes     Min[us]     Max[us]    Mean[us]  StdDev[us]"
+            "     P50[us]   P99.9[us]\n");
+  LatencySummary s;
+  s.samples = 1;
+  s.percentiles = {{50, 2500}, {99.9, 3004}};
+  EXPECT_EQ(latency_row(8, s).substr(72), "        2.50        3.00\n");
+}
+
+TEST(CxiFormat, OtherToolsLabels) {
+  EXPECT_EQ(latency_header(*find_tool("fab_read_lat"), {}).substr(0, 24), "RDMA Size[B]       Reads");
+  EXPECT_EQ(latency_header(*find_tool("fab_send_lat"), {}).substr(0, 24), "Send Size[B]       Sends");
+  EXPECT_EQ(latency_header(*find_tool("fab_atomic_lat"), {}).substr(0, 24), " AMO Size[B]         Ops");
+  EXPECT_EQ(sample_header(*find_tool("fab_read_lat")), "   ReadNum  Latency[us]\n");
+}
+
+TEST(CxiFormat, BandwidthTables) {
+  const Tool& bw = *find_tool("fab_write_bw");
+  EXPECT_EQ(bandwidth_header(bw), "RDMA Size[B]      Writes  BW[MB/s]  PktRate[Mpkt/s]\n");
+  // 32 packets of 2048 bytes per 64 KiB write.
+  EXPECT_EQ(bandwidth_row(bw, 65536, 256000, 22146.94e6, 10.813936e6 / 32),
+            "       65536      256000  22146.94        10.813936\n");
+  EXPECT_EQ(bandwidth_header(*find_tool("fab_send_bw")),
+            "Send Size[B]       Sends  BW[MB/s]  PktRate[Mpkt/s]\n");
+  EXPECT_EQ(bandwidth_header(*find_tool("fab_atomic_bw")),
+            " AMO Size[B]         Ops  BW[MB/s] OpRate[M/s]\n");
+  EXPECT_EQ(bandwidth_row(*find_tool("fab_atomic_bw"), 8, 1000, 8e6, 1e6),
+            "           8        1000      8.00    1.000000\n");
+  EXPECT_EQ(bandwidth_header(*find_tool("fab_loopback_bw")),
+            "RDMA Size[B]      Writes    BW[Gb/s]\n");
+  EXPECT_EQ(bandwidth_row(*find_tool("fab_loopback_bw"), 524288, 204800, 12.5e9, 0),
+            "      524288      204800      100.00\n");
+}
+
+TEST(CxiFormat, CxiOnlySwitchesAreNotApplicableElsewhere) {
+  CxiOptions o = parse(write_lat(), {"h", "--no-idc"});
+  Endpoints tcp{"lo", "tcp;ofi_rxm", false, "127.0.0.1 PID 1", "127.0.0.1 PID 2"};
+  std::string block = summary_block(write_lat(), o, tcp);
+  EXPECT_NE(block.find("Device           : lo (tcp;ofi_rxm)\n"), std::string::npos);
+  EXPECT_NE(block.find("Service ID       : Not Applicable\n"), std::string::npos);
+  EXPECT_NE(block.find("IDC              : Not Applicable\n"), std::string::npos);
+  EXPECT_NE(block.find("LL Cmd Launch    : Not Applicable\n"), std::string::npos);
+  // With cxi the switch acts, and the IDC line tells the truth about large sizes.
+  EXPECT_NE(summary_block(write_lat(), o, cassini(false)).find("IDC              : Disabled\n"),
+            std::string::npos);
+  CxiOptions big = parse(write_lat(), {"h", "-s", "1024:4096"});
+  EXPECT_NE(summary_block(write_lat(), big, cassini(false))
+                .find("IDC              : Unused (sizes above 224)\n"),
+            std::string::npos);
+}
+
+TEST(CxiFormat, BandwidthAndAtomicSummaryLines) {
+  const Tool& bw = *find_tool("fab_write_bw");
+  std::string block = summary_block(bw, parse(bw, {"h", "-b"}), cassini(false));
+  EXPECT_NE(block.find("Iterations       : 1000\n"
+                       "Write Size       : 65536\n"
+                       "List Size        : 256\n"),
+            std::string::npos)
+      << block;
+  EXPECT_NE(block.find("Bidirectional    : Enabled\n"
+                       "Max RDMA Buf     : 4294967296\n"
+                       "RDMA Buf Align   : 64\n"),
+            std::string::npos)
+      << block;
+  const Tool& amo = *find_tool("fab_atomic_lat");
+  std::string a = summary_block(amo, parse(amo, {"h", "-A", "min", "-T", "int32", "--fetching"}),
+                                cassini(false));
+  EXPECT_NE(a.find("Atomic Op        : FETCHING MIN\nAtomic Type      : INT32\n"), std::string::npos)
+      << a;
+  std::string c = summary_block(amo, parse(amo, {"h", "-A", "CSWAP", "-C", "ne"}), cassini(false));
+  EXPECT_NE(c.find("Atomic Op        : CSWAP NE\n"), std::string::npos) << c;
+}
+
+TEST(CxiFormat, GpuAndHugepageLines) {
+  CxiOptions o = parse(write_lat(), {"h", "-t", "0", "-g", "nvidia", "--use-hp", "2m"});
+  std::string block = summary_block(write_lat(), o, cassini(false));
+  EXPECT_NE(block.find("Client TX Mem    : GPU 0\nServer RX Mem    : System\n"
+                       "Client GPU Type  : NVIDIA\n"),
+            std::string::npos)
+      << block;
+  EXPECT_NE(block.find("Hugepages        : Enabled (2M)\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fabperf::cxi

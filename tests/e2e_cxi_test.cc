@@ -1,0 +1,388 @@
+// End-to-end: the fab_* links as a user runs them, server and client processes on 127.0.0.1,
+// over the tcp and shm providers.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "e2e_util.h"
+
+namespace fabperf::testing {
+namespace {
+
+std::string tool_path(const std::string& name) {
+  std::string bin = fabperf_bin();
+  size_t slash = bin.find_last_of('/');
+  return (slash == std::string::npos ? std::string(".") : bin.substr(0, slash)) + "/" + name;
+}
+
+RunOutput tool(const std::string& name, const std::vector<std::string>& args, double timeout = 60) {
+  return run(args, timeout, tool_path(name));
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The libfabric tests are in this build (the fab_* tools run them).
+bool have_rdm_tests() {
+  static const bool have = contains(run({"--help", "tests"}, 30).out, "rdm_write_lat");
+  return have;
+}
+
+#define REQUIRE_RDM()                                                       \
+  if (!have_rdm_tests()) GTEST_SKIP() << "this build has no rdm_* tests"
+
+int count_lines(const std::string& text, const std::regex& re) {
+  int n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += std::regex_match(line, re) ? 1 : 0;
+  return n;
+}
+
+// A fab_* server process: output to a file, started when it says it listens.
+class CxiServer {
+ public:
+  CxiServer(const std::string& name, std::vector<std::string> extra = {}) {
+    port_ = free_port();
+    out_path_ = "/tmp/fabperf_cxi_server_" + std::to_string(getpid()) + "_" + std::to_string(port_);
+    std::vector<std::string> args = {"-p", std::to_string(port_)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::string program = tool_path(name);
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      std::vector<char*> argv{const_cast<char*>(program.c_str())};
+      for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(program.c_str(), argv.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 400 && !contains(slurp(out_path_), "for client to connect"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~CxiServer() {
+    if (status_ < 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    unlink(out_path_.c_str());
+  }
+  std::string port() const { return std::to_string(port_); }
+  // Exit status once it ends on its own (-1: still running after timeout_s).
+  int wait(double timeout_s = 20) {
+    for (int i = 0; i < timeout_s * 50 && status_ < 0; ++i) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return status_;
+  }
+  std::string output() const { return slurp(out_path_); }
+
+ private:
+  int port_ = 0;
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string out_path_;
+};
+
+struct BadInput {
+  const char* tool;
+  std::vector<std::string> args;
+  const char* message;
+};
+
+class E2eCxiBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(E2eCxiBadInput, OriginalsMessageAndExit1) {
+  const BadInput& c = GetParam();
+  RunOutput r = tool(c.tool, c.args, 20);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, c.message)) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Validation, E2eCxiBadInput,
+    ::testing::Values(
+        BadInput{"fab_write_lat", {"127.0.0.1", "-s", "3:1000"},
+                 "Invalid size: 3:1000 (ranges must be powers of 2)"},
+        BadInput{"fab_read_bw", {"127.0.0.1", "-s", "0"}, "Invalid size: 0"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "-n", "0"}, "Invalid iteration count"},
+        BadInput{"fab_send_bw", {"127.0.0.1", "--iters=0"}, "Invalid iteration count"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "-D", "0"}, "Invalid duration"},
+        BadInput{"fab_write_lat", {"-p", "70000"}, "Invalid port"},
+        BadInput{"fab_send_lat", {"127.0.0.1", "--use-hp", "3M"},
+                 "Invalid hugepage type: 3M. Must be 2M or 1G"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "--latency-gap=soon"}, "Invalid iteration gap"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "extra"}, "Unexpected argument: extra"},
+        BadInput{"fab_write_lat", {"--no-such"}, "unrecognized option '--no-such'"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "-t", "0", "-g", "AMD", "-p", "1"},
+                 "GPU runtime for AMD not found: libamdhip64.so"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "-t", "0", "-g", "INTEL", "-p", "1"},
+                 "GPU runtime for INTEL not found: libze_loader.so"},
+        BadInput{"fab_write_lat", {"127.0.0.1", "-p", "1"},
+                 "Failed to connect to 127.0.0.1:"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) {
+      return std::string(info.param.tool).substr(4) + "_case" + std::to_string(info.index);
+    });
+
+TEST(E2eCxi, AtomicOpAndTypeMustFit) {
+  RunOutput r = tool("fab_atomic_lat", {"127.0.0.1", "-p", "1", "-A", "BAND", "-T", "FLOAT"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "Invalid Op and Type combination: BAND FLOAT")) << r.err;
+  r = tool("fab_atomic_bw", {"127.0.0.1", "-p", "1", "-A", "NAND"});
+  EXPECT_TRUE(contains(r.err, "Invalid atomic operation: NAND")) << r.err;
+}
+
+TEST(E2eCxi, NoGpuDeviceIsSaid) {
+  // Without -g the type comes from device files; this machine has none.
+  struct stat st {};
+  if (stat("/dev/nvidia0", &st) == 0 || stat("/dev/kfd", &st) == 0) GTEST_SKIP() << "a GPU is here";
+  RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-t", "0", "-p", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "no GPU found")) << r.err;
+  // A CUDA runtime without a device (installed here or not): one of the two named failures.
+  r = tool("fab_read_lat", {"127.0.0.1", "-r", "0", "-g", "NVIDIA", "-p", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "GPU runtime for NVIDIA not found") ||
+              contains(r.err, "no NVIDIA GPU"))
+      << r.err;
+}
+
+TEST(E2eCxi, HelpAndVersion) {
+  RunOutput r = tool("fab_write_lat", {"-h"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "--latency-gap")) << r.out;
+  r = tool("fab_stat", {"-V"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "fab_stat version: ")) << r.out;
+}
+
+TEST(E2eCxi, ClientAndServerOfDifferentToolsRefuseEachOther) {
+  CxiServer server("fab_read_lat");
+  RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-n", "5"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "Client and server program names do not match!")) << r.err;
+  EXPECT_EQ(server.wait(), 1);
+  EXPECT_TRUE(contains(server.output(), "Client and server program names do not match!"))
+      << server.output();
+}
+
+const std::regex kLatencyRow(" {0,11}[0-9]+ {1,11}[0-9]+( +[0-9]+\\.[0-9]{2}){4}");
+const std::regex kSampleRow(" {0,9}[0-9]+ +[0-9]+\\.[0-9]{3}");
+const std::regex kBandwidthRow(" {0,11}[0-9]+ {1,11}[0-9]+ +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}");
+
+// The man page's first example: a sweep for one second per size, 11 rows.
+TEST(E2eCxi, ManPageExample1Sweep) {
+  REQUIRE_RDM();
+  CxiServer server("fab_write_lat");
+  RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-D", "1", "-s", "1:1024"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "    CXI RDMA Write Latency Test\nDevice           : "));
+  EXPECT_TRUE(contains(r.out, "Test Type        : Duration\nDuration         : 1 seconds\n"
+                              "Warmup Iters     : 10\nInter-Iter Gap   : 1000 microseconds\n"
+                              "Min Write Size   : 1\nMax Write Size   : 1024\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "RDMA Size[B]      Writes     Min[us]     Max[us]    Mean[us]  "
+                              "StdDev[us]\n           1 "));
+  EXPECT_EQ(count_lines(r.out, kLatencyRow), 11) << r.out;
+  EXPECT_TRUE(contains(r.out, "        1024 ")) << r.out;
+  EXPECT_EQ(server.wait(), 0);
+  std::string s = server.output();
+  EXPECT_TRUE(contains(s, "Listening on port " + server.port() + " for client to connect...\n"));
+  EXPECT_TRUE(contains(s, "Local (server)   : 127.0.0.1 PID ")) << s;
+  EXPECT_TRUE(contains(s, "------\nSee client for results.\n------")) << s;
+}
+
+// The second example: every sample, then the summary row.
+TEST(E2eCxi, ManPageExample2ReportAll) {
+  REQUIRE_RDM();
+  CxiServer server("fab_write_lat");
+  RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-n", "5", "--report-all"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Results Reported : All\n"));
+  EXPECT_TRUE(contains(r.out, "------\n  WriteNum  Latency[us]\n         0 ")) << r.out;
+  EXPECT_EQ(count_lines(r.out, kSampleRow), 5) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("         4 +[0-9.]+\n-{72}\nRDMA Size\\[B\\]")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\n           8           5 ")));
+  EXPECT_EQ(server.wait(), 0);
+}
+
+// -D with --report-all streams every sample; their count is the table's.
+TEST(E2eCxi, DurationWithReportAll) {
+  REQUIRE_RDM();
+  CxiServer server("fab_read_lat");
+  RunOutput r = tool("fab_read_lat", {"127.0.0.1", "-p", server.port(), "-D", "0.5",
+                                      "--report-all", "--latency-gap", "100", "-P", "tcp"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n +8 +([0-9]+) ")));
+  int samples = count_lines(r.out, kSampleRow);
+  EXPECT_EQ(std::to_string(samples), m[1].str());
+  EXPECT_GT(samples, 10);
+  // A real gap: 100 us between iterations bounds the count well below a gap-less run's.
+  EXPECT_LT(samples, 5000);
+}
+
+struct ToolRun {
+  const char* tool;
+  std::vector<std::string> args;
+  bool latency;
+};
+
+class E2eCxiTools : public ::testing::TestWithParam<std::tuple<ToolRun, const char*>> {};
+
+TEST_P(E2eCxiTools, ServerAndClientOverProvider) {
+  REQUIRE_RDM();
+  const auto& [t, provider] = GetParam();
+  CxiServer server(t.tool);
+  std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "--provider", provider};
+  args.insert(args.end(), t.args.begin(), t.args.end());
+  RunOutput r = tool(t.tool, args);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, std::string("(") + provider)) << r.out;
+  EXPECT_EQ(count_lines(r.out, t.latency ? kLatencyRow : std::regex(
+      " {0,11}[0-9]+ {1,11}[0-9]+ +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}")), 1)
+      << r.out;
+  EXPECT_EQ(server.wait(), 0);
+  std::string s = server.output();
+  if (t.latency) {
+    EXPECT_TRUE(contains(s, "See client for results.")) << s;
+  } else {
+    // Bandwidth: the server prints the client's figures too.
+    EXPECT_EQ(count_lines(s, kBandwidthRow) + count_lines(s, std::regex(
+        " {0,11}[0-9]+ {1,11}[0-9]+ +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}")), 2) << s;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryTool, E2eCxiTools,
+    ::testing::Combine(
+        ::testing::Values(ToolRun{"fab_write_lat", {"-n", "20", "--latency-gap", "0"}, true},
+                          ToolRun{"fab_read_lat", {"-n", "20", "-s", "64"}, true},
+                          ToolRun{"fab_send_lat", {"-n", "20", "--warmup", "2"}, true},
+                          ToolRun{"fab_atomic_lat", {"-n", "20", "-A", "MIN", "-T", "INT32"}, true},
+                          ToolRun{"fab_write_bw", {"-n", "20", "-l", "16", "-s", "4096"}, false},
+                          ToolRun{"fab_write_bw", {"-n", "20", "-l", "16", "-b"}, false},
+                          ToolRun{"fab_read_bw", {"-n", "20", "-l", "16"}, false},
+                          ToolRun{"fab_send_bw", {"-n", "20", "-l", "16"}, false},
+                          ToolRun{"fab_send_bw", {"-n", "20", "-l", "16", "-b"}, false},
+                          ToolRun{"fab_atomic_bw", {"-n", "20", "-l", "64", "--fetching"}, false}),
+        ::testing::Values("tcp", "shm")),
+    [](const auto& info) {
+      const ToolRun& t = std::get<0>(info.param);
+      bool bi = std::find(t.args.begin(), t.args.end(), "-b") != t.args.end();
+      return std::string(t.tool).substr(4) + (bi ? "_bi_" : "_") + std::get<1>(info.param);
+    });
+
+TEST(E2eCxi, PercentilesAndJson) {
+  REQUIRE_RDM();
+  CxiServer server("fab_send_lat");
+  RunOutput r = tool("fab_send_lat", {"127.0.0.1", "-p", server.port(), "-n", "50", "-s", "1:4",
+                                      "--percentiles", "50,99", "--json", "-", "-P", "shm"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "StdDev[us]     P50[us]     P99[us]\n")) << r.out;
+  size_t brace = r.out.find("\n{");
+  ASSERT_NE(brace, std::string::npos) << r.out;
+  auto j = nlohmann::json::parse(r.out.substr(brace + 1), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["results"].size(), 3u);
+  EXPECT_EQ(j["results"][0]["test"], "rdm_send_lat");
+  EXPECT_EQ(j["results"][0]["latency_ns"]["samples"], 50);
+  EXPECT_EQ(j["results"][2]["params"]["msg_size"], 4);
+}
+
+TEST(E2eCxi, LoopbackBandwidth) {
+  REQUIRE_RDM();
+  for (const char* provider : {"tcp", "shm"}) {
+    RunOutput r = tool("fab_loopback_bw", {"-i", "2", "-n", "32", "-s", "4096", "--provider", provider});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "RDMA Size[B]      Writes    BW[Gb/s]\n        4096          64 "))
+        << r.out;
+  }
+}
+
+TEST(E2eCxi, HeatsinkCheckWithoutSensorsStillReportsRates) {
+  REQUIRE_RDM();
+  unsetenv("FABPERF_HWMON_ROOT");
+  setenv("FABPERF_HWMON_ROOT", "/nonexistent-hwmon", 1);
+  RunOutput r = tool("fab_heatsink_check",
+                     {"-D", "2", "-i", "1", "-P", "2", "-l", "16", "--provider", "tcp"}, 60);
+  unsetenv("FABPERF_HWMON_ROOT");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "No temperature or power sensors found")) << r.out;
+  EXPECT_EQ(count_lines(r.out, std::regex(" +[12]  +[0-9]+\\.[0-9]{2}")), 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "Average BW:  ")) << r.out;
+}
+
+TEST(E2eCxi, HeatsinkCheckVerdictsAndExitCodes) {
+  REQUIRE_RDM();
+  std::string root = "/tmp/fabperf_hwmon_" + std::to_string(getpid());
+  mkdir(root.c_str(), 0700);
+  mkdir((root + "/hwmon0").c_str(), 0700);
+  std::ofstream(root + "/hwmon0/name") << "cassini\n";
+  std::ofstream(root + "/hwmon0/temp1_input") << "69000\n";
+  std::ofstream(root + "/hwmon0/temp1_label") << "ASIC_0\n";
+  std::ofstream(root + "/hwmon0/power1_input") << "25000000\n";
+  setenv("FABPERF_HWMON_ROOT", root.c_str(), 1);
+  RunOutput pass = tool("fab_heatsink_check", {"-D", "1", "-i", "1", "-P", "1", "-l", "16",
+                                               "--provider", "shm", "--max-power", "30"});
+  RunOutput hot = tool("fab_heatsink_check", {"-D", "1", "-i", "1", "-P", "1", "-l", "16",
+                                              "--provider", "shm", "--max-temp", "60",
+                                              "--min-rate", "1000000"});
+  unsetenv("FABPERF_HWMON_ROOT");
+  EXPECT_EQ(pass.exit_code, 0) << pass.err << pass.out;
+  EXPECT_TRUE(contains(pass.out, "cassini ASIC_0 under 85 \xC2\xB0" "C:  69 \xC2\xB0" "C  PASS"))
+      << pass.out;
+  EXPECT_TRUE(contains(pass.out, "cassini power1 under 30 W:  25 W  PASS")) << pass.out;
+  EXPECT_TRUE(contains(pass.out, "cassini ASIC_0[C]")) << pass.out;
+  EXPECT_EQ(hot.exit_code, 2) << hot.err << hot.out;
+  EXPECT_TRUE(contains(hot.out, "under 60 \xC2\xB0" "C:  69 \xC2\xB0" "C  FAIL")) << hot.out;
+  EXPECT_TRUE(std::regex_search(hot.out, std::regex("Average BW over 1e\\+06 GB/s:  [0-9.]+ GB/s  FAIL")))
+      << hot.out;
+  for (const char* f : {"name", "temp1_input", "temp1_label", "power1_input"}) {
+    unlink((root + "/hwmon0/" + f).c_str());
+  }
+  rmdir((root + "/hwmon0").c_str());
+  rmdir(root.c_str());
+}
+
+TEST(E2eCxi, StatListsDomains) {
+  RunOutput r = tool("fab_stat", {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("^Device: \\S+\n    Description: ")));
+  EXPECT_TRUE(contains(r.out, "        Link MTU: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "        Link state: ")) << r.out;
+  RunOutput l = tool("fab_stat", {"-l", "--provider", "shm"});
+  EXPECT_EQ(l.exit_code, 0);
+  EXPECT_TRUE(contains(l.out, "(shm)")) << l.out;
+  RunOutput m = tool("fab_stat", {"-m", "-d", "lo"});
+  EXPECT_TRUE(contains(m.out, "lo: 00:00:00:00:00:00")) << m.out << m.err;
+  RunOutput rates = tool("fab_stat", {"-r", "-p", "0.2", "-d", "lo"});
+  EXPECT_TRUE(contains(rates.out, "lo rates over 0.2 s:\n    RX: ")) << rates.out;
+  RunOutput none = tool("fab_stat", {"-d", "nosuchdev"});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_TRUE(contains(none.err, "Device nosuchdev not found"));
+}
+
+}  // namespace
+}  // namespace fabperf::testing
