@@ -72,8 +72,10 @@ std::vector<std::string> ParamSet::names() const {
 
 nlohmann::json ParamSet::to_json() const {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, entry] : values_) {
-    std::visit([&](const auto& v) { out[name] = v; }, entry.value);
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+  for (const auto& item : values_) {
+    const std::string& name = item.first;
+    std::visit([&](const auto& v) { out[name] = v; }, item.second.value);
   }
   return out;
 }

@@ -71,8 +71,8 @@ nlohmann::json result_to_json(const TestResult& r) {
   j["params"] = params;
   if (!r.loop_values.empty()) {
     nlohmann::json loop = nlohmann::json::object();
-    for (const auto& [name, value] : r.loop_values) {
-      std::visit([&](const auto& v) { loop[name] = v; }, value);
+    for (const auto& loop_value : r.loop_values) {
+      std::visit([&](const auto& v) { loop[loop_value.first] = v; }, loop_value.second);
     }
     j["loop"] = loop;
   }
