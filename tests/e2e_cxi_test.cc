@@ -366,6 +366,14 @@ TEST(E2eCxi, HeatsinkCheckVerdictsAndExitCodes) {
   rmdir(root.c_str());
 }
 
+TEST(E2eCxi, FabperfListsFabrics) {
+  RunOutput r = run({"--list-fabrics"}, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "provider         domain     fabric")) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nshm +shm +")));
+  EXPECT_EQ(run({"--list_fabrics"}, 30).out, r.out);
+}
+
 TEST(E2eCxi, StatListsDomains) {
   RunOutput r = tool("fab_stat", {});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -103,6 +103,7 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
     std::printf("fabperf %s\n", FABPERF_VERSION);
     return 0;
   }
+  if (cl.flag("list_fabrics")) return cxi::list_fabrics(stdout);
   install_signal_handlers();
   bool loopback = cl.flag("loopback");
   if (cl.host.empty() && !loopback) {

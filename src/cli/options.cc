@@ -150,6 +150,8 @@ std::vector<OptionSpec> build_table() {
        "Help on a topic: categories, examples, opts, options, tests, or a test name"},
       {"version", "V", T::kFlag, "0", 0, 1, S::kClient, false, "misc", nullptr,
        "Print the version"},
+      {"list_fabrics", nullptr, T::kFlag, "0", 0, 1, S::kClient, false, "misc", nullptr,
+       "List the libfabric providers and domains (devices) on this host, as fab_stat -l"},
   };
 }
 
@@ -201,6 +203,7 @@ const std::vector<Spelling>& option_spellings() {
     }
     // Friendlier spellings users of other tools type.
     out.push_back({"--poll", find_option("cq_poll"), Side::kBoth, true});
+    out.push_back({"--list-fabrics", find_option("list_fabrics"), Side::kBoth, false});
     return out;
   }();
   return spellings;

@@ -1,6 +1,7 @@
 // Top level of the CXI dialect: argv[0] names the tool (fab_write_lat ...), this runs it.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,9 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args);
 // The pieces, for tools that reuse them.
 int run_heatsink_check(const Tool& tool, const CxiOptions& o);  // heatsink.cc
 int run_stat(const Tool& tool, const CxiOptions& o);            // stat.cc
+
+// `fabperf --list-fabrics`: one line per provider and domain, the names -P/--provider and
+// -d/--domain take. Returns the exit status.
+int list_fabrics(std::FILE* out);
 
 }  // namespace fabperf::cxi

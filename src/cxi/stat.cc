@@ -110,6 +110,20 @@ Counters sample(const std::string& net) {
 
 }  // namespace
 
+int list_fabrics(std::FILE* out) {
+  std::vector<DomainInfo> all = list_domains("");
+  if (all.empty()) {
+    std::fprintf(stderr, "No libfabric providers with reliable datagram endpoints found\n");
+    return 1;
+  }
+  std::fprintf(out, "%-16s %-10s %-20s %s\n", "provider", "domain", "fabric", "version");
+  for (const DomainInfo& d : all) {
+    std::fprintf(out, "%-16s %-10s %-20s %s\n", d.provider.c_str(), d.domain.c_str(),
+                 d.fabric.c_str(), d.provider_version.c_str());
+  }
+  return 0;
+}
+
 int run_stat(const Tool&, const CxiOptions& o) {
   std::vector<DomainInfo> all = list_domains(o.provider);
   std::vector<DomainInfo> shown;
