@@ -232,15 +232,16 @@ TEST(E2eCxi, DurationWithReportAll) {
   REQUIRE_RDM();
   CxiServer server("fab_read_lat");
   RunOutput r = tool("fab_read_lat", {"127.0.0.1", "-p", server.port(), "-D", "0.5",
-                                      "--report-all", "--latency-gap", "100", "-P", "tcp"});
+                                      "--report-all", "--latency-gap", "10000", "-P", "tcp"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n +8 +([0-9]+) ")));
   int samples = count_lines(r.out, kSampleRow);
   EXPECT_EQ(std::to_string(samples), m[1].str());
-  EXPECT_GT(samples, 10);
-  // A real gap: 100 us between iterations bounds the count well below a gap-less run's.
-  EXPECT_LT(samples, 5000);
+  // A real gap: 10 ms between iterations allows at most 50 in half a second (the original's
+  // busy-wait ended after microseconds, giving thousands).
+  EXPECT_GT(samples, 5);
+  EXPECT_LE(samples, 51);
 }
 
 struct ToolRun {

@@ -45,7 +45,6 @@ std::string dash_line() { return std::string(72, '-') + "\n"; }
 
 std::string summary_block(const Tool& tool, const CxiOptions& o, const Endpoints& ep) {
   const bool lat = tool.kind == ToolKind::kLatency;
-  const bool bw = tool.kind == ToolKind::kBandwidth || tool.kind == ToolKind::kLoopback;
   const bool atomic = tool.bit & (kAtomicLat | kAtomicBw);
   const bool read = tool.bit & (kReadLat | kReadBw);
   std::string out = dash_line() + "    " + tool.title + "\n";
@@ -117,7 +116,6 @@ std::string summary_block(const Tool& tool, const CxiOptions& o, const Endpoints
     out += line(ep.server ? "Local (server)" : "Local (client)", ep.local);
     out += line(ep.server ? "Remote (client)" : "Remote (server)", ep.remote);
   }
-  (void)bw;
   return out + dash_line();
 }
 

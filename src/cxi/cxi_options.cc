@@ -343,8 +343,8 @@ Result<CxiOptions> parse_cxi_options(const Tool& tool, const std::vector<std::st
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (options_done || arg.size() < 2 || arg[0] != '-') {
-      if (!o.server_addr.empty() || tool.kind != ToolKind::kLatency &&
-                                        tool.kind != ToolKind::kBandwidth) {
+      bool takes_server = tool.kind == ToolKind::kLatency || tool.kind == ToolKind::kBandwidth;
+      if (!o.server_addr.empty() || !takes_server) {
         return Status::Usage("Unexpected argument: " + arg);
       }
       o.server_addr = arg;
@@ -378,7 +378,6 @@ Result<CxiOptions> parse_cxi_options(const Tool& tool, const std::vector<std::st
       }
       if (row == nullptr && prefixed.size() == 1 && !name.empty()) row = prefixed[0];
       if (row == nullptr) {
-        std::string why = prefixed.size() > 1 ? "is ambiguous" : "unrecognized";
         std::string msg = prefixed.size() > 1
                               ? "option '" + arg + "' is ambiguous"
                               : "unrecognized option '" + arg + "'";
@@ -461,7 +460,11 @@ std::string cxi_usage(const Tool& tool) {
     }
     if (spell.size() < 30) spell.resize(30, ' ');
     else spell += "\n" + std::string(30, ' ');
-    out += spell + r->help + "\n";
+    std::string help = r->help;
+    if (std::string(r->long_name) == "iters" && tool.iters > 0) {
+      help += ". Default: " + std::to_string(tool.iters);
+    }
+    out += spell + help + "\n";
   }
   return out;
 }
