@@ -1,7 +1,8 @@
 # Robustness targets (docs/security.md): libFuzzer runs and the sanitizer build of the suite.
 #   make fuzz          build the fuzzers with clang and run each for FUZZ_SECONDS (5 min)
 #   make test-asan     the whole suite under AddressSanitizer and UBSan, in build-asan/
-# `make test` runs each fuzzer for 25 s (CTest tests fuzz_*, registered when clang++ exists).
+# `make test` runs each fuzzer for 25 s (CTest tests fuzz_*, registered when clang++ exists)
+# and, with ASAN=1, test-asan first.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
 ASAN_BUILD ?= build-asan
@@ -11,6 +12,14 @@ SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 DEBIAN_PACKAGES += clang libclang-rt-14-dev
 
 .PHONY: fuzz test-asan
+
+# The sanitizer suite (15-25 min to build on 2 cores) is not folded into `make test` by
+# default: it was not yet run clean over the fabric and CXI tests within CI's budget.
+# `make test ASAN=1` (or `make test-asan`) runs it.
+ASAN ?= 0
+ifeq ($(ASAN),1)
+test: test-asan
+endif
 
 fuzz: deps
 	fuzz/run_fuzzers.sh build $(FUZZ_BUILD)
