@@ -115,20 +115,31 @@ int Proc::wait(double timeout_s) {
 }
 
 LoggedServer::LoggedServer(std::vector<std::string> extra_args) {
-  port_ = free_port();
-  std::vector<std::string> args = {"-lp", std::to_string(port_)};
-  args.insert(args.end(), extra_args.begin(), extra_args.end());
-  proc_ = std::make_unique<Proc>(args);
-  for (int i = 0; i < 200; ++i) {
-    int fd = connect_raw(port_);
-    if (fd >= 0) {
-      close(fd);
-      break;
+  // free_port() races with everything else on the machine: another process may take the
+  // port before the server binds it. Then the server exits, and we try another port.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    port_ = free_port();
+    std::vector<std::string> args = {"-lp", std::to_string(port_)};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    proc_ = std::make_unique<Proc>(args);
+    bool up = false;
+    for (int i = 0; i < 400 && !up; ++i) {
+      int fd = connect_raw(port_);
+      if (fd >= 0) {
+        close(fd);
+        up = true;
+      } else if (proc_->wait(0) >= 0) {
+        break;  // exited: the port was taken
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (!up) continue;
+    // The probe was a session too (closed before HELLO): let the server log it. A probe that
+    // reached another process's listener leaves our server dead, with "Address in use".
+    wait_log_lines(1, 2);
+    if (proc_->wait(0) < 0) break;
   }
-  // The probe above was a session too (closed before HELLO): let the server log it.
-  wait_log_lines(1, 2);
 }
 
 LoggedServer::~LoggedServer() {
