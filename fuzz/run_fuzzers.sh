@@ -10,9 +10,10 @@ cmd=${1:-}
 dir=${2:-}
 case "$cmd" in
   build)
+    mkdir -p "$dir"
     cmake -S "$src" -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
-      -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer" -DFABPERF_FUZZ=ON > "$dir.configure.log" 2>&1 ||
-      { cat "$dir.configure.log"; exit 1; }
+      -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer" -DFABPERF_FUZZ=ON > "$dir/configure.log" 2>&1 ||
+      { cat "$dir/configure.log"; exit 1; }
     cmake --build "$dir" -j "${JOBS:-2}" --target fuzz_control_frame fuzz_command_line
     ;;
   run)
