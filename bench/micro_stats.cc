@@ -1,12 +1,15 @@
 // Micro-benchmarks for the per-sample hot path: recording a latency and reading the clock.
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "core/clock.h"
+#include "core/side_stats.h"
 #include "stats/histogram.h"
 #include "stats/latency.h"
 
@@ -84,6 +87,34 @@ void BM_TimestampPairAndRecord(benchmark::State& state) {
   benchmark::DoNotOptimize(r.count());
 }
 BENCHMARK(BM_TimestampPairAndRecord);
+
+// One closed-loop ping-pong iteration of tcp_lat's client (src/tests/socket_tests.cc) with the
+// two system calls taken out: the loop's end test, the ^C flag, two clock reads, the counters
+// and the record. What fabperf adds to each round trip on top of the floor.
+void BM_PingPongIterationBookkeeping(benchmark::State& state) {
+  LatencyRecorder latency(0.5);
+  SideStats stats;
+  std::atomic<bool> stop{false};
+  const uint64_t count = 0;
+  const int64_t end_ns = now_ns() + (int64_t{1} << 62);
+  uint64_t measured = 0;
+  for (auto _ : state) {
+    int64_t t0 = now_ns();
+    bool done = count > 0 ? measured >= count : t0 >= end_ns;
+    if (done || stop.load(std::memory_order_relaxed)) break;
+    stats.send_msgs++;
+    stats.send_bytes += 1;
+    // (send and recv here)
+    int64_t t1 = now_ns();
+    stats.recv_msgs++;
+    stats.recv_bytes += 1;
+    latency.record(static_cast<uint64_t>(t1 - t0));
+    ++measured;
+  }
+  benchmark::DoNotOptimize(latency.count());
+  benchmark::DoNotOptimize(stats.recv_msgs);
+}
+BENCHMARK(BM_PingPongIterationBookkeeping);
 
 }  // namespace
 }  // namespace fabperf

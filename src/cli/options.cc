@@ -34,6 +34,12 @@ std::vector<OptionSpec> build_table() {
        "Pin to CPU PN (a number, or \"any\")"},
       {"cq_poll", "cp", T::kOnOff, "0", 0, 1, S::kPerSide, true, "test", "OnOff",
        "Busy-poll instead of blocking waits (sockets: non-blocking spin; fabrics: CQ poll)"},
+      {"streams", nullptr, T::kCount, "1", 1, 256, S::kShared, true, "test", "N",
+       "Bandwidth tests: N data connections (or endpoints) on N threads per side; "
+       "aggregate and per-stream figures (-n counts per stream)"},
+      {"rate", nullptr, T::kCount, "0", 0, 1e8, S::kShared, true, "test", "MsgsPerSec",
+       "Latency tests: open loop, sending on a fixed schedule of this many messages a second "
+       "and timing each from its intended send time (0: closed-loop ping-pong)"},
       {"sock_buf_size", "sb", T::kSize, "0", 0, 1 << 30, S::kPerSide, true, "socket", "Size",
        "Socket send and receive buffer size (SO_SNDBUF/SO_RCVBUF)"},
       {"ip_port", "ip", T::kCount, "0", 0, 65535, S::kShared, true, "socket", "Port",

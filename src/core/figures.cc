@@ -1,6 +1,8 @@
 // Deriving figures by test kind (the engine checks kinds and capabilities, never names).
 #include "core/result.h"
 
+#include <algorithm>
+
 #include "net/sock_protocol.h"
 
 namespace fabperf {
@@ -26,6 +28,9 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
     case TestKind::kLatency: {
       f.latency = latency.summarize(percentiles);
       f.msg_rate = f.latency->mean > 0 ? 1e9 / f.latency->mean : 0;
+      // Open loop: the rate is the schedule's, as achieved, not the inverse of the latency.
+      f.open_loop = result.local_params.has("rate") && result.local_params.u64("rate") > 0;
+      if (f.open_loop) f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
       f.msgs_sent = loc.send_msgs;
       f.msgs_received = loc.recv_msgs;
       f.msgs_lost = loc.lost_msgs;
@@ -47,6 +52,20 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
       f.msgs_received = rem.recv_bytes > 0 || unreliable ? rem.recv_msgs : loc.send_msgs;
       f.msgs_lost = f.msgs_sent > f.msgs_received ? f.msgs_sent - f.msgs_received : 0;
       if (!unreliable) f.msgs_lost = 0;
+      // Stream i of the client is stream i of the server: both open them in the same order.
+      size_t n = std::max(loc.streams.size(), rem.streams.size());
+      for (size_t i = 0; i < n; ++i) {
+        StreamCounters send = i < loc.streams.size() ? loc.streams[i] : StreamCounters{};
+        StreamCounters recv = i < rem.streams.size() ? rem.streams[i] : StreamCounters{};
+        StreamFigures sf;
+        sf.send_bytes = send.send_bytes;
+        sf.recv_bytes = recv.recv_bytes;
+        sf.send_Bps = rate(static_cast<double>(send.send_bytes), send.send_time_ns);
+        sf.recv_Bps = recv.recv_bytes > 0 ? rate(static_cast<double>(recv.recv_bytes),
+                                                 recv.recv_time_ns)
+                                          : (unreliable ? 0 : sf.send_Bps);
+        f.streams.push_back(sf);
+      }
       break;
     }
     case TestKind::kBiBandwidth: {

@@ -14,6 +14,12 @@
 
 namespace fabperf {
 
+// One stream's figures in a multi-stream test (--streams): its sender's and receiver's view.
+struct StreamFigures {
+  uint64_t send_bytes = 0, recv_bytes = 0;
+  double send_Bps = 0, recv_Bps = 0;
+};
+
 // The figures derived from both sides' counters, by the test's kind.
 struct Figures {
   std::optional<LatencySummary> latency;  // ns, already scaled (half RTT for ping-pongs)
@@ -26,6 +32,8 @@ struct Figures {
   bool counts_loss = false;  // an unreliable transport: the loss is a figure of its own
   uint64_t verify_checked = 0, verify_errors = 0;
   bool has_verify = false;
+  std::vector<StreamFigures> streams;  // empty unless the test ran several streams
+  bool open_loop = false;              // --rate: latency timed from each intended send time
 };
 
 struct TestResult {

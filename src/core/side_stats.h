@@ -3,12 +3,19 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "stats/cpu.h"
 
 namespace fabperf {
+
+// One stream's share of a multi-stream test (--streams): the counters that make its figures.
+struct StreamCounters {
+  uint64_t send_bytes = 0, send_msgs = 0, recv_bytes = 0, recv_msgs = 0;
+  int64_t send_time_ns = 0, recv_time_ns = 0;
+};
 
 struct SideStats {
   uint64_t send_bytes = 0;  // payload bytes handed to the transport and accepted
@@ -24,6 +31,8 @@ struct SideStats {
   uint64_t verify_checked = 0;  // values or buffers checked (--verify, ver_* tests)
   uint64_t verify_errors = 0;
   CpuUsage cpu;                 // CPU used during the measured phase
+  std::string cpus;             // CPUs the measuring thread may run on ("0", "0-3"): -ca's effect
+  std::vector<StreamCounters> streams;  // per stream, when a test ran several (--streams)
   nlohmann::json info = nlohmann::json::object();  // provider, completion level, ...
 
   nlohmann::json to_json() const;

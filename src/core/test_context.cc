@@ -1,9 +1,33 @@
 // TestContext: mid-test exchanges with the peer over the control channel.
 #include "core/test_context.h"
 
+#include <sched.h>
+
 #include "net/control.h"
 
 namespace fabperf {
+
+namespace {
+
+// The calling thread's CPU set as a list of ranges ("0", "0-3,6"): what -ca actually did.
+std::string allowed_cpus_text() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  std::string out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    int last = cpu;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+    if (!out.empty()) out += ",";
+    out += std::to_string(cpu);
+    if (last > cpu) out += "-" + std::to_string(last);
+    cpu = last;
+  }
+  return out;
+}
+
+}  // namespace
 
 TestContext::TestContext(Role r, const TestSpec& s, const ParamSet& p, ControlChannel& c,
                          std::string peer)
@@ -13,7 +37,10 @@ double TestContext::timeout_s() const {
   return params.has("timeout") ? params.seconds("timeout") : 5.0;
 }
 
-void TestContext::mark_start() { start_snapshot = CpuSnapshot::take(); }
+void TestContext::mark_start() {
+  stats.cpus = allowed_cpus_text();
+  start_snapshot = CpuSnapshot::take();
+}
 
 void TestContext::mark_end() {
   CpuSnapshot end = CpuSnapshot::take();

@@ -93,6 +93,28 @@ nlohmann::json result_to_json(const TestResult& r) {
     j["bandwidth"] = {{"send_Bps", finite_or_zero(f.send_Bps)},
                       {"recv_Bps", finite_or_zero(f.recv_Bps)}};
   }
+  if (!f.streams.empty()) {
+    nlohmann::json streams = nlohmann::json::array();
+    for (size_t i = 0; i < f.streams.size(); ++i) {
+      const StreamFigures& sf = f.streams[i];
+      streams.push_back({{"stream", i},
+                         {"send_bytes", sf.send_bytes},
+                         {"recv_bytes", sf.recv_bytes},
+                         {"send_Bps", finite_or_zero(sf.send_Bps)},
+                         {"recv_Bps", finite_or_zero(sf.recv_Bps)}});
+    }
+    j["streams"] = streams;
+  }
+  // How the sides waited (busy-poll or blocking) and where they ran (-ca, and its effect).
+  auto mode_of = [](const ParamSet& p) {
+    return p.has("cq_poll") && p.on("cq_poll") ? "poll" : "block";
+  };
+  j["mode"] = mode_of(r.local_params);
+  if (std::string(mode_of(r.remote_params)) != mode_of(r.local_params)) {
+    j["rem_mode"] = mode_of(r.remote_params);
+  }
+  j["affinity"] = {{"loc", r.loc.cpus}, {"rem", r.rem.cpus}};
+  if (f.latency) j["latency_mode"] = f.open_loop ? "open_loop" : "closed_loop";
   j["msg_rate"] = finite_or_zero(f.msg_rate);
   j["messages"] = {{"sent", f.msgs_sent}, {"received", f.msgs_received}, {"lost", f.msgs_lost}};
   j["cpu"] = {{"loc", cpu_json(r.loc.cpu)}, {"rem", cpu_json(r.rem.cpu)}};

@@ -60,6 +60,18 @@ class QperfTextReporter : public Reporter {
         add(lines, "bw", f.recv_Bps, Unit::kBandwidth);
       }
     }
+    // Per stream, after the aggregate, with -v or -vs.
+    if (options_.stat) {
+      for (size_t i = 0; i < f.streams.size(); ++i) {
+        std::string name = "stream" + std::to_string(i) + "_";
+        if (f.counts_loss) {
+          add(lines, name + "send_bw", f.streams[i].send_Bps, Unit::kBandwidth);
+          add(lines, name + "recv_bw", f.streams[i].recv_Bps, Unit::kBandwidth);
+        } else {
+          add(lines, name + "bw", f.streams[i].recv_Bps, Unit::kBandwidth);
+        }
+      }
+    }
     if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat) {
       add(lines, "msg_rate", f.msg_rate, Unit::kRate);
     }

@@ -111,7 +111,9 @@ Status DataLink::send_msg(const void* buf, size_t len) {
   return Status::Ok();
 }
 
-Result<size_t> DataLink::recv_once(void* buf, size_t len, const Deadline& deadline) {
+// The deadline is computed on the first EAGAIN only: a receive that finds its data at once
+// (every blocking ping-pong receive) costs the recv system call and no clock read.
+Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline) {
   int spins = 0;
   for (;;) {
     ssize_t n = recv(fd_.get(), buf, len, 0);
@@ -121,16 +123,16 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, const Deadline& deadli
     if (err == ECONNREFUSED && !proto_.connected) {
       // ICMP: the peer's port is closed, perhaps for good. Wait no longer than the caller
       // asked (a blocking recv would wait the whole SO_RCVTIMEO again).
-      auto ready = wait_fd(fd_.get(), POLLIN, deadline);
+      auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
       if (!ready.ok()) return ready.status();
       if (*ready != 0) continue;
       return Status::Timeout("receive: nothing from the peer within the timeout");
     }
     if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
-    if (!busy_poll_ || (++spins % 256 == 0 && deadline.expired())) {
-      if (!busy_poll_ && !deadline.expired()) {
+    if (!busy_poll_ || (++spins % 256 == 0 && deadline.get().expired())) {
+      if (!busy_poll_ && !deadline.get().expired()) {
         // SO_RCVTIMEO is the full timeout; a shorter wait was asked for.
-        auto ready = wait_fd(fd_.get(), POLLIN, deadline);
+        auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
         if (!ready.ok()) return ready.status();
         if (*ready != 0) continue;
       }
@@ -140,7 +142,7 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, const Deadline& deadli
 }
 
 Result<size_t> DataLink::recv_msg(void* buf, size_t len, double wait_s) {
-  Deadline deadline = Deadline::After(wait_s >= 0 ? wait_s : timeout_s_);
+  LazyDeadline deadline(wait_s >= 0 ? wait_s : timeout_s_);
   if (!proto_.byte_stream) return recv_once(buf, len, deadline);
   char* p = static_cast<char*>(buf);
   size_t got = 0;
@@ -157,7 +159,8 @@ Result<size_t> DataLink::recv_msg(void* buf, size_t len, double wait_s) {
 }
 
 Result<size_t> DataLink::recv_some(void* buf, size_t len, double wait_s) {
-  return recv_once(buf, len, Deadline::After(wait_s >= 0 ? wait_s : timeout_s_));
+  LazyDeadline deadline(wait_s >= 0 ? wait_s : timeout_s_);
+  return recv_once(buf, len, deadline);
 }
 
 void DataLink::finish_sending() {
@@ -171,7 +174,7 @@ void DataLink::finish_sending() {
   }
 }
 
-Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto) {
+Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto, int stream) {
   SockAddr local = local_address(ctx.control.fd());
   auto sock = open_protocol_socket(proto, local.family());
   if (!sock.ok()) return sock.status();
@@ -181,7 +184,13 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto)
   FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.params));
   // Bind to the address the client reached us on: the data path follows the control path.
   SockAddr bind_addr = protocol_address(proto, local);
-  bind_addr.set_port(static_cast<uint16_t>(ctx.params.u64("ip_port")));
+  // A fixed -ip is the first of a range: stream i of --streams takes port ip_port + i.
+  uint64_t fixed_port = ctx.params.u64("ip_port");
+  if (fixed_port != 0 && fixed_port + static_cast<uint64_t>(stream) > 65535) {
+    return Status::Usage("-ip " + std::to_string(fixed_port) + " with " +
+                         std::to_string(stream + 1) + " streams runs past port 65535");
+  }
+  bind_addr.set_port(static_cast<uint16_t>(fixed_port == 0 ? 0 : fixed_port + stream));
   if (bind(fd.get(), bind_addr.get(), bind_addr.len) < 0) {
     return Status::Failed(errno_text(("bind " + bind_addr.to_string()).c_str()));
   }

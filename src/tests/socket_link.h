@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "core/test_context.h"
 #include "net/sock_protocol.h"
@@ -32,7 +33,24 @@ class DataLink {
   int fd() const { return fd_.get(); }
 
  private:
-  Result<size_t> recv_once(void* buf, size_t len, const Deadline& deadline);
+  // A deadline `seconds` from its first use (the clock is read only when a wait begins).
+  class LazyDeadline {
+   public:
+    explicit LazyDeadline(double seconds) : seconds_(seconds) {}
+    const Deadline& get() {
+      if (!set_) {
+        deadline_ = Deadline::After(seconds_);
+        set_ = true;
+      }
+      return deadline_;
+    }
+
+   private:
+    double seconds_;
+    bool set_ = false;
+    Deadline deadline_{0};
+  };
+  Result<size_t> recv_once(void* buf, size_t len, LazyDeadline& deadline);
 
   const SocketProtocol& proto_;
   Fd fd_;
@@ -44,7 +62,8 @@ class DataLink {
 // Both sides' set-up: the server opens a socket on the address the client reached, the
 // client connects to it; datagram peers are fixed to the control connection's peer address,
 // so no data ever goes anywhere else.
-Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto);
+// `stream` is the index among --streams links (a fixed -ip port is the first of a range).
+Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto, int stream = 0);
 Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto);
 
 // Pins the calling thread per the cpu_affinity parameter ("" leaves it, "any" frees it).
