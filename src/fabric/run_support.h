@@ -79,7 +79,8 @@ struct WindowRun {
 
 // Keeps up to `window` operations in flight through post_one(index) (which takes a tx
 // context and posts), first the warm-up ones, then the measured phase. The client stops at
-// its time or count; a server stops when the client's end message arrives. Returns once
+// its time or count; a server at its count (-n) or when the client's end message arrives
+// (-t). Returns once
 // every posted operation has completed.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
@@ -104,7 +105,13 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
         run.peer_msg = std::move(*msg);
         run.peer_done = true;
       }
-      more = !run.peer_done && (measuring || run.posted < f.warmup);
+      // With -n the server sends its own count (a fast client may finish before the server
+      // has sent anything); with -t it sends until the client's end message.
+      if (f.count_limit() > 0) {
+        more = measuring ? run.posted - f.warmup < f.count_limit() : run.posted < f.warmup;
+      } else {
+        more = !run.peer_done && (measuring || run.posted < f.warmup);
+      }
     }
     if (!more && measuring) break;
     while (more && f.tx_pool.in_flight() < window) {
@@ -112,7 +119,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       ++run.posted;
       if (!measuring) {
         more = run.posted < f.warmup;
-      } else if (client && f.count_limit() > 0) {
+      } else if (f.count_limit() > 0) {
         more = run.posted - f.warmup < f.count_limit();
       }
     }
