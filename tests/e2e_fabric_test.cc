@@ -2,12 +2,14 @@
 // provider here that supports it, with --verify where the test takes it; plus the refusals.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "e2e_util.h"
+#include "fabric/memory.h"
 #include "fabric/provider.h"
 
 namespace fabperf::testing {
@@ -74,7 +76,20 @@ std::vector<FabricCase> all_cases() {
   return out;
 }
 
+// CTest lists each case by its test and provider, not by its bytes.
+void PrintTo(const FabricCase& c, std::ostream* os) {
+  *os << c.test << " over " << c.provider << (c.verify ? " --verify" : "");
+}
+
 class E2eFabric : public ::testing::TestWithParam<FabricCase> {};
+
+// libfabric 1.17's udp;ofi_rxd now and then fails a 64 KiB stream on a loaded machine with a
+// completion error of its own (seen: "Truncation error" on a receive whose buffer matches the
+// message). One failure of that kind, and only that kind, is run once more: a second is a
+// failure of the test.
+bool rxd_completion_flake(const FabricCase& c, const RunOutput& r) {
+  return c.provider == "udp;ofi_rxd" && r.exit_code == 1 && contains(r.err, "completion error");
+}
 
 TEST_P(E2eFabric, RunsOnLoopback) {
   const FabricCase& c = GetParam();
@@ -82,6 +97,10 @@ TEST_P(E2eFabric, RunsOnLoopback) {
   if (c.verify) args.push_back("--verify");
   args.push_back(c.test);
   RunOutput r = run(args, 60);
+  if (rxd_completion_flake(c, r)) {
+    std::cerr << "udp;ofi_rxd failed once, run again: " << r.err;
+    r = run(args, 60);
+  }
   ASSERT_FALSE(r.timed_out) << c.test << " over " << c.provider;
   ASSERT_EQ(r.exit_code, 0) << c.test << " over " << c.provider << ":\n" << r.err << r.out;
   EXPECT_TRUE(contains(r.out, c.test + ":\n")) << r.out;
@@ -163,9 +182,14 @@ TEST(E2eFabricErrors, BadAtomicCombinationIsRefused) {
 }
 
 TEST(E2eFabricErrors, TooFewHugePages) {
-  RunOutput r = run({"--loopback", "-t", "0.2", "--use_hp", "1G", "-m", "64G", "rdm_write_bw"});
+  auto free_pages = free_huge_pages(size_t{2} << 20);
+  if (!free_pages.ok() || *free_pages >= 9) GTEST_SKIP() << "2M huge pages are free here";
+  // 8M send + 8M receive buffers (+ the atomic area): nine 2M pages.
+  RunOutput r = run({"--loopback", "-n", "10", "--use_hp", "2M", "-m", "8M", "rdm_write_lat"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(contains(r.err, "huge pages")) << r.err;
+  EXPECT_TRUE(contains(r.err, "not enough free 2M huge pages: need 9, have " +
+                                  std::to_string(*free_pages)))
+      << r.err;
 }
 
 }  // namespace
