@@ -104,6 +104,9 @@ struct Case {
   const char* provider;
 };
 
+// CTest lists each case by its test and provider, not by its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.test << " over " << c.provider; }
+
 class FabricRolesTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FabricRolesTest, RunsAndVerifies) {
