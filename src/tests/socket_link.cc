@@ -17,11 +17,16 @@ namespace fabperf {
 
 namespace {
 
-Status set_timeouts(int fd, double seconds) {
+timeval to_timeval(double seconds) {
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(seconds);
   tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
   if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1000;
+  return tv;
+}
+
+Status set_timeouts(int fd, double seconds) {
+  timeval tv = to_timeval(seconds);
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) < 0) {
     return Status::Failed(errno_text("setsockopt SO_RCVTIMEO"));
@@ -69,8 +74,22 @@ Status apply_cpu_affinity(const std::string& spec) {
 
 DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_poll,
                    double timeout_s)
-    : proto_(proto), fd_(std::move(fd)), peer_(peer), busy_poll_(busy_poll), timeout_s_(timeout_s) {
+    : proto_(proto),
+      fd_(std::move(fd)),
+      peer_(peer),
+      busy_poll_(busy_poll),
+      timeout_s_(timeout_s),
+      recv_wait_s_(timeout_s) {
   if (busy_poll_) set_nonblocking(fd_.get(), true);
+}
+
+Status DataLink::set_recv_wait(double seconds) {
+  timeval tv = to_timeval(seconds);
+  if (setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0) {
+    return Status::Failed(errno_text("setsockopt SO_RCVTIMEO"));
+  }
+  recv_wait_s_ = seconds;
+  return Status::Ok();
 }
 
 Status DataLink::send_msg(const void* buf, size_t len) {
@@ -130,8 +149,8 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline
     }
     if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
     if (!busy_poll_ || (++spins % 256 == 0 && deadline.get().expired())) {
-      if (!busy_poll_ && !deadline.get().expired()) {
-        // SO_RCVTIMEO is the full timeout; a shorter wait was asked for.
+      // A blocking recv has already waited SO_RCVTIMEO; wait only what is left of the ask.
+      if (!busy_poll_ && !deadline.get(recv_wait_s_).expired()) {
         auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
         if (!ready.ok()) return ready.status();
         if (*ready != 0) continue;

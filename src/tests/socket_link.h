@@ -28,22 +28,27 @@ class DataLink {
   Result<size_t> recv_some(void* buf, size_t len, double wait_s = -1);
   // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
   void finish_sending();
+  // Makes a blocking receive wait `seconds` (SO_RCVTIMEO) instead of the timeout: a datagram
+  // ping-pong sets its reply wait, so a lost reply costs exactly that wait, one system call.
+  Status set_recv_wait(double seconds);
 
   const SocketProtocol& proto() const { return proto_; }
   int fd() const { return fd_.get(); }
 
  private:
-  // A deadline `seconds` from its first use (the clock is read only when a wait begins).
+  // A deadline `seconds` from its first use (the clock is read only when a wait begins);
+  // `spent` is what a blocking receive already waited before that first use.
   class LazyDeadline {
    public:
     explicit LazyDeadline(double seconds) : seconds_(seconds) {}
-    const Deadline& get() {
+    const Deadline& get(double spent = 0) {
       if (!set_) {
-        deadline_ = Deadline::After(seconds_);
+        deadline_ = Deadline::After(seconds_ - spent);
         set_ = true;
       }
       return deadline_;
     }
+    double seconds() const { return seconds_; }
 
    private:
     double seconds_;
@@ -57,6 +62,7 @@ class DataLink {
   SockAddr peer_;
   bool busy_poll_;
   double timeout_s_;
+  double recv_wait_s_;  // SO_RCVTIMEO: how long one blocking recv waits
 };
 
 // Both sides' set-up: the server opens a socket on the address the client reached, the

@@ -165,6 +165,7 @@ Status lat_client(TestContext& ctx) {
   std::vector<char> out(size, 'p'), in(size);
   bool seq_on = carries_seq(proto, size);
   double reply_wait = proto.reliable ? -1 : std::min(ctx.timeout_s(), kMaxReplyWaitS);
+  if (reply_wait >= 0) FP_RETURN_IF_ERROR(link->set_recv_wait(reply_wait));
   uint64_t warmup = ctx.params.u64("warmup");
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
   RunLimit limit(ctx.params);
@@ -191,6 +192,9 @@ Status lat_client(TestContext& ctx) {
       if (!got.ok()) {
         if (got.status().code() == Code::kTimeout && !proto.reliable) {
           ctx.stats.lost_msgs++;
+          // A missing reply is also what a dead server looks like: ask the control channel
+          // now rather than after another full reply wait.
+          FP_RETURN_IF_ERROR(ctx.check_peer());
           break;
         }
         return got.status();
