@@ -1,8 +1,9 @@
 # fabperf: `make demo` and `make test` do all the set-up on a fresh Debian 12 machine.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# qperf: the robustness suite points a real qperf client at a fabperf server.
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
-                   libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev
+                   libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf
 
 .PHONY: all build deps demo test clean install bench
 
