@@ -17,16 +17,12 @@ namespace fabperf {
 
 namespace {
 
-timeval to_timeval(double seconds) {
+// Bounds the set-up calls (connect); DataLink replaces them with its watchdog afterwards.
+Status set_timeouts(int fd, double seconds) {
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(seconds);
   tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
   if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1000;
-  return tv;
-}
-
-Status set_timeouts(int fd, double seconds) {
-  timeval tv = to_timeval(seconds);
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) < 0) {
     return Status::Failed(errno_text("setsockopt SO_RCVTIMEO"));
@@ -79,15 +75,22 @@ DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_
       peer_(peer),
       busy_poll_(busy_poll),
       timeout_s_(timeout_s),
-      recv_wait_s_(timeout_s) {
-  if (busy_poll_) set_nonblocking(fd_.get(), true);
+      recv_wait_s_(timeout_s),
+      addressed_(!proto.connected && proto.type != SOCK_DGRAM) {
+  if (busy_poll_) {
+    set_nonblocking(fd_.get(), true);
+  } else {
+    // The watchdog keeps the deadline; the kernel's per-call timers go (zero = none). Set-up
+    // (connect) ran under SO_SNDTIMEO; from here on only measured calls are made.
+    timeval none{};
+    setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+    setsockopt(fd_.get(), SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+    watchdog_ = std::make_unique<StallWatchdog>(fd_.get(), timeout_s);
+  }
 }
 
 Status DataLink::set_recv_wait(double seconds) {
-  timeval tv = to_timeval(seconds);
-  if (setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0) {
-    return Status::Failed(errno_text("setsockopt SO_RCVTIMEO"));
-  }
+  if (watchdog_) watchdog_->set_limit(seconds);
   recv_wait_s_ = seconds;
   return Status::Ok();
 }
@@ -98,8 +101,10 @@ Status DataLink::send_msg(const void* buf, size_t len) {
   Deadline deadline(0);
   bool have_deadline = false;
   while (left > 0) {
-    ssize_t n = proto_.connected ? send(fd_.get(), p, left, MSG_NOSIGNAL)
-                                 : sendto(fd_.get(), p, left, MSG_NOSIGNAL, peer_.get(), peer_.len);
+    ssize_t n = watched([&] {
+      return addressed_ ? sendto(fd_.get(), p, left, MSG_NOSIGNAL, peer_.get(), peer_.len)
+                        : send(fd_.get(), p, left, MSG_NOSIGNAL);
+    });
     if (n >= 0) {
       if (!proto_.byte_stream) return Status::Ok();  // a datagram goes whole or not at all
       p += n;
@@ -107,7 +112,10 @@ Status DataLink::send_msg(const void* buf, size_t len) {
       continue;
     }
     int err = errno;
-    if (err == EINTR) continue;
+    if (err == EINTR) {
+      if (expired()) return Status::Timeout("send: no progress within the timeout");
+      continue;
+    }
     if (err == EMSGSIZE) {
       return Status::Usage(std::string(proto_.display) + " message of " + std::to_string(len) +
                            " bytes is too large for one datagram (EMSGSIZE): use a smaller -m");
@@ -130,31 +138,40 @@ Status DataLink::send_msg(const void* buf, size_t len) {
   return Status::Ok();
 }
 
-// The deadline is computed on the first EAGAIN only: a receive that finds its data at once
-// (every blocking ping-pong receive) costs the recv system call and no clock read.
+// The deadline is computed when a wait begins only: a receive that finds its data at once, or
+// blocks under the watchdog (every blocking ping-pong receive), costs the recv system call and
+// no clock read.
 Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline) {
   int spins = 0;
+  if (watchdog_ && deadline.seconds() < recv_wait_s_) {
+    // A shorter wait than the watchdog's limit was asked for: wait for data first.
+    auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
+    if (!ready.ok()) return ready.status();
+    if (*ready == 0) return Status::Timeout("receive: nothing from the peer within the timeout");
+  }
   for (;;) {
-    ssize_t n = recv(fd_.get(), buf, len, 0);
+    ssize_t n = watched([&] { return recv(fd_.get(), buf, len, 0); });
     if (n >= 0) return static_cast<size_t>(n);
     int err = errno;
-    if (err == EINTR) continue;
+    if (err == EINTR) {
+      // The watchdog ended a wait of recv_wait_s_: done, unless a longer one was asked for.
+      if (expired() && deadline.get(recv_wait_s_).expired()) {
+        return Status::Timeout("receive: nothing from the peer within the timeout");
+      }
+      continue;
+    }
     if (err == ECONNREFUSED && !proto_.connected) {
       // ICMP: the peer's port is closed, perhaps for good. Wait no longer than the caller
-      // asked (a blocking recv would wait the whole SO_RCVTIMEO again).
+      // asked.
       auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
       if (!ready.ok()) return ready.status();
       if (*ready != 0) continue;
       return Status::Timeout("receive: nothing from the peer within the timeout");
     }
     if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
+    // Busy-poll: spin, reading the clock every 256 tries. (A blocking socket has no receive
+    // timeout, so EAGAIN there would be a surprise: treat it as one.)
     if (!busy_poll_ || (++spins % 256 == 0 && deadline.get().expired())) {
-      // A blocking recv has already waited SO_RCVTIMEO; wait only what is left of the ask.
-      if (!busy_poll_ && !deadline.get(recv_wait_s_).expired()) {
-        auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
-        if (!ready.ok()) return ready.status();
-        if (*ready != 0) continue;
-      }
       return Status::Timeout("receive: nothing from the peer within the timeout");
     }
   }

@@ -3,16 +3,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "core/clock.h"
 #include "core/status.h"
 #include "core/test_context.h"
 #include "net/sock_protocol.h"
 #include "net/socket.h"
+#include "net/stall_watchdog.h"
 
 namespace fabperf {
 
 // One established data path: a connected socket, or a datagram socket fixed on its peer.
+// Every blocking call has a deadline (the timeout, or a shorter receive wait) kept by a
+// StallWatchdog, so no kernel timer is armed per call on the measured path; busy-polling
+// links read the clock instead.
 class DataLink {
  public:
   DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_poll, double timeout_s);
@@ -28,8 +33,8 @@ class DataLink {
   Result<size_t> recv_some(void* buf, size_t len, double wait_s = -1);
   // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
   void finish_sending();
-  // Makes a blocking receive wait `seconds` (SO_RCVTIMEO) instead of the timeout: a datagram
-  // ping-pong sets its reply wait, so a lost reply costs exactly that wait, one system call.
+  // Makes a blocking receive wait `seconds` instead of the timeout: a datagram ping-pong sets
+  // its reply wait, so a lost reply costs that wait (within a quarter of it) and no more.
   Status set_recv_wait(double seconds);
 
   const SocketProtocol& proto() const { return proto_; }
@@ -56,13 +61,30 @@ class DataLink {
     Deadline deadline_{0};
   };
   Result<size_t> recv_once(void* buf, size_t len, LazyDeadline& deadline);
+  // A blocking call on a watched link, bracketed for the watchdog.
+  template <typename Call>
+  ssize_t watched(Call&& call) {
+    if (!watchdog_) return call();
+    watchdog_->enter();
+    ssize_t n = call();
+    watchdog_->leave();
+    return n;
+  }
+  // After EINTR: the watchdog's limit ran out (rather than some other signal arriving).
+  bool expired() { return watchdog_ && watchdog_->take_expiry(); }
 
   const SocketProtocol& proto_;
   Fd fd_;
+  // After fd_: destroyed (and its thread joined) before the socket is closed.
+  std::unique_ptr<StallWatchdog> watchdog_;
   SockAddr peer_;
   bool busy_poll_;
   double timeout_s_;
-  double recv_wait_s_;  // SO_RCVTIMEO: how long one blocking recv waits
+  double recv_wait_s_;  // how long one blocking recv waits before the watchdog ends it
+  // Sends name the peer: only unconnected message sockets (RDS). Streams and connect()ed
+  // datagram sockets send without an address, and the kernel keeps the route, where sendto
+  // with an address would look it up on every message.
+  bool addressed_;
 };
 
 // Both sides' set-up: the server opens a socket on the address the client reached, the

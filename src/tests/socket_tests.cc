@@ -240,6 +240,8 @@ Status lat_server(TestContext& ctx) {
   const char* stall_at_env = std::getenv("FABPERF_TEST_STALL_AT");
   const long stall_ms = stall_env != nullptr ? std::atol(stall_env) : 0;
   const uint64_t stall_at = stall_ms > 0 ? (stall_at_env != nullptr ? std::strtoull(stall_at_env, nullptr, 10) : 1000) : 0;
+  // A datagram server wakes every kDatagramWaitS to look for the client's end message.
+  if (!proto.connected) FP_RETURN_IF_ERROR(link->set_recv_wait(kDatagramWaitS));
   ctx.mark_start();
   int64_t idle_since = now_ns();
   bool client_said_done = false;
@@ -257,7 +259,7 @@ Status lat_server(TestContext& ctx) {
       continue;
     }
     if (*got == 0) break;
-    idle_since = now_ns();
+    if (!proto.connected) idle_since = now_ns();  // a connection's silence is the watchdog's
     ctx.stats.recv_msgs++;
     ctx.stats.recv_bytes += *got;
     if (access) sink = sink + touch(buf.data(), *got);
@@ -339,6 +341,7 @@ Status bw_server(TestContext& ctx) {
   Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
     DataLink& link = (*links)[static_cast<size_t>(w.index)];
     char* buf = bufs[static_cast<size_t>(w.index)].data();
+    if (!proto.connected) FP_RETURN_IF_ERROR(link.set_recv_wait(kDatagramWaitS));
     StreamCounters& c = w.counters;
     volatile uint64_t sink = 0;
     int64_t last = w.start_ns, idle_since = w.start_ns;

@@ -1,0 +1,112 @@
+// StallWatchdog: a blocked call without progress is interrupted after its limit, and only then.
+#include "net/stall_watchdog.h"
+
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+namespace fabperf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct SocketPair {
+  SocketPair() { EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0); }
+  ~SocketPair() {
+    close(fd[0]);
+    close(fd[1]);
+  }
+  int fd[2];
+};
+
+// One watched blocking recv; returns its result and errno.
+std::pair<ssize_t, int> watched_recv(StallWatchdog& dog, int fd) {
+  char byte;
+  dog.enter();
+  ssize_t n = recv(fd, &byte, 1, 0);
+  int err = errno;
+  dog.leave();
+  return {n, err};
+}
+
+TEST(StallWatchdog, PeriodIsAQuarterOfTheLimitWithinBounds) {
+  EXPECT_EQ(StallWatchdog::period_ns(200'000'000), 50'000'000);
+  EXPECT_EQ(StallWatchdog::period_ns(1'000'000), 1'000'000);           // at least 1 ms
+  EXPECT_EQ(StallWatchdog::period_ns(60'000'000'000), 100'000'000);    // at most 100 ms
+}
+
+TEST(StallWatchdog, SilentPeerIsInterruptedAfterTheLimit) {
+  SocketPair p;
+  StallWatchdog dog(p.fd[0], 0.2);
+  auto t0 = Clock::now();
+  auto [n, err] = watched_recv(dog, p.fd[0]);
+  double waited = since(t0);
+  EXPECT_EQ(n, -1);
+  EXPECT_EQ(err, EINTR);
+  EXPECT_TRUE(dog.take_expiry());
+  EXPECT_FALSE(dog.take_expiry()) << "an expiry is taken once";
+  EXPECT_GE(waited, 0.2);
+  EXPECT_LT(waited, 5.0) << "interrupted, not left blocked";
+}
+
+TEST(StallWatchdog, WaitsAgainAfterAnExpiry) {
+  SocketPair p;
+  StallWatchdog dog(p.fd[0], 0.1);
+  for (int i = 0; i < 3; ++i) {
+    auto [n, err] = watched_recv(dog, p.fd[0]);
+    EXPECT_EQ(err, EINTR) << "wait " << i;
+    EXPECT_TRUE(dog.take_expiry()) << "wait " << i;
+  }
+}
+
+TEST(StallWatchdog, ProgressIsNeverInterrupted) {
+  SocketPair p;
+  StallWatchdog dog(p.fd[0], 0.2);
+  // A peer that answers every 50 ms for 0.6 s: each wait is shorter than the limit, though
+  // together they are three times longer.
+  std::thread peer([&] {
+    for (int i = 0; i < 12; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ASSERT_EQ(send(p.fd[1], "x", 1, 0), 1);
+    }
+  });
+  for (int i = 0; i < 12; ++i) {
+    auto [n, err] = watched_recv(dog, p.fd[0]);
+    EXPECT_EQ(n, 1) << "message " << i << ": errno " << err;
+  }
+  peer.join();
+  EXPECT_FALSE(dog.take_expiry());
+}
+
+TEST(StallWatchdog, IdleBetweenCallsIsNotAStall) {
+  SocketPair p;
+  StallWatchdog dog(p.fd[0], 0.1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // no call in progress
+  ASSERT_EQ(send(p.fd[1], "x", 1, 0), 1);
+  auto [n, err] = watched_recv(dog, p.fd[0]);
+  EXPECT_EQ(n, 1) << "errno " << err;
+  EXPECT_FALSE(dog.take_expiry());
+}
+
+TEST(StallWatchdog, ANewLimitTakesEffect) {
+  SocketPair p;
+  StallWatchdog dog(p.fd[0], 60);
+  dog.set_limit(0.1);
+  EXPECT_DOUBLE_EQ(dog.limit_s(), 0.1);
+  auto t0 = Clock::now();
+  auto [n, err] = watched_recv(dog, p.fd[0]);
+  EXPECT_EQ(err, EINTR);
+  EXPECT_TRUE(dog.take_expiry());
+  EXPECT_LT(since(t0), 30.0) << "the 60 s limit was still in force";
+}
+
+}  // namespace
+}  // namespace fabperf
