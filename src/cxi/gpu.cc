@@ -113,8 +113,11 @@ class LevelZeroRuntime : public GpuRuntime {
 void* open_library(GpuType type, std::string* error) {
   std::vector<std::string> names = {gpu_runtime_library(type)};
   switch (type) {
-    case GpuType::kNvidia: names.insert(names.end(), {"libcudart.so.12", "libcudart.so.11.0"}); break;
-    case GpuType::kAmd: names.push_back("libamdhip64.so.6"); break;
+    // The unversioned name comes with the development package only: try the runtimes' sonames.
+    case GpuType::kNvidia:
+      names.insert(names.end(), {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"});
+      break;
+    case GpuType::kAmd: names.insert(names.end(), {"libamdhip64.so.7", "libamdhip64.so.6"}); break;
     case GpuType::kIntel: names.push_back("libze_loader.so.1"); break;
   }
   for (const std::string& n : names) {
