@@ -2,6 +2,8 @@
 // for each provider here that can run it, and checks the figures and verification counts.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <atomic>
 #include <set>
 #include <string>
@@ -115,6 +117,17 @@ TEST_P(FabricRolesTest, RunsAndVerifies) {
   ASSERT_NE(spec, nullptr) << c.test;
   ParamSet params = make_params(c.provider, spec->default_msg_size);
   PairOutcome out = run_pair(*spec, params);
+  // libfabric 1.17's udp;ofi_rxd now and then fails a 64 KiB stream on a loaded machine with a
+  // completion error of its own (see e2e_fabric_test.cc): that kind alone runs once more.
+  auto rxd_flake = [&](const Status& s) {
+    return std::string(c.provider) == "udp;ofi_rxd" && !s.ok() &&
+           s.message().find("completion error") != std::string::npos;
+  };
+  if (rxd_flake(out.client) || rxd_flake(out.server)) {
+    std::cerr << "udp;ofi_rxd failed once, run again: " << out.client.message() << " / "
+              << out.server.message() << "\n";
+    out = run_pair(*spec, params);
+  }
   ASSERT_TRUE(out.client.ok()) << "client: " << out.client.message();
   ASSERT_TRUE(out.server.ok()) << "server: " << out.server.message();
   EXPECT_EQ(out.client_stats.verify_errors, 0u);

@@ -40,9 +40,11 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
 template <typename Fn>
 Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
   const bool keep_polling = f.endpoint().manual_progress();
+  uint32_t polls = 0;
   while (true) {
     if (!f.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
     if (keep_polling) sched_yield();
+    if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
     if (f.peer_message_waiting(now_ns())) return f.read_peer_done();
   }
 }
@@ -56,7 +58,7 @@ Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) 
     if (!f.progress(on, kSliceMs)) return f.status();
     int64_t now = now_ns();
     if (unreliable) {
-      if (now - f.last_progress_ns() > kDatagramQuietNs) break;
+      if (now - f.last_progress_ns(now) > kDatagramQuietNs) break;
       continue;
     }
     if (!f.not_stalled(now)) return f.status();

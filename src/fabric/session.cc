@@ -133,6 +133,8 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     FP_RETURN_IF_ERROR(open_connectionless(request, needs, peer_hello));
   }
   ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
+  const fi_tx_attr* tx_attr = choice_.info->tx_attr;
+  inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size;
   ctx.stats.info["memory"] = buffer_.describe();
   tx_pool.init(OpKind::kTx, needs.tx_window);
   rx_pool.init(OpKind::kRx, needs.rx_window);
@@ -280,7 +282,7 @@ bool FabricSession::periodic(int64_t now) {
 }
 
 bool FabricSession::not_stalled(int64_t now) {
-  if (now - last_progress_ns_ <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
+  if (now - last_progress_ns(now) <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
   return fail(Status::Timeout("no completion from provider " + choice_.provider() + " for " +
                               std::to_string(ctx.timeout_s()) + " s (peer gone?)"));
 }

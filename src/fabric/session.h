@@ -87,6 +87,10 @@ class FabricSession {
   uint64_t warmup = 0;
   bool verify = false;
   bool access_recv = false;
+  // A message fits the provider's inject size: fi_inject copies it at once and generates no
+  // completion, the fastest small send the provider has (fi_pingpong uses it too; the CXI
+  // tools call it IDC). Recorded in the run's info as "send".
+  bool inject = false;
   uint8_t my_seed = 0, peer_seed = 0;  // patterns this side sends and expects
 
   FabricEndpoint& endpoint() { return *endpoint_; }
@@ -121,7 +125,7 @@ class FabricSession {
       if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
       return fail(endpoint_->completion_error(n));
     }
-    if (n > 0) last_progress_ns_ = now_ns();
+    completions_ += static_cast<uint64_t>(n > 0 ? n : 0);  // timed by the caller's next look
     for (ssize_t i = 0; i < n; ++i) {
       if (!fn(entries[i])) return false;
     }
@@ -163,7 +167,18 @@ class FabricSession {
   // timeout.
   bool not_stalled(int64_t now);
   void note_progress(int64_t now) { last_progress_ns_ = now; }
-  int64_t last_progress_ns() const { return last_progress_ns_; }
+  // When a completion was last seen, as of `now`: completions since the previous look count
+  // as progress at `now`. The clock is read by the callers' loops, never per completion (on
+  // shm a ping-pong's round trip is a few clock reads long).
+  int64_t last_progress_ns(int64_t now) {
+    if (completions_ != completions_seen_) {
+      completions_seen_ = completions_;
+      last_progress_ns_ = now;
+    }
+    return last_progress_ns_;
+  }
+  // Busy-polling (-cp1): a wait loop may look at the clock only every so many empty polls.
+  bool busy_poll() const { return endpoint_->busy_poll(); }
 
   // End-of-test messages: each side sends its counts once its own operations are complete
   // and keeps serving completions until the peer's message arrives (see run_loops.h).
@@ -208,6 +223,8 @@ class FabricSession {
   int64_t next_check_ns_ = 0;
   int64_t next_done_check_ns_ = 0;
   int64_t last_progress_ns_ = 0;
+  uint64_t completions_ = 0;       // completions served, ever
+  uint64_t completions_seen_ = 0;  // as of last_progress_ns_
   bool stopped_ = false;
   Status error_;
 };
