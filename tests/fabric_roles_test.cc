@@ -2,9 +2,8 @@
 // for each provider here that can run it, and checks the figures and verification counts.
 #include <gtest/gtest.h>
 
-#include <iostream>
-
 #include <atomic>
+#include <iostream>
 #include <set>
 #include <string>
 #include <thread>
