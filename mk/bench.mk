@@ -1,6 +1,6 @@
 # Side-by-side benchmarks against the peers (docs: bench/README.md). Not part of `make test`.
 #   make bench          installs the peers from Debian, builds the floor and the micro-
-#                       benchmarks, runs everything on loopback (about 10 minutes) and writes
+#                       benchmarks, runs everything on loopback (about 7 minutes) and writes
 #                       bench/results/latest.md and bench/results/latest.json
 #   BENCH_REPS=N        runs of each side per comparison (default 3), alternating
 BENCH_REPS ?= 3
