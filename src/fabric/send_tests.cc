@@ -81,21 +81,9 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
     got_tx = got_rx = false;
     ++seq;
     if (seq_on) std::memcpy(f.tx(0), &seq, kSeqBytes);
-    if (f.inject) {
-      if (!f.post("fi_inject", [&] {
-            return fi_inject(f.ep(), f.tx(0), f.msg_size, f.peer());
-          }, on)) {
-        return f.status();
-      }
-      got_tx = true;  // copied by the provider; no completion comes
-    } else {
-      OpContext* c = f.tx_pool.acquire(0);
-      if (!f.post("fi_send", [&] {
-            return fi_send(f.ep(), f.tx(0), f.msg_size, f.desc(), f.peer(), c);
-          }, on)) {
-        return f.status();
-      }
-    }
+    bool completes = true;
+    if (!f.send_slot(0, on, &completes)) return f.status();
+    got_tx = !completes;  // an injected message was copied at once: no completion comes
     bool lost = false;
     uint32_t empty_polls = 0;
     while (!got_tx || !got_rx) {
@@ -153,27 +141,8 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
     uint32_t slot = next_tx;
     next_tx ^= 1;
     if (seq_on) std::memcpy(f.tx(slot), data, kSeqBytes);
-    if (f.inject) {
-      if (!f.post("fi_inject", [&] {
-            return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer());
-          }, on)) {
-        return false;
-      }
-      ctx.stats.send_msgs++;
-      ctx.stats.send_bytes += f.msg_size;
-      ++echoed;
-      return f.post_recv(c->slot, on);
-    }
-    OpContext* tc = f.tx_pool.acquire(slot);
-    while (tc == nullptr) {
-      if (!f.progress(on, 0)) return false;
-      tc = f.tx_pool.acquire(slot);
-    }
-    if (!f.post("fi_send", [&] {
-          return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), tc);
-        }, on)) {
-      return false;
-    }
+    bool completes = true;
+    if (!f.send_slot(slot, on, &completes)) return false;
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.msg_size;
     ++echoed;

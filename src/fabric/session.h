@@ -141,6 +141,24 @@ class FabricSession {
       if (!progress(fn, 0) || !not_stalled(now_ns())) return false;
     }
   }
+  // Sends tx slot `slot`: fi_inject where the message fits (then no completion will come, and
+  // *completes is set false), else fi_send with a context from tx_pool, progressing through
+  // fn until one is free. False on failure.
+  template <typename Fn>
+  bool send_slot(uint32_t slot, Fn&& fn, bool* completes) {
+    *completes = !inject;
+    if (inject) {
+      return post("fi_inject", [&] { return fi_inject(ep(), tx(slot), msg_size, peer_); }, fn);
+    }
+    OpContext* c = tx_pool.acquire(slot);
+    while (c == nullptr) {
+      if (!progress(fn, 0)) return false;
+      c = tx_pool.acquire(slot);
+    }
+    return post("fi_send", [&] {
+      return fi_send(ep(), tx(slot), msg_size, desc(), peer_, c);
+    }, fn);
+  }
   // Posts a receive into rx slot `slot`, poisoned first under --verify unless the slot is an
   // RMA target (receives there only carry remote CQ data).
   template <typename Fn>
