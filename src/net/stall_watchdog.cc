@@ -80,9 +80,8 @@ void StallWatchdog::watch() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     const int64_t limit = limit_ns_.load(std::memory_order_relaxed);
-    if (wake_.wait_for(lock, std::chrono::nanoseconds(period_ns(limit)), [this] { return stop_; })) {
-      return;
-    }
+    const auto period = std::chrono::nanoseconds(period_ns(limit));
+    if (wake_.wait_for(lock, period, [this] { return stop_; })) return;
     int64_t now = now_ns();
     uint64_t calls = calls_.load(std::memory_order_relaxed);
     int64_t queue = send_queue_bytes(fd_);
