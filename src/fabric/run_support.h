@@ -82,8 +82,7 @@ struct WindowRun {
 // Keeps up to `window` operations in flight through post_one(index) (which takes a tx
 // context and posts), first the warm-up ones, then the measured phase. The client stops at
 // its time or count; a server at its count (-n) or when the client's end message arrives
-// (-t). Returns once
-// every posted operation has completed.
+// (-t). Returns once every posted operation has completed.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
