@@ -60,7 +60,7 @@ TEST(Streams, TextShowsPerStreamLinesWithVerboseOnly) {
 }
 
 TEST(Streams, FixedPortIsTheFirstOfARange) {
-  int port = free_port();
+  int port = free_port_range(2);
   RunOutput r = run({"--loopback", "-t", "0.2", "--streams", "2", "-ip", std::to_string(port),
                      "udp_bw", "tcp_bw"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

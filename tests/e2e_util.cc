@@ -114,6 +114,37 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
+namespace {
+
+bool bindable(int type, int port) {
+  int fd = socket(AF_INET, type, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
+int free_port_range(int n) {
+  // 20000-32767 lies below Linux's default ephemeral range (32768-60999). Start at a point
+  // of this process's own, so tests running side by side try different ports.
+  const int lo = 20000, span = 12000;
+  int start = lo + static_cast<int>(getpid() * 7919 % span);
+  for (int k = 0; k < span; k += n) {
+    int first = lo + (start - lo + k) % (span - n);
+    bool all = true;
+    for (int i = 0; i < n && all; ++i) {
+      all = bindable(SOCK_STREAM, first + i) && bindable(SOCK_DGRAM, first + i);
+    }
+    if (all) return first;
+  }
+  return free_port();
+}
+
 ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
   port_ = free_port();
   std::vector<std::string> args = {"-lp", std::to_string(port_)};

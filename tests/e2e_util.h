@@ -22,6 +22,9 @@ RunOutput run(const std::vector<std::string>& args, double timeout_s = 60,
 
 // A free TCP port on 127.0.0.1 (bind to 0, read it, close).
 int free_port();
+// The first of `n` consecutive ports free for TCP and UDP on 127.0.0.1, below the kernel's
+// ephemeral range, where the connections of tests running beside this one cannot land.
+int free_port_range(int n);
 
 // A fabperf server process on a free port, stopped (SIGTERM, then SIGKILL) at destruction.
 class ServerProcess {
