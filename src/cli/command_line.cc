@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cli/units.h"
+#include "core/gpu_spec.h"
 #include "core/test_context.h"
 
 namespace fabperf {
@@ -284,6 +285,9 @@ Result<RunParams> resolve_params(const TestSpec& test, const std::vector<Assignm
     const std::string& cpu = side->str("cpu_affinity");
     if (!cpu.empty() && cpu != "any" && !parse_int(cpu, 0, 1 << 20).ok()) {
       return Status::Usage("-ca: bad processor affinity \"" + cpu + "\" (a CPU number or any)");
+    }    if (side->has("gpu") && !side->str("gpu").empty()) {
+      auto gpu = parse_gpu_spec(side->str("gpu"));
+      if (!gpu.ok()) return gpu.status();
     }
   }
   // msg_size 0 means "the test's own default", as in qperf.

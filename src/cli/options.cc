@@ -62,6 +62,9 @@ std::vector<OptionSpec> build_table() {
        "MTU where the provider allows it (0: provider default)"},
       {"use_hp", nullptr, T::kString, "", 0, 0, S::kPerSide, true, "fabric", "2M|1G",
        "Allocate buffers from huge pages of this size"},
+      {"gpu", nullptr, T::kString, "", 0, 0, S::kPerSide, true, "fabric", "[Type:]N",
+       "Place the buffers in GPU N's memory (Type NVIDIA, AMD or INTEL; default: the type "
+       "found); needs a provider with FI_HMEM"},
       {"atomic_op", nullptr, T::kString, "SUM", 0, 0, S::kShared, true, "fabric", "Op",
        "Atomic operation: MIN MAX SUM LOR LAND BOR BAND LXOR BXOR SWAP CSWAP"},
       {"atomic_type", nullptr, T::kString, "UINT64", 0, 0, S::kShared, true, "fabric", "Type",

@@ -8,7 +8,7 @@
 
 #include "core/registry.h"
 #include "cxi/fabric_probe.h"
-#include "cxi/gpu.h"
+#include "fabric/gpu_runtime.h"
 #include "tests/misc_tests.h"
 
 namespace fabperf::cxi {
@@ -33,9 +33,10 @@ std::string endpoint_text(const std::string& host) {
   return host + " PID " + std::to_string(::getpid());
 }
 
-Assignment assign(const char* name, ParamValue value) {
+Assignment assign(const char* name, ParamValue value, Side side = Side::kBoth) {
   const OptionSpec* spec = find_option(name);
-  return Assignment{spec, Side::kBoth, std::move(value), std::string("--") + name};
+  const char* prefix = side == Side::kLocal ? "--loc_" : side == Side::kRemote ? "--rem_" : "--";
+  return Assignment{spec, side, std::move(value), prefix + std::string(name)};
 }
 
 // This side's GPU buffer, when one was asked for: reads put the client's buffer on the
@@ -46,10 +47,25 @@ int my_gpu(const Tool& tool, const CxiOptions& o, bool server) {
   return rx ? o.rx_gpu : o.tx_gpu;
 }
 
-Status check_side(const Tool& tool, const CxiOptions& o, bool server, const std::string& domain) {
+// This side's buffer as fabperf's --gpu names it ("" in host memory).
+std::string gpu_arg(const Tool& tool, const CxiOptions& o, bool server) {
   int gpu = my_gpu(tool, o, server);
-  if (gpu < 0) return Status::Ok();
-  return check_gpu_buffers(o.gpu_type, gpu, o.provider, domain, needs_of(tool));
+  if (gpu < 0) return "";
+  return o.gpu_type.empty() ? std::to_string(gpu) : o.gpu_type + ":" + std::to_string(gpu);
+}
+
+bool any_gpu(const CxiOptions& o) { return o.tx_gpu >= 0 || o.rx_gpu >= 0; }
+
+// A GPU buffer that cannot exist on this side fails before the run: its type, runtime and
+// device, then the provider's FI_HMEM support, each missing piece named.
+Status check_side(const Tool& tool, const CxiOptions& o, bool server, const std::string& domain) {
+  std::string gpu = gpu_arg(tool, o, server);
+  if (gpu.empty()) return Status::Ok();
+  auto spec = parse_gpu_spec(gpu);
+  if (!spec.ok()) return spec.status();
+  auto runtime = open_gpu(*spec);
+  if (!runtime.ok()) return runtime.status();
+  return check_hmem(o.provider, domain, needs_of(tool));
 }
 
 void print(std::FILE* out, const std::string& text) {
@@ -99,6 +115,9 @@ Result<RunParams> params_for(const Tool& tool, const CxiOptions& o, const TestSp
   if (!o.provider.empty()) a.push_back(assign("provider", o.provider));
   if (!o.device.empty()) a.push_back(assign("domain", o.device));
   if (!o.use_hp.empty()) a.push_back(assign("use_hp", o.use_hp));
+  // -t/-r: each side's own buffer, client and server apart.
+  if (std::string g = gpu_arg(tool, o, false); !g.empty()) a.push_back(assign("gpu", g, Side::kLocal));
+  if (std::string g = gpu_arg(tool, o, true); !g.empty()) a.push_back(assign("gpu", g, Side::kRemote));
   if (tool.bit & (kAtomicLat | kAtomicBw)) {
     a.push_back(assign("atomic_op", o.atomic_op));
     a.push_back(assign("atomic_type", o.atomic_type));
@@ -139,7 +158,7 @@ Status serve_one_client(const Tool& tool, const CxiOptions& own, int listen_fd, 
   CxiOptions o = *adopted;
   o.device = own.device;  // the server's own device, as the originals' -d
   std::string local_host = local_address(ch.fd()).host();
-  auto domain = resolve_domain(o.provider, o.device, needs_of(tool), local_host);
+  auto domain = resolve_domain(o.provider, o.device, needs_of(tool), local_host, any_gpu(o));
   Status ok = domain.ok() ? check_side(tool, o, true, o.device) : domain.status();
   if (!ok.ok()) {
     ch.send_error(ok.message(), 1);
@@ -202,7 +221,8 @@ Result<std::unique_ptr<PairClient>> PairClient::connect(const Tool& tool, CxiOpt
   auto ch = std::make_unique<ControlChannel>(fd->release());
   ch->set_peer_label("server");
   std::string local_host = local_address(ch->fd()).host();
-  auto domain = resolve_domain(o.provider, o.device, needs_of(tool), local_host);
+  // With GPU buffers on either side, a provider that registers GPU memory.
+  auto domain = resolve_domain(o.provider, o.device, needs_of(tool), local_host, any_gpu(o));
   if (!domain.ok()) return domain.status();
   // Both sides and the summary use the provider found here, not each its own best guess.
   if (o.provider.empty()) o.provider = domain->provider;

@@ -84,14 +84,16 @@ InfoList query(const std::string& provider, const std::string& domain, uint64_t 
 }  // namespace
 
 Result<DomainInfo> resolve_domain(const std::string& provider, const std::string& domain,
-                                  Needs needs, const std::string& node) {
+                                  Needs needs, const std::string& node, bool hmem) {
+  uint64_t caps = caps_of(needs) | (hmem ? FI_HMEM : 0);
   InfoList list;
-  if (!node.empty()) list = query(provider, domain, caps_of(needs), node);
-  if (!list) list = query(provider, domain, caps_of(needs), "");
+  if (!node.empty()) list = query(provider, domain, caps, node);
+  if (!list) list = query(provider, domain, caps, "");
   if (!list) {
     std::string what = provider.empty() ? "no libfabric provider" : "provider " + provider;
     if (!domain.empty()) what += " with device " + domain;
-    const char* cap = needs == Needs::kRma ? "RMA" : needs == Needs::kMsg ? "MSG" : "ATOMIC";
+    std::string cap = needs == Needs::kRma ? "RMA" : needs == Needs::kMsg ? "MSG" : "ATOMIC";
+    if (hmem) cap += " and GPU memory registration (FI_HMEM, for -t/-r)";
     return Status::Unsupported(what + " offers reliable datagram (FI_EP_RDM) endpoints with " +
                                cap + " on this host; fab_stat lists what is here");
   }

@@ -28,10 +28,11 @@ struct DomainInfo {
 // Capabilities by tool: FI_RMA, FI_MSG or FI_ATOMIC (each with FI_EP_RDM).
 enum class Needs { kRma, kMsg, kAtomic };
 
-// The first RDM domain that fits provider ("" = any), domain ("" = any) and caps. `node`: a
-// local numeric address tried first (IP providers pick the matching interface).
+// The first RDM domain that fits provider ("" = any), domain ("" = any) and caps, with
+// FI_HMEM when `hmem` (GPU buffers). `node`: a local numeric address tried first (IP
+// providers pick the matching interface).
 Result<DomainInfo> resolve_domain(const std::string& provider, const std::string& domain,
-                                  Needs needs, const std::string& node);
+                                  Needs needs, const std::string& node, bool hmem = false);
 
 // Unsupported, naming the provider, when it cannot register GPU memory (FI_HMEM).
 Status check_hmem(const std::string& provider, const std::string& domain, Needs needs);

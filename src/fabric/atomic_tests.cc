@@ -40,11 +40,17 @@ Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type 
   }
   f.ctx.stats.info["atomic"] = spec.describe() + " " + spec.type_name;
   // Operand 1 for arithmetic and logic, compare 0 for CSWAP, an all-ones mask for AXOR.
-  store_atomic_value(spec.type, 1, f.atomic_operand());
+  // Written through the session: the buffers may be in GPU memory.
+  uint8_t operand[16] = {}, compare[16] = {};
+  store_atomic_value(spec.type, 1, operand);
   if (spec.op == FI_MSWAP) {
-    std::memset(f.atomic_compare(), 0xff, spec.type_size);
+    std::memset(compare, 0xff, spec.type_size);
   } else {
-    store_atomic_value(spec.type, 0, f.atomic_compare());
+    store_atomic_value(spec.type, 0, compare);
+  }
+  if (!f.put(f.atomic_operand(), operand, spec.type_size) ||
+      !f.put(f.atomic_compare(), compare, spec.type_size)) {
+    return f.status();
   }
   return session;
 }
@@ -130,7 +136,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     FP_RETURN_IF_ERROR(serve_target(f, on, &msg));
     uint64_t expected = msg.value("sent", uint64_t{0});
     uint64_t word = 0;
-    std::memcpy(&word, f.atomic_target(), sizeof(word));
+    if (!f.get(&word, f.atomic_target(), sizeof(word))) return f.status();
     ctx.stats.verify_checked++;
     if (word != expected) ctx.stats.verify_errors++;
     return f.send_done({{"final", word}});
@@ -141,10 +147,12 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
   while (!f.limit_reached(iter > f.warmup ? iter - f.warmup : 0, now_ns()) && !f.stopped()) {
     // CSWAP: compare with the expected value, swap in the next; SUM: add one.
     uint64_t compare = iter, next = iter + 1, add = 1;
-    std::memcpy(f.atomic_compare(), &compare, sizeof(compare));
-    std::memcpy(f.atomic_operand(), compare_swap ? &next : &add, sizeof(next));
     uint64_t poison = ~iter;
-    std::memcpy(f.atomic_result(0), &poison, sizeof(poison));
+    if (!f.put(f.atomic_compare(), &compare, sizeof(compare)) ||
+        !f.put(f.atomic_operand(), compare_swap ? &next : &add, sizeof(next)) ||
+        !f.put(f.atomic_result(0), &poison, sizeof(poison))) {
+      return f.status();
+    }
     done_op = false;
     if (!post_atomic(f, *spec, 0, on)) return f.status();
     while (!done_op) {
@@ -153,7 +161,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
     }
     uint64_t old = 0;
-    std::memcpy(&old, f.atomic_result(0), sizeof(old));
+    if (!f.get(&old, f.atomic_result(0), sizeof(old))) return f.status();
     ctx.stats.verify_checked++;
     if (old != iter) ctx.stats.verify_errors++;
     ctx.stats.send_msgs++;

@@ -17,7 +17,8 @@ constexpr uint64_t kAtomicSize = 8;
 // Every fabric test chooses its provider and buffers the same way.
 std::vector<const char*> with_common(std::vector<const char*> extra) {
   std::vector<const char*> out = {"msg_size", "time",  "no_msgs", "warmup",  "id",
-                                  "provider", "domain", "fabric", "cq_poll", "use_hp"};
+                                  "provider", "domain", "fabric", "cq_poll", "use_hp",
+                                  "gpu"};
   out.insert(out.end(), extra.begin(), extra.end());
   return out;
 }

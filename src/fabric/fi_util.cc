@@ -62,6 +62,7 @@ std::string caps_text(uint64_t caps) {
                           {FI_ATOMIC, "FI_ATOMIC"},
                           {FI_TAGGED, "FI_TAGGED"},
                           {FI_RMA_EVENT, "FI_RMA_EVENT"},
+                          {FI_HMEM, "FI_HMEM"},
                           {FI_REMOTE_READ, "FI_REMOTE_READ"},
                           {FI_REMOTE_WRITE, "FI_REMOTE_WRITE"}});
 }

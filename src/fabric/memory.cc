@@ -3,6 +3,7 @@
 
 #include <linux/mman.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #include <atomic>
 #include <cerrno>
@@ -90,7 +91,9 @@ Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* 
                                                                     fid_ep* ep,
                                                                     const fi_info* info,
                                                                     void* base, size_t len,
-                                                                    uint64_t access) {
+                                                                    uint64_t access,
+                                                                    fi_hmem_iface iface,
+                                                                    int device) {
   // Keys we choose must be unique within a domain; a process-wide counter keeps them so even
   // when both sides of a loopback run share one process.
   static std::atomic<uint64_t> next_key{0x1000};
@@ -100,8 +103,26 @@ Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* 
   region->virt_addr_ = (mode & FI_MR_VIRT_ADDR) != 0;
   uint64_t requested = next_key.fetch_add(1);
   fid_mr* mr = nullptr;
-  int ret = fi_mr_reg(domain, base, len, access, 0, requested, 0, &mr, nullptr);
-  if (ret != 0) return fi_status("fi_mr_reg", ret);
+  int ret = 0;
+  if (iface == FI_HMEM_SYSTEM) {
+    ret = fi_mr_reg(domain, base, len, access, 0, requested, 0, &mr, nullptr);
+    if (ret != 0) return fi_status("fi_mr_reg", ret);
+  } else {
+    iovec iov{base, len};
+    fi_mr_attr attr{};
+    attr.mr_iov = &iov;
+    attr.iov_count = 1;
+    attr.access = access;
+    attr.requested_key = requested;
+    attr.iface = iface;
+    if (iface == FI_HMEM_ZE) {
+      attr.device.ze = device;
+    } else {
+      attr.device.cuda = device;  // CUDA's device; ROCr ignores it
+    }
+    ret = fi_mr_regattr(domain, &attr, 0, &mr);
+    if (ret != 0) return fi_status("fi_mr_regattr of GPU memory", ret);
+  }
   region->mr_.reset(mr);
   if (mode & FI_MR_ENDPOINT) {
     if (ep == nullptr) return Status::Failed("FI_MR_ENDPOINT registration without an endpoint");

@@ -52,10 +52,11 @@ Result<size_t> huge_page_size(const std::string& use_hp);
 // offsets), FI_MR_PROV_KEY (provider keys), FI_MR_ENDPOINT (bind and enable) and FI_MR_RAW.
 class MemoryRegion {
  public:
-  // `ep` is needed only under FI_MR_ENDPOINT (the region is bound to it).
-  static Result<std::unique_ptr<MemoryRegion>> register_buffer(fid_domain* domain, fid_ep* ep,
-                                                               const fi_info* info, void* base,
-                                                               size_t len, uint64_t access);
+  // `ep` is needed only under FI_MR_ENDPOINT (the region is bound to it). GPU memory is
+  // registered with its interface and device (fi_mr_regattr), host memory with fi_mr_reg.
+  static Result<std::unique_ptr<MemoryRegion>> register_buffer(
+      fid_domain* domain, fid_ep* ep, const fi_info* info, void* base, size_t len,
+      uint64_t access, fi_hmem_iface iface = FI_HMEM_SYSTEM, int device = 0);
 
   // Descriptor for local buffers inside the region (nullptr where the provider needs none).
   void* desc() const { return desc_; }

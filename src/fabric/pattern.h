@@ -19,8 +19,9 @@ void fill_pattern(uint8_t* buf, size_t len, uint8_t seed);
 // The complement of the pattern: every byte differs from what a sender would write, so a
 // byte the transfer did not reach is always caught.
 void poison_pattern(uint8_t* buf, size_t len, uint8_t seed);
-// True when buf holds exactly the pattern of `seed`.
-bool check_pattern(const uint8_t* buf, size_t len, uint8_t seed);
+// True when buf holds exactly the pattern of `seed` from its byte `first` on (buf is that
+// byte: a message whose head carries something else is checked from there).
+bool check_pattern(const uint8_t* buf, size_t len, uint8_t seed, size_t first = 0);
 // Reads every byte (--access_recv), so received data is really brought into the cache.
 uint64_t touch_bytes(const uint8_t* buf, size_t len);
 

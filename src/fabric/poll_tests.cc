@@ -46,6 +46,11 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
+  if (f.on_gpu()) {
+    return Status::Unsupported("write-poll latency spins on the buffer from the CPU, which "
+                               "cannot read GPU memory; rc_rdma_write_lat (fab_write_lat) "
+                               "measures writes into GPU memory");
+  }
   const bool client = ctx.role == Role::kClient;
   fill_pattern(f.tx(0), f.msg_size, f.my_seed);
   std::function<bool(const fi_cq_data_entry&)> on = [&](const fi_cq_data_entry& e) {

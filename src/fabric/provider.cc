@@ -12,7 +12,7 @@ namespace {
 
 // mr_mode bits fabperf honours (see memory.cc); a provider needing others is skipped.
 constexpr int kMrModes = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                         FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_MMU_NOTIFY;
+                         FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_MMU_NOTIFY | FI_MR_HMEM;
 // Every operation carries a fi_context2, and write-with-data tests post receives.
 constexpr uint64_t kModes = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
 
@@ -119,7 +119,7 @@ Status diagnose(const FabricRequest& request) {
     return Status::Unsupported(prov + " has no " + std::string(ep) + " endpoints; providers with " +
                                wanted + ": " + here);
   }
-  for (uint64_t cap : {FI_MSG, FI_RMA, FI_ATOMIC}) {
+  for (uint64_t cap : {FI_MSG, FI_RMA, FI_ATOMIC, FI_HMEM}) {
     if ((request.caps & cap) == 0) continue;
     if (get_info(make_hints(bare, cap, 0).get(), nullptr, 0).ret != 0) {
       return Status::Unsupported(prov + " lacks " + caps_text(cap) + " on " + ep +

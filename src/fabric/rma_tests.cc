@@ -32,7 +32,10 @@ Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_po
   while (true) {
     bad = 0;
     for (size_t slot = 0; slot < touched; ++slot) {
-      if (!check_pattern(f.rx(slot), f.msg_size, f.peer_seed)) ++bad;
+      if (!f.rx_holds_peer_pattern(slot)) {
+        if (!f.error().ok()) return f.status();
+        ++bad;
+      }
     }
     if (bad == 0 || now_ns() > give_up) break;
     if (!f.progress(on, 1)) return f.status();
@@ -69,7 +72,7 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
         f.ctx.stats.recv_msgs++;
         f.ctx.stats.recv_bytes += f.msg_size;
       }
-      if (f.verify) f.check_rx(f.rx(e.data % f.rx_slots()), f.msg_size);
+      if (f.verify && !f.check_rx(f.rx(e.data % f.rx_slots()), f.msg_size)) return false;
     }
     return c == nullptr || f.post_recv(c->slot, *self, false);
   };
@@ -91,15 +94,18 @@ bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler&
 bool post_read(FabricSession& f, uint64_t index, const Handler& on) {
   uint32_t slot = static_cast<uint32_t>(index % f.rx_slots());
   OpContext* c = f.tx_pool.acquire(slot);
-  if (f.verify) f.poison_rx(slot);
+  if (f.verify && !f.poison_rx(slot)) return false;
   return f.post("fi_read", [&] {
     return fi_read(f.ep(), f.rx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
                    f.remote_key(), c);
   }, on);
 }
 
-void fill_tx(FabricSession& f) {
-  for (size_t slot = 0; slot < f.tx_slots(); ++slot) fill_pattern(f.tx(slot), f.msg_size, f.my_seed);
+bool fill_tx(FabricSession& f) {
+  for (size_t slot = 0; slot < f.tx_slots(); ++slot) {
+    if (!f.fill_tx(slot)) return false;
+  }
+  return true;
 }
 
 // A side that only serves (the target of one-sided operations): completions keep flowing
@@ -127,7 +133,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   ctx.stats.info["recv_counted_by"] =
       with_data ? "target (remote CQ data)"
                 : bidirectional ? "peer (its completed writes)" : "writer (completed writes)";
-  fill_tx(f);
+  if (!fill_tx(f)) return f.status();
   WindowRun run;
   RmaCounters counters;
   Handler on;
@@ -194,7 +200,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type) {
     f.tx_pool.release(c);
     run.completed++;
     run.last_completion_ns = now_ns();
-    if (f.verify) f.check_rx(f.rx(c->slot), f.msg_size);
+    if (f.verify && !f.check_rx(f.rx(c->slot), f.msg_size)) return false;
     return true;
   };
   if (ctx.role == Role::kServer) {
@@ -222,7 +228,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
-  fill_tx(f);
+  if (!fill_tx(f)) return f.status();
   bool done_op = false;
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
@@ -256,7 +262,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
       if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
     }
     int64_t t1 = now_ns();
-    if (read && f.verify) f.check_rx(f.rx(0), f.msg_size);
+    if (read && f.verify && !f.check_rx(f.rx(0), f.msg_size)) return f.status();
     if (iter >= f.warmup) {
       ctx.latency.record(static_cast<uint64_t>(t1 - t0));
       ++measured;
@@ -290,7 +296,7 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
                                " has no remote CQ data (write with immediate), which this test "
                                "needs; rc_rdma_write_poll_lat measures writes without it");
   }
-  fill_tx(f);
+  if (!fill_tx(f)) return f.status();
   const bool client = ctx.role == Role::kClient;
   bool got_tx = false, got_remote = false;
   uint64_t remote = 0;
@@ -309,8 +315,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += f.msg_size;
       if (f.verify) {
-        f.check_rx(f.rx(0), f.msg_size);
-        f.poison_rx(0);  // the peer writes again only after our answer
+        // The peer writes again only after our answer.
+        if (!f.check_rx(f.rx(0), f.msg_size) || !f.poison_rx(0)) return false;
       }
     }
     return c == nullptr || f.post_recv(c->slot, on, false);

@@ -22,15 +22,6 @@ bool carries_seq(fi_ep_type type, size_t size) {
   return type == FI_EP_DGRAM && size >= kSeqBytes;
 }
 
-// Verifies a received message; the sequence number, where there is one, is not pattern.
-void check_message(FabricSession& f, const uint8_t* data, size_t len, bool seq) {
-  size_t skip = seq ? kSeqBytes : 0;
-  f.ctx.stats.verify_checked++;
-  if (len != f.msg_size || !check_pattern(data + skip, len - skip, f.peer_seed)) {
-    f.ctx.stats.verify_errors++;
-  }
-}
-
 Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   SessionNeeds needs{type, FI_MSG, false, 1, 2, 2, 2, false};
   auto session = FabricSession::establish(ctx, needs);
@@ -40,7 +31,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   const bool seq_on = carries_seq(type, f.msg_size);
   const int64_t reply_wait =
       std::min<int64_t>(kMaxReplyWaitNs, static_cast<int64_t>(ctx.timeout_s() * 1e9));
-  fill_pattern(f.tx(0), f.msg_size, f.my_seed);
+  if (!f.fill_tx(0)) return f.status();
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
 
   bool got_tx = false, got_rx = false;
@@ -57,13 +48,14 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
     f.rx_pool.release(c);
     const uint8_t* data = f.rx(c->slot);
     uint64_t echoed = seq;
-    if (seq_on) std::memcpy(&echoed, data, kSeqBytes);
+    if (seq_on && !f.get(&echoed, data, kSeqBytes)) return false;
     if (echoed == seq) {
       got_rx = true;
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += e.len;
-      if (f.verify) check_message(f, data, e.len, seq_on);
-      if (f.access_recv) sink = sink + touch_bytes(data, e.len);
+      // The sequence number, where there is one, is not pattern.
+      if (f.verify && !f.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
+      if (f.access_recv) sink = sink + f.touch(data, e.len);
     }
     return f.post_recv(c->slot, on);
   };
@@ -80,7 +72,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
     if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
     got_tx = got_rx = false;
     ++seq;
-    if (seq_on) std::memcpy(f.tx(0), &seq, kSeqBytes);
+    if (seq_on && !f.put(f.tx(0), &seq, kSeqBytes)) return f.status();
     bool completes = true;
     if (!f.send_slot(0, on, &completes)) return f.status();
     got_tx = !completes;  // an injected message was copied at once: no completion comes
@@ -120,7 +112,9 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   FabricSession& f = **session;
   ctx.stats.info["send"] = f.inject ? "fi_inject" : "fi_send";
   const bool seq_on = carries_seq(type, f.msg_size);
-  for (uint32_t slot = 0; slot < 2; ++slot) fill_pattern(f.tx(slot), f.msg_size, f.my_seed);
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    if (!f.fill_tx(slot)) return f.status();
+  }
   uint64_t echoed = 0;
   uint32_t next_tx = 0;
   volatile uint64_t sink = 0;
@@ -136,11 +130,14 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
     if (echoed == f.warmup) ctx.mark_start();
     ctx.stats.recv_msgs++;
     ctx.stats.recv_bytes += e.len;
-    if (f.verify) check_message(f, data, e.len, seq_on);
-    if (f.access_recv) sink = sink + touch_bytes(data, e.len);
+    if (f.verify && !f.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
+    if (f.access_recv) sink = sink + f.touch(data, e.len);
     uint32_t slot = next_tx;
     next_tx ^= 1;
-    if (seq_on) std::memcpy(f.tx(slot), data, kSeqBytes);
+    if (seq_on) {
+      uint64_t seq = 0;
+      if (!f.get(&seq, data, kSeqBytes) || !f.put(f.tx(slot), &seq, kSeqBytes)) return false;
+    }
     bool completes = true;
     if (!f.send_slot(slot, on, &completes)) return false;
     ctx.stats.send_msgs++;
@@ -170,7 +167,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   FabricSession& f = **session;
   const bool unreliable = type == FI_EP_DGRAM;
   for (size_t slot = 0; slot < f.tx_slots(); ++slot) {
-    fill_pattern(f.tx(slot), f.msg_size, f.my_seed);
+    if (!f.fill_tx(slot)) return f.status();
   }
 
   WindowRun run;
@@ -198,8 +195,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += e.len;
     }
-    if (f.verify) check_message(f, f.rx(c->slot), e.len, false);
-    if (f.access_recv) sink = sink + touch_bytes(f.rx(c->slot), e.len);
+    if (f.verify && !f.check_rx(f.rx(c->slot), e.len)) return false;
+    if (f.access_recv) sink = sink + f.touch(f.rx(c->slot), e.len);
     return f.post_recv(c->slot, on);
   };
   if (receiving) {

@@ -82,6 +82,8 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   FabricRequest request;
   request.ep_type = needs.ep_type;
   request.caps = needs.caps;
+  // Buffers in GPU memory need a provider that registers it.
+  if (!param_str(params, "gpu").empty()) request.caps |= FI_HMEM;
   request.want_delivery_complete = needs.delivery_complete;
   request.provider = param_str(params, "provider");
   request.domain = domain_from(params);
@@ -134,8 +136,12 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   }
   ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
   const fi_tx_attr* tx_attr = choice_.info->tx_attr;
-  inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size;
+  // fi_inject takes no descriptor, so the provider could not tell GPU memory from host memory.
+  inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size && !on_gpu_;
   ctx.stats.info["memory"] = buffer_.describe();
+  if (on_gpu_ && !param_str(params, "use_hp").empty()) {
+    ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
+  }
   tx_pool.init(OpKind::kTx, needs.tx_window);
   rx_pool.init(OpKind::kRx, needs.rx_window);
   int64_t now = now_ns();
@@ -223,21 +229,32 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   atomic_offset_ = rx_offset_ + rx_slots_ * stride;
   size_t atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
   size_t total = atomic_offset_ + atomic_bytes;
-  auto buffer = HostBuffer::allocate(total, param_str(ctx.params, "use_hp"));
+  std::string gpu = param_str(ctx.params, "gpu");
+  auto buffer = TestBuffer::allocate(total, gpu.empty() ? param_str(ctx.params, "use_hp") : "", gpu);
   if (!buffer.ok()) return buffer.status();
   buffer_ = std::move(*buffer);
+  on_gpu_ = buffer_.on_gpu();
   // Before the peer learns where the region is, so no peer write can race with this.
   for (size_t slot = 0; slot < rx_slots_; ++slot) {
-    if (needs.rx_init == RxInit::kPattern) fill_pattern(rx(slot), msg_size, my_seed);
-    if (needs.rx_init == RxInit::kPoison && verify) poison_pattern(rx(slot), msg_size, peer_seed);
+    if (needs.rx_init == RxInit::kPattern) {
+      staging_.resize(std::max(staging_.size(), msg_size));
+      fill_pattern(staging_.data(), msg_size, my_seed);
+      if (!put(rx(slot), staging_.data(), msg_size)) return error_;
+    }
+    if (needs.rx_init == RxInit::kPoison && verify && !poison_rx(slot)) return error_;
   }
   uint64_t access = FI_SEND | FI_RECV;
   if (needs.caps & (FI_RMA | FI_ATOMIC)) {
     access |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
   }
   auto mr = MemoryRegion::register_buffer(endpoint_->domain(), endpoint_->ep(),
-                                          endpoint_->info(), buffer_.data(), total, access);
-  if (!mr.ok()) return mr.status();
+                                          endpoint_->info(), buffer_.data(), total, access,
+                                          buffer_.iface(), buffer_.device());
+  if (!mr.ok()) {
+    if (!on_gpu_) return mr.status();
+    return mr.status().Prefixed("provider " + choice_.provider() + " cannot register " +
+                                buffer_.describe() + " memory");
+  }
   mr_ = std::move(*mr);
   return Status::Ok();
 }
@@ -301,11 +318,46 @@ Result<nlohmann::json> FabricSession::read_peer_done() {
   return ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
 }
 
-void FabricSession::poison_rx(uint32_t slot) { poison_pattern(rx(slot), msg_size, peer_seed); }
+bool FabricSession::fill_tx(size_t slot) {
+  if (!on_gpu_) {
+    fill_pattern(tx(slot), msg_size, my_seed);
+    return true;
+  }
+  staging_.resize(std::max(staging_.size(), msg_size));
+  fill_pattern(staging_.data(), msg_size, my_seed);
+  return put(tx(slot), staging_.data(), msg_size);
+}
 
-void FabricSession::check_rx(const uint8_t* data, size_t len) {
+bool FabricSession::poison_rx(size_t slot) {
+  if (!on_gpu_) {
+    poison_pattern(rx(slot), msg_size, peer_seed);
+    return true;
+  }
+  staging_.resize(std::max(staging_.size(), msg_size));
+  poison_pattern(staging_.data(), msg_size, peer_seed);
+  return put(rx(slot), staging_.data(), msg_size);
+}
+
+bool FabricSession::check_rx(const uint8_t* data, size_t len, size_t skip) {
   ctx.stats.verify_checked++;
-  if (len != msg_size || !check_pattern(data, msg_size, peer_seed)) ctx.stats.verify_errors++;
+  if (len != msg_size) {
+    ctx.stats.verify_errors++;
+    return true;
+  }
+  const uint8_t* bytes = view(data, msg_size);
+  if (bytes == nullptr) return false;
+  if (!check_pattern(bytes + skip, msg_size - skip, peer_seed, skip)) ctx.stats.verify_errors++;
+  return true;
+}
+
+bool FabricSession::rx_holds_peer_pattern(size_t slot) {
+  const uint8_t* bytes = view(rx(slot), msg_size);
+  return bytes != nullptr && check_pattern(bytes, msg_size, peer_seed);
+}
+
+uint64_t FabricSession::touch(const uint8_t* data, size_t len) {
+  const uint8_t* bytes = view(data, len);
+  return bytes == nullptr ? 0 : touch_bytes(bytes, len);
 }
 
 }  // namespace fabperf

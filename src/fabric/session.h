@@ -1,8 +1,10 @@
 // FabricSession: one side of a fabric test: endpoint, registered buffers, the peer, run control.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "fabric/endpoint.h"
 #include "fabric/memory.h"
 #include "fabric/provider.h"
+#include "fabric/test_buffer.h"
 
 namespace fabperf {
 
@@ -165,7 +168,7 @@ class FabricSession {
   bool post_recv(uint32_t slot, Fn&& fn, bool poison = true) {
     OpContext* c = rx_pool.acquire(slot);
     if (c == nullptr) return fail(Status::Failed("internal: no receive context free"));
-    if (verify && poison) poison_rx(slot);
+    if (verify && poison && !poison_rx(slot)) return false;
     return post("fi_recv", [&] {
       return fi_recv(ep(), rx(slot), msg_size, desc(), peer_, c);
     }, fn);
@@ -212,9 +215,41 @@ class FabricSession {
   const Status& error() const { return error_; }
   // The first error, or Ok; the Status role functions return.
   Status status() const { return error_; }
-  void poison_rx(uint32_t slot);
-  // Checks rx slot against the peer's pattern; counts into verify_checked/verify_errors.
-  void check_rx(const uint8_t* data, size_t len);
+
+  // The CPU's only ways into the buffers, which may be in GPU memory: memcpy in host memory,
+  // the GPU runtime's copies otherwise. Each returns false (error() set) when a copy fails.
+  bool put(uint8_t* at, const void* src, size_t len) {
+    if (!on_gpu_) {
+      std::memcpy(at, src, len);
+      return true;
+    }
+    return gpu_copy(buffer_.write(at, src, len));
+  }
+  bool get(void* dst, const uint8_t* at, size_t len) {
+    if (!on_gpu_) {
+      std::memcpy(dst, at, len);
+      return true;
+    }
+    return gpu_copy(buffer_.read(dst, at, len));
+  }
+  // [at, at + len) where the CPU can read it: `at` itself in host memory, else a copy (valid
+  // until the next view). nullptr when the copy fails.
+  const uint8_t* view(const uint8_t* at, size_t len) {
+    if (!on_gpu_) return at;
+    staging_.resize(std::max(staging_.size(), len));
+    return get(staging_.data(), at, len) ? staging_.data() : nullptr;
+  }
+  bool on_gpu() const { return on_gpu_; }
+  // tx slot `slot` gets this side's pattern; rx slot `slot` the complement of the peer's.
+  bool fill_tx(size_t slot);
+  bool poison_rx(size_t slot);
+  // Checks msg_size bytes at `data` (in the buffer) against the peer's pattern, skipping the
+  // first `skip`; counts into verify_checked/verify_errors. False only when a copy fails.
+  bool check_rx(const uint8_t* data, size_t len, size_t skip = 0);
+  // True when rx slot `slot` holds the peer's pattern (false also when a copy fails).
+  bool rx_holds_peer_pattern(size_t slot);
+  // --access_recv: reads every received byte, as an application would.
+  uint64_t touch(const uint8_t* data, size_t len);
 
  private:
   explicit FabricSession(TestContext& c) : ctx(c) {}
@@ -229,7 +264,11 @@ class FabricSession {
 
   FabricChoice choice_;
   std::unique_ptr<FabricEndpoint> endpoint_;
-  HostBuffer buffer_;
+  bool gpu_copy(Status status) { return status.ok() || fail(std::move(status)); }
+
+  TestBuffer buffer_;
+  bool on_gpu_ = false;
+  std::vector<uint8_t> staging_;  // host copies of GPU memory, for view() and patterns
   std::unique_ptr<MemoryRegion> mr_;
   std::unique_ptr<RemoteRegion> remote_;
   fi_addr_t peer_ = FI_ADDR_UNSPEC;
