@@ -2,7 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "cxi/cxi_options.h"
-#include "cxi/gpu.h"
+#include "cxi/fabric_probe.h"
+#include "fabric/gpu_runtime.h"
 
 namespace fabperf::cxi {
 namespace {
@@ -198,9 +199,12 @@ class FakeRuntime : public GpuRuntime {
  public:
   explicit FakeRuntime(int n) : n_(n) {}
   GpuType type() const override { return GpuType::kNvidia; }
+  fi_hmem_iface hmem_iface() const override { return FI_HMEM_CUDA; }
   Result<int> device_count() override { return n_; }
   Result<void*> allocate(int, size_t) override { return Status::Unsupported("fake"); }
-  void release(void*) override {}
+  void release(int, void*) override {}
+  Status copy_to_device(int, void*, const void*, size_t) override { return Status::Ok(); }
+  Status copy_from_device(int, void*, const void*, size_t) override { return Status::Ok(); }
 
  private:
   int n_;
