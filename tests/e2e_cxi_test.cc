@@ -20,11 +20,7 @@
 namespace fabperf::testing {
 namespace {
 
-std::string tool_path(const std::string& name) {
-  std::string bin = fabperf_bin();
-  size_t slash = bin.find_last_of('/');
-  return (slash == std::string::npos ? std::string(".") : bin.substr(0, slash)) + "/" + name;
-}
+std::string tool_path(const std::string& name) { return beside_fabperf(name); }
 
 RunOutput tool(const std::string& name, const std::vector<std::string>& args, double timeout = 60) {
   return run(args, timeout, tool_path(name));
@@ -108,6 +104,12 @@ struct BadInput {
   std::vector<std::string> args;
   const char* message;
 };
+
+// CTest lists each case by its command line, not by its bytes.
+void PrintTo(const BadInput& c, std::ostream* os) {
+  *os << c.tool;
+  for (const std::string& a : c.args) *os << " " << a;
+}
 
 class E2eCxiBadInput : public ::testing::TestWithParam<BadInput> {};
 
@@ -391,6 +393,104 @@ TEST(E2eCxi, StatListsDomains) {
   RunOutput none = tool("fab_stat", {"-d", "nosuchdev"});
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_TRUE(contains(none.err, "Device nosuchdev not found"));
+}
+
+// GPU buffers (-t/-r) through the stand-in CUDA runtime in tests/fake_gpu/: every tool with
+// both sides' buffers in "GPU" memory, over shm (the provider here with FI_HMEM; not for
+// atomics). The stand-in scrambles what the CPU touches directly, so data only moves right
+// through its copies.
+struct GpuToolRun {
+  const char* tool;
+  std::vector<std::string> args;
+  bool read;  // reads put the client's buffer on the receiving end
+};
+
+TEST(E2eCxiGpu, EveryToolWithGpuBuffersOnBothSides) {
+  REQUIRE_RDM();
+  const GpuToolRun runs[] = {
+      {"fab_write_lat", {"-n", "20", "-s", "1:64"}, false},
+      {"fab_read_lat", {"-n", "20", "-s", "64"}, true},
+      {"fab_send_lat", {"-n", "20"}, false},
+      {"fab_write_bw", {"-n", "5", "-l", "16", "-s", "4096"}, false},
+      {"fab_read_bw", {"-n", "5", "-l", "16"}, true},
+      {"fab_send_bw", {"-n", "5", "-l", "16", "-b"}, false},
+  };
+  for (const GpuToolRun& t : runs) {
+    SCOPED_TRACE(t.tool);
+    FakeGpuEnv gpu;
+    CxiServer server(t.tool);
+    std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-g", "NVIDIA",
+                                     "-t", "0", "-r", "0"};
+    args.insert(args.end(), t.args.begin(), t.args.end());
+    RunOutput r = tool(t.tool, args);
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "Device           : shm (shm)")) << r.out;
+    EXPECT_TRUE(contains(r.out, t.read ? "Client RX Mem    : GPU 0" : "Client TX Mem    : GPU 0"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, t.read ? "Server TX Mem    : GPU 0" : "Server RX Mem    : GPU 0"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "Client GPU Type  : NVIDIA")) << r.out;
+    EXPECT_EQ(server.wait(), 0) << server.output();
+    FakeGpuEnv::Totals used = gpu.totals();
+    EXPECT_GE(used.allocs, 2u);  // one buffer a side at least
+    EXPECT_GT(used.to_device, 0u);
+  }
+}
+
+TEST(E2eCxiGpu, JsonNamesWhereEachSidesBufferLives) {
+  REQUIRE_RDM();
+  FakeGpuEnv gpu;
+  CxiServer server("fab_send_bw");
+  std::string json_path = "/tmp/fabperf_cxi_gpu_" + std::to_string(getpid()) + ".json";
+  RunOutput r = tool("fab_send_bw", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g", "NVIDIA",
+                                     "-n", "5", "-l", "16", "-s", "1024", "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Client TX Mem    : System")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Server RX Mem    : GPU 0")) << r.out;
+  nlohmann::json doc = nlohmann::json::parse(slurp(json_path));
+  unlink(json_path.c_str());
+  const nlohmann::json& info = doc["results"][0]["info"];
+  EXPECT_EQ(info["loc"]["memory"], "System") << info.dump();
+  EXPECT_EQ(info["rem"]["memory"], "NVIDIA GPU 0") << info.dump();
+  EXPECT_EQ(server.wait(), 0);
+}
+
+TEST(E2eCxiGpu, ProviderWithoutHmemIsRefusedOnEitherSide) {
+  FakeGpuEnv gpu;
+  // The client's own buffer: refused before connecting.
+  RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-p", "1", "-t", "0", "-g", "NVIDIA",
+                                       "--provider", "tcp"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "provider tcp;ofi_rxm cannot register GPU memory for RMA (no "
+                              "FI_HMEM support)"))
+      << r.err;
+  // No provider here does atomics on GPU memory (shm registers it, but not for atomics).
+  r = tool("fab_atomic_lat", {"127.0.0.1", "-p", "1", "-t", "0", "-g", "NVIDIA"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "no libfabric provider here can register GPU memory for atomics "
+                              "(FI_HMEM)"))
+      << r.err;
+  // The server's buffer only: the provider is checked for FI_HMEM all the same.
+  CxiServer server("fab_write_lat");
+  r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g", "NVIDIA",
+                             "--provider", "tcp"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "provider tcp offers no reliable datagram (FI_EP_RDM) endpoints "
+                              "with RMA and GPU memory registration (FI_HMEM"))
+      << r.err;
+}
+
+TEST(E2eCxiGpu, ProviderThatRefusesTheRegistrationIsNamed) {
+  REQUIRE_RDM();
+  // A runtime whose memory registers as CUDA memory: this libfabric has no CUDA support.
+  FakeGpuEnv gpu(0, "libfabperf_fake_gpu_cuda_iface.so");
+  CxiServer server("fab_write_lat");
+  RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-t", "0", "-g",
+                                       "NVIDIA", "-n", "5"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "provider shm cannot register NVIDIA GPU 0 memory: "
+                              "fi_mr_regattr of GPU memory"))
+      << r.err;
 }
 
 }  // namespace

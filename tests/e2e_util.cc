@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
 
 namespace fabperf::testing {
@@ -180,6 +181,40 @@ int ServerProcess::wait_exit(double timeout_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return -1;
+}
+
+std::string beside_fabperf(const std::string& name) {
+  std::string bin = fabperf_bin();
+  size_t slash = bin.find_last_of('/');
+  return (slash == std::string::npos ? std::string(".") : bin.substr(0, slash)) + "/" + name;
+}
+
+FakeGpuEnv::FakeGpuEnv(int key, const std::string& library) {
+  log_ = "/tmp/fabperf_fake_gpu_" + std::to_string(getpid()) + ".log";
+  unlink(log_.c_str());
+  setenv("FABPERF_GPU_RUNTIME", beside_fabperf(library).c_str(), 1);
+  setenv("FABPERF_FAKE_GPU_KEY", std::to_string(key).c_str(), 1);
+  setenv("FABPERF_FAKE_GPU_LOG", log_.c_str(), 1);
+}
+
+FakeGpuEnv::~FakeGpuEnv() {
+  for (const char* v : {"FABPERF_GPU_RUNTIME", "FABPERF_FAKE_GPU_KEY", "FABPERF_FAKE_GPU_LOG"}) {
+    unsetenv(v);
+  }
+  unlink(log_.c_str());
+}
+
+FakeGpuEnv::Totals FakeGpuEnv::totals() const {
+  Totals t;
+  std::ifstream in(log_);
+  std::string w1, w2, w3;
+  uint64_t a = 0, b = 0, c = 0;
+  while (in >> w1 >> a >> w2 >> b >> w3 >> c) {
+    t.allocs += a;
+    t.to_device += b;
+    t.from_device += c;
+  }
+  return t;
 }
 
 }  // namespace fabperf::testing

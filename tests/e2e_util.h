@@ -1,6 +1,7 @@
 // End-to-end test helpers: run the real fabperf binary, capture what a user sees.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,26 @@ class ServerProcess {
 };
 
 bool contains(const std::string& haystack, const std::string& needle);
+
+// A file next to the fabperf binary (the build directory): the fab_* links, test libraries.
+std::string beside_fabperf(const std::string& name);
+
+// Points every fabperf process started while it lives at the stand-in GPU runtime in
+// tests/fake_gpu/ (FABPERF_GPU_RUNTIME), with its scrambling key, and logs its copies.
+class FakeGpuEnv {
+ public:
+  explicit FakeGpuEnv(int key = 90, const std::string& library = "libfabperf_fake_gpu.so");
+  ~FakeGpuEnv();
+  FakeGpuEnv(const FakeGpuEnv&) = delete;
+  FakeGpuEnv& operator=(const FakeGpuEnv&) = delete;
+  struct Totals {
+    uint64_t allocs = 0, to_device = 0, from_device = 0;
+  };
+  // Summed over every runtime instance that has ended (processes exited, buffers freed).
+  Totals totals() const;
+
+ private:
+  std::string log_;
+};
 
 }  // namespace fabperf::testing

@@ -16,17 +16,11 @@
 namespace fabperf {
 namespace {
 
-std::string beside_fabperf(const std::string& name) {
-  std::string bin = testing::fabperf_bin();
-  size_t slash = bin.find_last_of('/');
-  return (slash == std::string::npos ? std::string(".") : bin.substr(0, slash)) + "/" + name;
-}
-
 // Points the runtime search at a library for one test, and sets the fake's knobs.
 class FakeGpu : public ::testing::Test {
  protected:
   void use(const std::string& library, const char* key = "0", const char* count = "1") {
-    setenv("FABPERF_GPU_RUNTIME", beside_fabperf(library).c_str(), 1);
+    setenv("FABPERF_GPU_RUNTIME", testing::beside_fabperf(library).c_str(), 1);
     setenv("FABPERF_FAKE_GPU_KEY", key, 1);
     setenv("FABPERF_FAKE_GPU_COUNT", count, 1);
   }

@@ -92,9 +92,10 @@ Result<DomainInfo> resolve_domain(const std::string& provider, const std::string
   if (!list) {
     std::string what = provider.empty() ? "no libfabric provider" : "provider " + provider;
     if (!domain.empty()) what += " with device " + domain;
+    what += provider.empty() ? " offers" : " offers no";
     std::string cap = needs == Needs::kRma ? "RMA" : needs == Needs::kMsg ? "MSG" : "ATOMIC";
     if (hmem) cap += " and GPU memory registration (FI_HMEM, for -t/-r)";
-    return Status::Unsupported(what + " offers reliable datagram (FI_EP_RDM) endpoints with " +
+    return Status::Unsupported(what + " reliable datagram (FI_EP_RDM) endpoints with " +
                                cap + " on this host; fab_stat lists what is here");
   }
   return describe(list.get());
@@ -102,11 +103,17 @@ Result<DomainInfo> resolve_domain(const std::string& provider, const std::string
 
 Status check_hmem(const std::string& provider, const std::string& domain, Needs needs) {
   if (query(provider, domain, caps_of(needs) | FI_HMEM, "")) return Status::Ok();
+  const char* what = needs == Needs::kRma ? "RMA" : needs == Needs::kMsg ? "sends" : "atomics";
+  const char* advice = "; GPU buffers (-t/-r) need a provider such as cxi, verbs or efa built "
+                       "with it";
+  if (provider.empty()) {
+    return Status::Unsupported(std::string("no libfabric provider here can register GPU memory "
+                                           "for ") + what + " (FI_HMEM)" + advice);
+  }
   auto plain = resolve_domain(provider, domain, needs, "");
-  std::string name = plain.ok() ? plain->provider : (provider.empty() ? "(default)" : provider);
-  return Status::Unsupported("provider " + name +
-                             " cannot register GPU memory (no FI_HMEM support); GPU buffers "
-                             "(-t/-r) need a provider such as cxi, verbs or efa built with it");
+  std::string name = plain.ok() ? plain->provider : provider;
+  return Status::Unsupported("provider " + name + " cannot register GPU memory for " + what +
+                             " (no FI_HMEM support)" + advice);
 }
 
 std::vector<DomainInfo> list_domains(const std::string& provider) {

@@ -127,6 +127,11 @@ Status diagnose(const FabricRequest& request) {
                                  join(providers_with(request.ep_type, request.caps)));
     }
   }
+  if (get_info(make_hints(bare, request.caps, 0).get(), nullptr, 0).ret != 0) {
+    return Status::Unsupported(prov + " does not offer " + caps_text(request.caps) +
+                               " together on " + ep + " endpoints; providers on this host "
+                               "that do: " + here);
+  }
   if (!request.domain.empty() || !request.fabric.empty()) {
     Query all = get_info(make_hints(bare, request.caps, 0).get(), nullptr, 0);
     std::string what = request.domain.empty() ? "fabric \"" + request.fabric + "\""
