@@ -14,6 +14,30 @@ namespace fabperf {
 
 namespace {
 
+// Everything fabperf knows of each GPU type, in one place.
+struct GpuKind {
+  GpuType type;
+  const char* name;
+  const char* library;              // the development package's unversioned name
+  std::vector<const char*> sonames; // then these, newest first
+  const char* prefix;               // CUDA-shaped entry points: cudaMalloc, hipMalloc
+  fi_hmem_iface iface;
+};
+
+const GpuKind& kind_of(GpuType type) {
+  static const GpuKind kinds[] = {
+      {GpuType::kNvidia, "NVIDIA", "libcudart.so",
+       {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "cuda", FI_HMEM_CUDA},
+      {GpuType::kAmd, "AMD", "libamdhip64.so", {"libamdhip64.so.7", "libamdhip64.so.6"}, "hip",
+       FI_HMEM_ROCR},
+      {GpuType::kIntel, "INTEL", "libze_loader.so", {"libze_loader.so.1"}, "", FI_HMEM_ZE},
+  };
+  for (const GpuKind& k : kinds) {
+    if (k.type == type) return k;
+  }
+  return kinds[0];
+}
+
 bool exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
@@ -263,15 +287,9 @@ void* open_library(GpuType type, std::string* error) {
   if (const char* path = std::getenv("FABPERF_GPU_RUNTIME"); path != nullptr && *path != '\0') {
     names.push_back(path);
   } else {
-    names.push_back(gpu_runtime_library(type));
-    switch (type) {
-      // The unversioned name comes with the development package only: try the sonames.
-      case GpuType::kNvidia:
-        names.insert(names.end(), {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"});
-        break;
-      case GpuType::kAmd: names.insert(names.end(), {"libamdhip64.so.7", "libamdhip64.so.6"}); break;
-      case GpuType::kIntel: names.push_back("libze_loader.so.1"); break;
-    }
+    const GpuKind& kind = kind_of(type);
+    names.push_back(kind.library);
+    names.insert(names.end(), kind.sonames.begin(), kind.sonames.end());
   }
   for (const std::string& n : names) {
     if (void* lib = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL)) return lib;
@@ -287,38 +305,19 @@ fi_hmem_iface iface_of(GpuType type, void* lib) {
   if (const int* declared = symbol<const int*>(lib, "fabperf_hmem_iface")) {
     return static_cast<fi_hmem_iface>(*declared);
   }
-  switch (type) {
-    case GpuType::kNvidia: return FI_HMEM_CUDA;
-    case GpuType::kAmd: return FI_HMEM_ROCR;
-    case GpuType::kIntel: return FI_HMEM_ZE;
-  }
-  return FI_HMEM_SYSTEM;
+  return kind_of(type).iface;
 }
 
 }  // namespace
 
-const char* gpu_type_name(GpuType type) {
-  switch (type) {
-    case GpuType::kNvidia: return "NVIDIA";
-    case GpuType::kAmd: return "AMD";
-    case GpuType::kIntel: return "INTEL";
-  }
-  return "?";
-}
+const char* gpu_type_name(GpuType type) { return kind_of(type).name; }
 
-const char* gpu_runtime_library(GpuType type) {
-  switch (type) {
-    case GpuType::kNvidia: return "libcudart.so";
-    case GpuType::kAmd: return "libamdhip64.so";
-    case GpuType::kIntel: return "libze_loader.so";
-  }
-  return "";
-}
+const char* gpu_runtime_library(GpuType type) { return kind_of(type).library; }
 
 Result<GpuType> choose_gpu_type(const std::string& requested, const std::string& dev_root) {
-  if (requested == "NVIDIA") return GpuType::kNvidia;
-  if (requested == "AMD") return GpuType::kAmd;
-  if (requested == "INTEL") return GpuType::kIntel;
+  for (GpuType type : {GpuType::kNvidia, GpuType::kAmd, GpuType::kIntel}) {
+    if (requested == kind_of(type).name) return type;
+  }
   if (!requested.empty()) return Status::Usage("Invalid GPU type: " + requested);
   if (exists(dev_root + "/nvidia0")) return GpuType::kNvidia;
   if (exists(dev_root + "/kfd")) return GpuType::kAmd;
@@ -362,7 +361,7 @@ Result<std::unique_ptr<GpuRuntime>> load_gpu_runtime(GpuType type) {
     if (!absent.empty()) return missing(absent);
     return std::unique_ptr<GpuRuntime>(new LevelZeroRuntime(lib, c, iface));
   }
-  const std::string prefix = type == GpuType::kNvidia ? "cuda" : "hip";
+  const std::string prefix = kind_of(type).prefix;
   CudaLikeCalls c;
   find(&c.count, prefix + "GetDeviceCount");
   find(&c.set, prefix + "SetDevice");

@@ -236,10 +236,8 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   on_gpu_ = buffer_.on_gpu();
   // Before the peer learns where the region is, so no peer write can race with this.
   for (size_t slot = 0; slot < rx_slots_; ++slot) {
-    if (needs.rx_init == RxInit::kPattern) {
-      staging_.resize(std::max(staging_.size(), msg_size));
-      fill_pattern(staging_.data(), msg_size, my_seed);
-      if (!put(rx(slot), staging_.data(), msg_size)) return error_;
+    if (needs.rx_init == RxInit::kPattern && !write_pattern(rx(slot), fill_pattern, my_seed)) {
+      return error_;
     }
     if (needs.rx_init == RxInit::kPoison && verify && !poison_rx(slot)) return error_;
   }
@@ -318,24 +316,20 @@ Result<nlohmann::json> FabricSession::read_peer_done() {
   return ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
 }
 
-bool FabricSession::fill_tx(size_t slot) {
+bool FabricSession::write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed) {
   if (!on_gpu_) {
-    fill_pattern(tx(slot), msg_size, my_seed);
+    pattern(at, msg_size, seed);
     return true;
   }
   staging_.resize(std::max(staging_.size(), msg_size));
-  fill_pattern(staging_.data(), msg_size, my_seed);
-  return put(tx(slot), staging_.data(), msg_size);
+  pattern(staging_.data(), msg_size, seed);
+  return put(at, staging_.data(), msg_size);
 }
 
+bool FabricSession::fill_tx(size_t slot) { return write_pattern(tx(slot), fill_pattern, my_seed); }
+
 bool FabricSession::poison_rx(size_t slot) {
-  if (!on_gpu_) {
-    poison_pattern(rx(slot), msg_size, peer_seed);
-    return true;
-  }
-  staging_.resize(std::max(staging_.size(), msg_size));
-  poison_pattern(staging_.data(), msg_size, peer_seed);
-  return put(rx(slot), staging_.data(), msg_size);
+  return write_pattern(rx(slot), poison_pattern, peer_seed);
 }
 
 bool FabricSession::check_rx(const uint8_t* data, size_t len, size_t skip) {

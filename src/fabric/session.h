@@ -265,6 +265,9 @@ class FabricSession {
   FabricChoice choice_;
   std::unique_ptr<FabricEndpoint> endpoint_;
   bool gpu_copy(Status status) { return status.ok() || fail(std::move(status)); }
+  // msg_size bytes of a pattern (fill_pattern, poison_pattern) at `at`, through put().
+  using PatternFn = void (*)(uint8_t*, size_t, uint8_t);
+  bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);
 
   TestBuffer buffer_;
   bool on_gpu_ = false;
