@@ -377,6 +377,17 @@ TEST(E2eCxi, FabperfListsFabrics) {
   EXPECT_EQ(run({"--list_fabrics"}, 30).out, r.out);
 }
 
+TEST(E2eCxi, WithoutLibfabricEachToolSaysSo) {
+  setenv("FABPERF_LIBFABRIC", "/nonexistent/libfabric.so.1", 1);
+  RunOutput stat = tool("fab_stat", {});
+  RunOutput lat = tool("fab_write_lat", {"127.0.0.1", "-p", "1"});
+  unsetenv("FABPERF_LIBFABRIC");
+  EXPECT_EQ(stat.exit_code, 1);
+  EXPECT_TRUE(contains(stat.err, "libfabric not found: /nonexistent/libfabric.so.1")) << stat.err;
+  EXPECT_EQ(lat.exit_code, 1);
+  EXPECT_TRUE(contains(lat.err, "libfabric not found: /nonexistent/libfabric.so.1")) << lat.err;
+}
+
 TEST(E2eCxi, StatListsDomains) {
   RunOutput r = tool("fab_stat", {});
   ASSERT_EQ(r.exit_code, 0) << r.err;

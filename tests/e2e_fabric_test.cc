@@ -162,6 +162,28 @@ TEST(E2eFabricReport, AtomicChoicesRun) {
   }
 }
 
+// libfabric is loaded when a fabric test needs it: without it, socket tests still run and
+// the fabric tests and tools say what is missing.
+TEST(E2eFabricErrors, WithoutLibfabricSocketTestsRunAndFabricTestsSayWhy) {
+  setenv("FABPERF_LIBFABRIC", "/nonexistent/libfabric.so.1", 1);
+  RunOutput sockets = run({"--loopback", "-t", "0.2", "tcp_lat"});
+  RunOutput fabric = run({"--loopback", "-n", "10", "rdm_send_lat"});
+  RunOutput stat = run({"--list-fabrics"});
+  setenv("FABPERF_LIBFABRIC", "libm.so.6", 1);
+  RunOutput wrong = run({"--loopback", "-n", "10", "rdm_send_lat"});
+  unsetenv("FABPERF_LIBFABRIC");
+  EXPECT_EQ(sockets.exit_code, 0) << sockets.err;
+  EXPECT_TRUE(contains(sockets.out, "latency")) << sockets.out;
+  EXPECT_EQ(fabric.exit_code, 1);
+  EXPECT_TRUE(contains(fabric.err, "libfabric not found: /nonexistent/libfabric.so.1: cannot open "
+                                   "shared object file"))
+      << fabric.err;
+  EXPECT_EQ(stat.exit_code, 1);
+  EXPECT_TRUE(contains(stat.err, "libfabric not found")) << stat.err;
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_TRUE(contains(wrong.err, "libm.so.6 is not libfabric: it lacks fi_getinfo")) << wrong.err;
+}
+
 TEST(E2eFabricErrors, BogusProvider) {
   RunOutput r = run({"--loopback", "-t", "0.2", "--provider", "bogus", "rdm_send_lat"});
   EXPECT_EQ(r.exit_code, 1);

@@ -13,6 +13,7 @@
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_options.h"
 #include "cxi/cxi_session.h"
+#include "fabric/libfabric_loader.h"
 #include "report/reporter.h"
 #include "tests/misc_tests.h"
 
@@ -66,6 +67,8 @@ std::string iso8601_now() {
 }
 
 int run_server(const Tool& tool, const CxiOptions& o) {
+  // Not listening for a client this side could not serve.
+  if (Status lib = libfabric_status(); !lib.ok()) return fail(lib.message());
   auto listener = listen_tcp("", o.port, 1);
   if (!listener.ok()) return fail("bind() failed: " + listener.status().message());
   out("Listening on port " + std::to_string(o.port) + " for client to connect...\n");

@@ -9,6 +9,7 @@
 #include "core/registry.h"
 #include "cxi/fabric_probe.h"
 #include "fabric/gpu_runtime.h"
+#include "fabric/libfabric_loader.h"
 #include "tests/misc_tests.h"
 
 namespace fabperf::cxi {
@@ -212,7 +213,8 @@ Status serve_one_client(const Tool& tool, const CxiOptions& own, int listen_fd, 
 
 Result<std::unique_ptr<PairClient>> PairClient::connect(const Tool& tool, CxiOptions& o,
                                                         const std::string& host, uint16_t port) {
-  // GPU buffers that cannot exist fail here, before the server is bothered.
+  // No libfabric, or GPU buffers that cannot exist: said here, before the server is bothered.
+  FP_RETURN_IF_ERROR(libfabric_status());
   FP_RETURN_IF_ERROR(check_side(tool, o, false, o.device));
   ConnectOptions copts;
   copts.wait_s = 0;  // the originals try once

@@ -8,6 +8,8 @@
 #include <memory>
 #include <set>
 
+#include "fabric/libfabric_loader.h"
+
 namespace fabperf::cxi {
 
 namespace {
@@ -85,6 +87,7 @@ InfoList query(const std::string& provider, const std::string& domain, uint64_t 
 
 Result<DomainInfo> resolve_domain(const std::string& provider, const std::string& domain,
                                   Needs needs, const std::string& node, bool hmem) {
+  FP_RETURN_IF_ERROR(libfabric_status());
   uint64_t caps = caps_of(needs) | (hmem ? FI_HMEM : 0);
   InfoList list;
   if (!node.empty()) list = query(provider, domain, caps, node);

@@ -9,6 +9,7 @@
 
 #include "cxi/cxi_main.h"
 #include "cxi/fabric_probe.h"
+#include "fabric/libfabric_loader.h"
 
 namespace fabperf::cxi {
 
@@ -111,6 +112,10 @@ Counters sample(const std::string& net) {
 }  // namespace
 
 int list_fabrics(std::FILE* out) {
+  if (Status lib = libfabric_status(); !lib.ok()) {
+    std::fprintf(stderr, "%s\n", lib.message().c_str());
+    return 1;
+  }
   std::vector<DomainInfo> all = list_domains("");
   if (all.empty()) {
     std::fprintf(stderr, "No libfabric providers with reliable datagram endpoints found\n");
@@ -125,6 +130,10 @@ int list_fabrics(std::FILE* out) {
 }
 
 int run_stat(const Tool&, const CxiOptions& o) {
+  if (Status lib = libfabric_status(); !lib.ok()) {
+    std::fprintf(stderr, "%s\n", lib.message().c_str());
+    return 1;
+  }
   std::vector<DomainInfo> all = list_domains(o.provider);
   std::vector<DomainInfo> shown;
   for (const DomainInfo& d : all) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "fabric/libfabric_loader.h"
+
 namespace fabperf {
 
 namespace {
@@ -182,6 +184,7 @@ std::vector<std::string> providers_with(fi_ep_type ep_type, uint64_t caps) {
 }
 
 Result<FabricChoice> select_fabric(const FabricRequest& request) {
+  FP_RETURN_IF_ERROR(libfabric_status());
   // Strongest completion level first. One-sided operations (nobody at the target counts them)
   // fall back to transmit-complete on reliable endpoints, so a completion still means the
   // target has the data. Sends are counted by their receiver: the provider's default (the
