@@ -448,6 +448,19 @@ TEST(E2eCxiGpu, EveryToolWithGpuBuffersOnBothSides) {
   }
 }
 
+// cxi_gpu_loopback_bw's use: both ends of a loopback write in GPU memory, in one process.
+TEST(E2eCxiGpu, LoopbackBandwidthBetweenGpuBuffers) {
+  REQUIRE_RDM();
+  FakeGpuEnv gpu;
+  RunOutput r = tool("fab_loopback_bw", {"-t", "0", "-r", "0", "-g", "NVIDIA", "-i", "2", "-n",
+                                         "64", "-s", "65536"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "Client TX Mem    : GPU 0")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Server RX Mem    : GPU 0")) << r.out;
+  EXPECT_EQ(count_lines(r.out, std::regex(" +65536 +128 +[0-9]+\\.[0-9]{2}")), 1) << r.out;
+  EXPECT_EQ(gpu.totals().allocs, 2u);
+}
+
 TEST(E2eCxiGpu, JsonNamesWhereEachSidesBufferLives) {
   REQUIRE_RDM();
   FakeGpuEnv gpu;
