@@ -86,8 +86,10 @@ TEST_F(FakeGpu, BufferIsClearedAndOnlyTheRuntimeReadsItRight) {
   ASSERT_TRUE(buffer.ok()) << buffer.status().message();
   EXPECT_TRUE(buffer->on_gpu());
   EXPECT_EQ(buffer->describe(), "NVIDIA GPU 0");
-  EXPECT_EQ(buffer->iface(), FI_HMEM_SYSTEM);
-  EXPECT_EQ(buffer->device(), 0);
+  HmemPlacement where = buffer->placement();
+  EXPECT_TRUE(where.gpu);
+  EXPECT_EQ(where.iface, FI_HMEM_SYSTEM);  // the stand-in's declaration
+  EXPECT_EQ(where.device, 0);
   // Fresh device memory is garbage in the stand-in: allocate() clears it.
   std::vector<uint8_t> out(4096, 0xee);
   ASSERT_TRUE(buffer->read(out.data(), buffer->data(), out.size()).ok());
@@ -107,7 +109,7 @@ TEST_F(FakeGpu, HostBufferIsTheDefault) {
   ASSERT_TRUE(buffer.ok());
   EXPECT_FALSE(buffer->on_gpu());
   EXPECT_EQ(buffer->describe(), "System");
-  EXPECT_EQ(buffer->iface(), FI_HMEM_SYSTEM);
+  EXPECT_FALSE(buffer->placement().gpu);
   const char text[] = "plain";
   ASSERT_TRUE(buffer->write(buffer->data(), text, sizeof text).ok());
   EXPECT_STREQ(reinterpret_cast<const char*>(buffer->data()), text);

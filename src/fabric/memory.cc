@@ -92,8 +92,7 @@ Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* 
                                                                     const fi_info* info,
                                                                     void* base, size_t len,
                                                                     uint64_t access,
-                                                                    fi_hmem_iface iface,
-                                                                    int device) {
+                                                                    const HmemPlacement& where) {
   // Keys we choose must be unique within a domain; a process-wide counter keeps them so even
   // when both sides of a loopback run share one process.
   static std::atomic<uint64_t> next_key{0x1000};
@@ -104,7 +103,7 @@ Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* 
   uint64_t requested = next_key.fetch_add(1);
   fid_mr* mr = nullptr;
   int ret = 0;
-  if (iface == FI_HMEM_SYSTEM) {
+  if (!where.gpu) {
     ret = fi_mr_reg(domain, base, len, access, 0, requested, 0, &mr, nullptr);
     if (ret != 0) return fi_status("fi_mr_reg", ret);
   } else {
@@ -114,11 +113,11 @@ Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* 
     attr.iov_count = 1;
     attr.access = access;
     attr.requested_key = requested;
-    attr.iface = iface;
-    if (iface == FI_HMEM_ZE) {
-      attr.device.ze = device;
+    attr.iface = where.iface;
+    if (where.iface == FI_HMEM_ZE) {
+      attr.device.ze = where.device;
     } else {
-      attr.device.cuda = device;  // CUDA's device; ROCr ignores it
+      attr.device.cuda = where.device;  // CUDA's device; ROCr ignores it
     }
     ret = fi_mr_regattr(domain, &attr, 0, &mr);
     if (ret != 0) return fi_status("fi_mr_regattr of GPU memory", ret);

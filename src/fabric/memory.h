@@ -48,15 +48,22 @@ Result<uint64_t> free_huge_pages(size_t page_size);
 // "2M" -> 2 MiB, "1G" -> 1 GiB; anything else is a Usage error.
 Result<size_t> huge_page_size(const std::string& use_hp);
 
+// Where a buffer lives, for its registration: GPU memory goes to fi_mr_regattr with its
+// libfabric interface and device, host memory to fi_mr_reg.
+struct HmemPlacement {
+  bool gpu = false;
+  fi_hmem_iface iface = FI_HMEM_SYSTEM;
+  int device = 0;
+};
+
 // A registered buffer. Honours FI_MR_LOCAL (descriptors), FI_MR_VIRT_ADDR (addresses vs
 // offsets), FI_MR_PROV_KEY (provider keys), FI_MR_ENDPOINT (bind and enable) and FI_MR_RAW.
 class MemoryRegion {
  public:
-  // `ep` is needed only under FI_MR_ENDPOINT (the region is bound to it). GPU memory is
-  // registered with its interface and device (fi_mr_regattr), host memory with fi_mr_reg.
+  // `ep` is needed only under FI_MR_ENDPOINT (the region is bound to it).
   static Result<std::unique_ptr<MemoryRegion>> register_buffer(
       fid_domain* domain, fid_ep* ep, const fi_info* info, void* base, size_t len,
-      uint64_t access, fi_hmem_iface iface = FI_HMEM_SYSTEM, int device = 0);
+      uint64_t access, const HmemPlacement& where = {});
 
   // Descriptor for local buffers inside the region (nullptr where the provider needs none).
   void* desc() const { return desc_; }

@@ -247,7 +247,7 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   }
   auto mr = MemoryRegion::register_buffer(endpoint_->domain(), endpoint_->ep(),
                                           endpoint_->info(), buffer_.data(), total, access,
-                                          buffer_.iface(), buffer_.device());
+                                          buffer_.placement());
   if (!mr.ok()) {
     if (!on_gpu_) return mr.status();
     return mr.status().Prefixed("provider " + choice_.provider() + " cannot register " +

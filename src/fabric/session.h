@@ -261,14 +261,13 @@ class FabricSession {
   nlohmann::json describe_memory() const;
   Status adopt_peer_memory(const nlohmann::json& peer);
   Result<nlohmann::json> swap(const nlohmann::json& mine);
-
-  FabricChoice choice_;
-  std::unique_ptr<FabricEndpoint> endpoint_;
   bool gpu_copy(Status status) { return status.ok() || fail(std::move(status)); }
   // msg_size bytes of a pattern (fill_pattern, poison_pattern) at `at`, through put().
   using PatternFn = void (*)(uint8_t*, size_t, uint8_t);
   bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);
 
+  FabricChoice choice_;
+  std::unique_ptr<FabricEndpoint> endpoint_;
   TestBuffer buffer_;
   bool on_gpu_ = false;
   std::vector<uint8_t> staging_;  // host copies of GPU memory, for view() and patterns

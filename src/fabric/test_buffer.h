@@ -34,9 +34,11 @@ class TestBuffer {
   uint8_t* data() const { return gpu_data_ != nullptr ? gpu_data_ : host_.data(); }
   size_t size() const { return gpu_data_ != nullptr ? gpu_size_ : host_.size(); }
   bool on_gpu() const { return gpu_data_ != nullptr; }
-  // What libfabric is told at registration (FI_HMEM_SYSTEM and 0 for host memory).
-  fi_hmem_iface iface() const { return on_gpu() ? runtime_->hmem_iface() : FI_HMEM_SYSTEM; }
-  int device() const { return on_gpu() ? device_ : 0; }
+  // What libfabric is told at registration.
+  HmemPlacement placement() const {
+    if (!on_gpu()) return {};
+    return {true, runtime_->hmem_iface(), device_};
+  }
   // "System", "2M huge pages (9)", "NVIDIA GPU 0".
   std::string describe() const;
 
