@@ -6,7 +6,7 @@
 #include <rdma/fi_errno.h>
 
 #include <cstdlib>
-#include <mutex>
+#include <string>
 
 namespace fabperf {
 
@@ -67,8 +67,6 @@ Status libfabric_status() {
   const Api& a = api();
   return a.error.empty() ? Status::Ok() : Status::Unsupported(a.error);
 }
-
-std::string libfabric_name() { return api().name; }
 
 }  // namespace fabperf
 

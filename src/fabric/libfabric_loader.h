@@ -9,8 +9,6 @@
 // inline fails to link until it is added there.
 #pragma once
 
-#include <string>
-
 #include "core/status.h"
 
 namespace fabperf {
@@ -18,8 +16,5 @@ namespace fabperf {
 // The library loaded: $FABPERF_LIBFABRIC when set (a libfabric built elsewhere, e.g. with GPU
 // support), else libfabric.so.1. Ok, or Unsupported "libfabric not found: ...".
 Status libfabric_status();
-
-// What was loaded ("libfabric.so.1", or the path given), for reports.
-std::string libfabric_name();
 
 }  // namespace fabperf
