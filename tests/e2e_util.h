@@ -55,7 +55,9 @@ bool contains(const std::string& haystack, const std::string& needle);
 // - sockets, on datagram endpoints (ud_*): a receiver that falls behind makes the provider log
 //   "Exceeded buffered recv limit", and with both sides sending it drops one of the two
 //   connections they dial at once ("Peer disconnected"); either way the sender's completions
-//   stop and fabperf reports "no completion from provider sockets".
+//   stop and fabperf reports "no completion from provider sockets". The same report came once
+//   from rc_bi_bw (both sides sending over connected endpoints) in a loaded CI run, so the
+//   bi-directional tests over sockets are included.
 bool known_provider_flake(const std::string& provider, const std::string& test,
                           const std::string& error);
 
