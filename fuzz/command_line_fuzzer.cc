@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
-#include "core/registry.h"
+#include "app/all_tests.h"
 #include "security/access.h"
 
 using namespace fabperf;
@@ -21,13 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       args.back().push_back(static_cast<char>(data[i]));
     }
   }
-  static const std::vector<std::string> tests = test_names();
+  static const std::vector<std::string> tests = all_tests().names();
   auto cl = parse_command_line(args, tests);
   if (cl.ok()) {
     // Every run the line asks for: bounded by the loop limits, but cap the work per input.
     int runs = 0;
     for (const TestRequest& request : cl->tests) {
-      const TestSpec* spec = find_test(request.name);
+      const TestSpec* spec = all_tests().find(request.name);
       if (spec == nullptr) __builtin_trap();  // the parser only accepts known tests
       for (const auto& loop_values : expand_loops(request.loops)) {
         if (++runs > 64) break;

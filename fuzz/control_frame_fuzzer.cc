@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "cli/command_line.h"
-#include "core/registry.h"
+#include "app/all_tests.h"
 #include "net/control.h"
 #include "security/limits.h"
 
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto params = params_from_json(body.contains("params") ? body["params"] : nlohmann::json());
     auto it = body.find("test");
     const TestSpec* spec =
-        it != body.end() && it->is_string() ? find_test(it->get<std::string>()) : nullptr;
+        it != body.end() && it->is_string() ? all_tests().find(it->get<std::string>()) : nullptr;
     if (params.ok() && spec != nullptr) {
       check_request(ServerLimits{}, *spec, *params, 0).ok();
       session_memory(*spec, *params);

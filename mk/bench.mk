@@ -5,14 +5,11 @@
 #   BENCH_REPS=N        runs of each side per comparison (default 3), alternating
 BENCH_REPS ?= 3
 BENCH_PEERS := qperf sockperf iperf3 netpipe-tcp libfabric-bin ucx-utils
-BENCH_CXXFLAGS := -O2 -g -std=c++20 -Isrc -DFABPERF_VERSION=\"bench\"
 
 .PHONY: bench bench-build
 
 bench-build: build
-	g++ $(BENCH_CXXFLAGS) -o $(BUILD)/floor_pingpong bench/floor_pingpong.cc
-	g++ $(BENCH_CXXFLAGS) -o $(BUILD)/micro_stats bench/micro_stats.cc $(BUILD)/libfabperf_core.a \
-	  -lbenchmark -lpthread
+	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong micro_stats
 
 bench: deps
 	@missing=""; for p in $(BENCH_PEERS); do \

@@ -11,12 +11,12 @@
 
 #include "cli/command_line.h"
 #include "cli/help.h"
-#include "client/client.h"
+#include "session/client.h"
 #include "cxi/cxi_main.h"
-#include "core/registry.h"
-#include "server/server.h"
-#include "server/server_config.h"
-#include "tests/misc_tests.h"
+#include "app/all_tests.h"
+#include "session/server.h"
+#include "app/server_config.h"
+#include "engine/misc_tests.h"
 
 namespace fabperf {
 
@@ -89,12 +89,12 @@ int run_server(const CommandLine& cl) {
 
 int fabperf_main(const std::string& program, const std::vector<std::string>& args) {
   // fab_write_lat and its siblings are this program under other names: their own dialect.
-  if (cxi::is_cxi_program(program)) return cxi::cxi_main(program, args);
-  auto parsed = parse_command_line(args, test_names());
+  if (cxi::is_cxi_program(program)) return cxi::cxi_main(program, args, all_tests());
+  auto parsed = parse_command_line(args, all_tests().names());
   if (!parsed.ok()) return usage_error(parsed.status().message());
   const CommandLine& cl = *parsed;
   if (cl.help) {
-    auto text = help_text(cl.help_topic);
+    auto text = help_text(cl.help_topic, all_tests());
     if (!text.ok()) return usage_error(text.status().message());
     std::fputs(text->c_str(), stdout);
     return 0;
@@ -160,6 +160,7 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
 
   ClientConfig config;
   config.host = cl.host;
+  config.tests = &all_tests();
   config.auth_key = *auth_key;
   config.port = static_cast<uint16_t>(std::get<uint64_t>(cl.global("listen_port")));
   config.wait_server_s = time_of(cl.global("wait_server"));

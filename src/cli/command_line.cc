@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cli/units.h"
-#include "core/gpu_spec.h"
-#include "core/test_context.h"
+#include "core/units.h"
+#include "options/gpu_spec.h"
+#include "engine/test_context.h"
 
 namespace fabperf {
 

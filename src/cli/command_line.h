@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/options.h"
-#include "core/params.h"
+#include "options/option_table.h"
+#include "options/params.h"
 #include "core/status.h"
 
 namespace fabperf {

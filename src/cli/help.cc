@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 
-#include "cli/options.h"
-#include "core/registry.h"
+#include "options/option_table.h"
+#include "engine/registry.h"
 
 namespace fabperf {
 
@@ -42,7 +42,7 @@ Exit status
 )";
 }
 
-std::string categories_text() {
+std::string categories_text(const TestRegistry& tests) {
   std::string out =
       "Categories\n    fabperf --help CATEGORY, where CATEGORY is one of:\n"
       "        categories          This list\n"
@@ -51,7 +51,7 @@ std::string categories_text() {
       "        options             A long list of options\n"
       "        tests               A list of the tests\n"
       "    or a test:\n";
-  for (const std::string& name : test_names()) out += "        " + name + "\n";
+  for (const std::string& name : tests.names()) out += "        " + name + "\n";
   return out;
 }
 
@@ -112,10 +112,10 @@ std::string opts_text(bool long_form) {
   return out;
 }
 
-std::string tests_text() {
+std::string tests_text(const TestRegistry& tests) {
   std::string out = "Tests\n";
   std::map<std::string, std::vector<const TestSpec*>> groups;
-  for (const TestSpec* t : all_tests()) {
+  for (const TestSpec* t : tests.all()) {
     std::string g = t->family == TransportFamily::kSocket ? "Socket Based"
                     : t->family == TransportFamily::kFabric ? "Fabric (libfabric)"
                                                             : "Miscellaneous";
@@ -145,16 +145,16 @@ std::string test_text(const TestSpec& t) {
 
 }  // namespace
 
-Result<std::string> help_text(const std::string& topic) {
+Result<std::string> help_text(const std::string& topic, const TestRegistry& tests) {
   if (topic.empty()) return main_text();
-  if (topic == "categories") return categories_text();
+  if (topic == "categories") return categories_text(tests);
   if (topic == "examples") return examples_text();
   if (topic == "opts") return opts_text(false);
   if (topic == "options") return opts_text(true);
-  if (topic == "tests") return tests_text();
-  if (const TestSpec* t = find_test(topic)) return test_text(*t);
+  if (topic == "tests") return tests_text(tests);
+  if (const TestSpec* t = tests.find(topic)) return test_text(*t);
   std::vector<std::string> topics = {"categories", "examples", "opts", "options", "tests"};
-  for (const std::string& n : test_names()) topics.push_back(n);
+  for (const std::string& n : tests.names()) topics.push_back(n);
   std::string msg = "cannot find help category " + topic;
   std::string guess = nearest(topic, topics);
   if (!guess.empty()) msg += " (did you mean " + guess + "?)";

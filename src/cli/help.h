@@ -4,10 +4,11 @@
 #include <string>
 
 #include "core/status.h"
+#include "engine/registry.h"
 
 namespace fabperf {
 
 // Text of a help topic: "" (main), categories, examples, opts, options, tests, or a test name.
-Result<std::string> help_text(const std::string& topic);
+Result<std::string> help_text(const std::string& topic, const TestRegistry& tests);
 
 }  // namespace fabperf

@@ -15,7 +15,7 @@
 #include "cxi/cxi_session.h"
 #include "fabric/libfabric_loader.h"
 #include "report/reporter.h"
-#include "tests/misc_tests.h"
+#include "engine/misc_tests.h"
 
 namespace fabperf::cxi {
 
@@ -165,7 +165,9 @@ int run_loopback(const Tool& tool, CxiOptions& o) {
 
 bool is_cxi_program(const std::string& program) { return find_tool(program) != nullptr; }
 
-int cxi_main(const std::string& program, const std::vector<std::string>& args) {
+int cxi_main(const std::string& program, const std::vector<std::string>& args,
+             const TestRegistry& tests) {
+  set_test_registry(&tests);
   const Tool* tool = find_tool(program);
   if (tool == nullptr) return fail(program + ": not a fab_* tool");
   auto parsed = parse_cxi_options(*tool, args);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cxi/cxi_options.h"
+#include "engine/registry.h"
 
 namespace fabperf::cxi {
 
@@ -14,7 +15,8 @@ bool is_cxi_program(const std::string& program);
 
 // Runs the tool; returns the exit status (0 ok, 1 error as the originals; fab_heatsink_check
 // 2 when a target failed).
-int cxi_main(const std::string& program, const std::vector<std::string>& args);
+int cxi_main(const std::string& program, const std::vector<std::string>& args,
+             const TestRegistry& tests);
 
 // The pieces, for tools that reuse them.
 int run_heatsink_check(const Tool& tool, const CxiOptions& o);  // heatsink.cc

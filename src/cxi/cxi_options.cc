@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <functional>
 
-#include "cli/options.h"
-#include "cli/units.h"
+#include "options/option_table.h"
+#include "core/units.h"
 #include "fabric/atomic_ops.h"
 
 namespace fabperf::cxi {

@@ -6,15 +6,17 @@
 
 #include <cstdio>
 
-#include "core/registry.h"
+#include "engine/registry.h"
 #include "cxi/fabric_probe.h"
 #include "fabric/gpu_runtime.h"
 #include "fabric/libfabric_loader.h"
-#include "tests/misc_tests.h"
+#include "engine/misc_tests.h"
 
 namespace fabperf::cxi {
 
 namespace {
+
+const TestRegistry* g_tests = nullptr;
 
 Needs needs_of(const Tool& tool) {
   if (tool.bit & (kSendLat | kSendBw)) return Needs::kMsg;
@@ -77,6 +79,8 @@ void print(std::FILE* out, const std::string& text) {
 
 }  // namespace
 
+void set_test_registry(const TestRegistry* tests) { g_tests = tests; }
+
 uint64_t atomic_type_bytes(const std::string& type) {
   static const std::pair<const char*, uint64_t> sizes[] = {
       {"INT8", 1},   {"UINT8", 1},  {"INT16", 2},         {"UINT16", 2},
@@ -91,7 +95,7 @@ uint64_t atomic_type_bytes(const std::string& type) {
 
 Result<const TestSpec*> test_for(const Tool& tool, const CxiOptions& o) {
   const char* name = o.bidirectional && tool.bi_test != nullptr ? tool.bi_test : tool.test;
-  const TestSpec* spec = find_test(name);
+  const TestSpec* spec = g_tests->find(name);
   if (spec == nullptr) {
     return Status::Unsupported(std::string(tool.name) + " runs fabperf's " + name +
                                " test, which this build lacks (no libfabric tests)");
@@ -183,7 +187,7 @@ Status serve_one_client(const Tool& tool, const CxiOptions& own, int listen_fd, 
     if (frame->type != MsgType::kRun) {
       return Status::Failed(std::string("protocol error: unexpected ") + msg_type_name(frame->type));
     }
-    const TestSpec* spec = find_test(frame->body.value("test", std::string()));
+    const TestSpec* spec = g_tests->find(frame->body.value("test", std::string()));
     if (spec == nullptr || spec->family != TransportFamily::kFabric) {
       ch.send_error("unknown test", 1);
       return Status::Failed("client asked for an unknown test");

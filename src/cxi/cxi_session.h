@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "cli/command_line.h"
-#include "core/result.h"
+#include "engine/registry.h"
+#include "engine/test_result.h"
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_options.h"
 #include "net/control.h"
@@ -20,6 +21,9 @@ namespace fabperf::cxi {
 
 inline constexpr const char* kNamesDiffer = "Client and server program names do not match!";
 inline constexpr const char* kVersionsDiffer = "Client and server program versions do not match!";
+
+// The registry the tools look their tests up in (set once by cxi_main).
+void set_test_registry(const TestRegistry* tests);
 
 // The fabperf test a tool runs for these options (-b picks the two-way test).
 Result<const TestSpec*> test_for(const Tool& tool, const CxiOptions& o);

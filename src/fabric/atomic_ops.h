@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/params.h"
+#include "options/params.h"
 #include "core/status.h"
 
 namespace fabperf {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/test_context.h"
+#include "engine/test_context.h"
 
 namespace fabperf {
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/gpu_spec.h"
+#include "options/gpu_spec.h"
 #include "core/status.h"
 
 namespace fabperf {

@@ -4,7 +4,7 @@
 #include <rdma/fabric.h>
 
 #include "core/status.h"
-#include "core/test_context.h"
+#include "engine/test_context.h"
 
 namespace fabperf {
 

@@ -13,7 +13,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
-#include "core/test_context.h"
+#include "engine/test_context.h"
 #include "fabric/endpoint.h"
 #include "fabric/memory.h"
 #include "fabric/provider.h"

@@ -1,7 +1,7 @@
 // The default renderer of `fabperf`: qperf's blocks, with fabperf's extra figures behind -v.
 #include <cstdio>
 
-#include "cli/options.h"
+#include "options/option_table.h"
 #include "report/qperf_format.h"
 #include "report/reporter.h"
 

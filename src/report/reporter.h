@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/result.h"
+#include "engine/test_result.h"
 #include "core/status.h"
 
 namespace fabperf {

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "cli/units.h"
+#include "core/units.h"
 
 namespace fabperf {
 

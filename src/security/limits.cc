@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cli/units.h"
-#include "core/test_context.h"
+#include "core/units.h"
+#include "engine/test_context.h"
 
 namespace fabperf {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/params.h"
+#include "options/params.h"
 #include "core/status.h"
 
 namespace fabperf {

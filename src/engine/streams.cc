@@ -1,0 +1,132 @@
+// Parallel streams: threads, pinning, supervision and the summing of per-stream counters.
+#include "engine/streams.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+#include "engine/affinity.h"
+#include "net/control.h"
+
+namespace fabperf {
+
+namespace {
+
+// How often the supervisor looks at ^C and the control channel; it never touches the data.
+constexpr int kSuperviseMs = 2;
+
+int64_t thread_cpu_ns(bool kernel) {
+  rusage ru{};
+  if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
+  const timeval& tv = kernel ? ru.ru_stime : ru.ru_utime;
+  return static_cast<int64_t>(tv.tv_sec) * 1000000000 + static_cast<int64_t>(tv.tv_usec) * 1000;
+}
+
+struct StreamSlot {
+  StreamWorker worker;
+  Status status = Status::Ok();
+  int64_t user_ns = 0, kernel_ns = 0;
+};
+
+}  // namespace
+
+int stream_count(const ParamSet& params) {
+  return params.has("streams") ? static_cast<int>(params.u64("streams")) : 1;
+}
+
+Status run_streams(TestContext& ctx, int n, const StreamBody& body) {
+  if (n < 1) n = 1;
+  std::atomic<bool> stop{false}, peer_done{false};
+  std::atomic<int> running{n};
+  std::vector<StreamSlot> slots(static_cast<size_t>(n));
+  ctx.mark_start();
+  const int64_t start = now_ns();
+  std::vector<std::thread> threads;
+  threads.reserve(slots.size());
+  for (int i = 0; i < n; ++i) {
+    StreamSlot& slot = slots[static_cast<size_t>(i)];
+    slot.worker.index = i;
+    slot.worker.start_ns = start;
+    slot.worker.stop_ = &stop;
+    slot.worker.peer_done_ = &peer_done;
+    threads.emplace_back([&, i, slot_ptr = &slot] {
+      StreamSlot& s = *slot_ptr;
+      s.status = apply_cpu_affinity(ctx.params.str("cpu_affinity"), i);
+      int64_t user0 = thread_cpu_ns(false), kernel0 = thread_cpu_ns(true);
+      if (s.status.ok()) s.status = body(s.worker);
+      if (s.worker.end_ns == 0) s.worker.end_ns = now_ns();
+      s.user_ns = thread_cpu_ns(false) - user0;
+      s.kernel_ns = thread_cpu_ns(true) - kernel0;
+      if (!s.status.ok()) stop.store(true);  // one stream failing ends the others
+      running.fetch_sub(1);
+    });
+  }
+  // Supervise: ^C, and the control channel. On the client anything the server sends now is
+  // its failure; on the server it is the client's end-of-test message, left for the caller.
+  Status peer_status = Status::Ok();
+  bool watch_control = true;
+  while (running.load() > 0) {
+    if (ctx.stop_requested()) stop.store(true);
+    pollfd pfd{ctx.control.fd(), POLLIN, 0};
+    int ready = poll(&pfd, watch_control ? 1 : 0, kSuperviseMs);
+    if (ready > 0 && watch_control) {
+      watch_control = false;
+      if (ctx.role == Role::kClient) {
+        peer_status = ctx.check_peer();
+        stop.store(true);
+      } else {
+        peer_done.store(true);
+      }
+    }
+  }
+  for (std::thread& t : threads) t.join();
+  ctx.mark_end();
+
+  SideStats& total = ctx.stats;
+  int64_t last_end = start, user_ns = 0, kernel_ns = 0;
+  for (const StreamSlot& s : slots) {
+    const StreamCounters& c = s.worker.counters;
+    total.send_bytes += c.send_bytes;
+    total.send_msgs += c.send_msgs;
+    total.recv_bytes += c.recv_bytes;
+    total.recv_msgs += c.recv_msgs;
+    total.lost_msgs += s.worker.lost_msgs;
+    total.send_errors += s.worker.send_errors;
+    last_end = std::max(last_end, s.worker.end_ns);
+    user_ns += s.user_ns;
+    kernel_ns += s.kernel_ns;
+    if (n > 1) {
+      StreamCounters timed = c;
+      if (c.send_bytes > 0) timed.send_time_ns = s.worker.end_ns - start;
+      if (c.recv_bytes > 0) timed.recv_time_ns = s.worker.end_ns - start;
+      total.streams.push_back(timed);
+    }
+  }
+  if (total.send_bytes > 0) total.send_time_ns = last_end - start;
+  if (total.recv_bytes > 0) total.recv_time_ns = last_end - start;
+  // The measuring threads' own CPU, summed (percent of one CPU: N busy streams show N*100).
+  if (total.real_time_ns > 0) {
+    double real = static_cast<double>(total.real_time_ns);
+    total.cpu.proc_user = static_cast<double>(user_ns) / real * 100;
+    total.cpu.proc_kernel = static_cast<double>(kernel_ns) / real * 100;
+    total.cpu.proc_used = total.cpu.proc_user + total.cpu.proc_kernel;
+  }
+  if (!peer_status.ok()) return peer_status;
+  for (const StreamSlot& s : slots) {
+    if (!s.status.ok()) {
+      return n > 1 ? s.status.Prefixed("stream " + std::to_string(s.worker.index)) : s.status;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace fabperf

@@ -1,0 +1,52 @@
+// Parallel streams (--streams N): one measuring thread per data connection or endpoint, and a
+// supervisor on the calling thread that watches the clock's end, ^C and the control channel.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+#include "engine/side_stats.h"
+#include "core/status.h"
+#include "engine/test_context.h"
+
+namespace fabperf {
+
+// What one stream's thread owns and sees. Its counters are its own: nothing is shared on the
+// hot path, the engine sums them after the threads are joined.
+struct StreamWorker {
+  int index = 0;
+  StreamCounters counters;
+  uint64_t lost_msgs = 0;
+  uint64_t send_errors = 0;
+  int64_t start_ns = 0;  // the common start of every stream (CLOCK_MONOTONIC_RAW)
+  int64_t end_ns = 0;    // set by the body: its last send or receive; 0 means "when it returned"
+
+  // The supervisor says end now: the peer failed, ^C, or another stream failed.
+  bool stopping() const { return stop_->load(std::memory_order_relaxed); }
+  // Server side: the client's end-of-test message is waiting on the control channel (the
+  // end marker of an unreliable stream may have been lost).
+  bool peer_said_done() const { return peer_done_->load(std::memory_order_relaxed); }
+
+  const std::atomic<bool>* stop_ = nullptr;
+  const std::atomic<bool>* peer_done_ = nullptr;
+};
+
+// One stream's measured loop. Set-up (connections, endpoints, buffers) is done before
+// run_streams so every stream starts together; the body only moves data.
+using StreamBody = std::function<Status(StreamWorker&)>;
+
+// The --streams value of a parameter set (1 where the test does not take the option).
+int stream_count(const ParamSet& params);
+
+// Runs body on `n` threads, one per stream. A thread is pinned to CPU c+i (modulo the CPUs
+// online) when cpu_affinity is a number c, else it inherits the caller's CPU set ("any": all).
+// Brackets the run with ctx.mark_start/mark_end and fills ctx.stats: the summed counters,
+// send/recv intervals from the common start to the last stream's end, the per-stream counters
+// (when n > 1) and proc_cpus_* as the sum of the streams' threads. Returns the first failure.
+//
+// The rdm_*_bw tests take --streams the same way: open n endpoints, then hand a body that
+// drives endpoint worker.index to run_streams.
+Status run_streams(TestContext& ctx, int n, const StreamBody& body);
+
+}  // namespace fabperf

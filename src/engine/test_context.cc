@@ -1,0 +1,58 @@
+// TestContext: mid-test exchanges with the peer over the control channel.
+#include "engine/test_context.h"
+
+#include "engine/affinity.h"
+#include "net/control.h"
+
+namespace fabperf {
+
+
+TestContext::TestContext(Role r, const TestSpec& s, const ParamSet& p, ControlChannel& c,
+                         std::string peer)
+    : role(r), spec(s), params(p), control(c), peer_host(std::move(peer)) {}
+
+double TestContext::timeout_s() const {
+  return params.has("timeout") ? params.seconds("timeout") : 5.0;
+}
+
+void TestContext::mark_start() {
+  stats.cpus = allowed_cpus_text();
+  start_snapshot = CpuSnapshot::take();
+}
+
+void TestContext::mark_end() {
+  CpuSnapshot end = CpuSnapshot::take();
+  stats.cpu = cpu_between(start_snapshot, end);
+  stats.real_time_ns = end.wall_ns - start_snapshot.wall_ns;
+}
+
+Result<nlohmann::json> TestContext::exchange(const nlohmann::json& mine) {
+  if (role == Role::kClient) {
+    FP_RETURN_IF_ERROR(control.send(MsgType::kExchange, mine));
+    return control.expect(MsgType::kExchange, timeout_s());
+  }
+  auto theirs = control.expect(MsgType::kExchange, timeout_s());
+  if (!theirs.ok()) return theirs;
+  FP_RETURN_IF_ERROR(control.send(MsgType::kExchange, mine));
+  return theirs;
+}
+
+Status TestContext::sync() {
+  if (role == Role::kClient) {
+    FP_RETURN_IF_ERROR(control.send(MsgType::kSync, nlohmann::json::object()));
+    return control.expect(MsgType::kSync, timeout_s()).status();
+  }
+  auto theirs = control.expect(MsgType::kSync, timeout_s());
+  if (!theirs.ok()) return theirs.status();
+  return control.send(MsgType::kSync, nlohmann::json::object());
+}
+
+Status TestContext::check_peer() {
+  if (!control.readable()) return Status::Ok();
+  auto frame = control.recv(timeout_s());
+  if (!frame.ok()) return frame.status();
+  return Status::Failed(std::string("protocol error: unexpected ") + msg_type_name(frame->type) +
+                        " from " + control.peer_label() + " during the test");
+}
+
+}  // namespace fabperf

@@ -1,0 +1,104 @@
+// Deriving figures by test kind (the engine checks kinds and capabilities, never names).
+#include "engine/test_result.h"
+
+#include <algorithm>
+
+namespace fabperf {
+
+namespace {
+double rate(double amount, int64_t ns) { return ns > 0 ? amount * 1e9 / static_cast<double>(ns) : 0; }
+}  // namespace
+
+void derive_figures(TestResult& result, const LatencyRecorder& latency,
+                    const std::vector<double>& percentiles) {
+  Figures& f = result.figures;
+  const SideStats& loc = result.loc;
+  const SideStats& rem = result.rem;
+  const TestSpec& spec = *result.spec;
+  const bool unreliable = !spec.reliable;
+  f.counts_loss = unreliable;
+  f.verify_checked = loc.verify_checked + rem.verify_checked;
+  f.verify_errors = loc.verify_errors + rem.verify_errors;
+  f.has_verify = f.verify_checked > 0 || result.local_params.has("verify") &&
+                                             result.local_params.on("verify");
+  switch (spec.kind) {
+    case TestKind::kLatency: {
+      f.latency = latency.summarize(percentiles);
+      f.msg_rate = f.latency->mean > 0 ? 1e9 / f.latency->mean : 0;
+      // Open loop: the rate is the schedule's, as achieved, not the inverse of the latency.
+      f.open_loop = result.local_params.has("rate") && result.local_params.u64("rate") > 0;
+      if (f.open_loop) f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
+      f.msgs_sent = loc.send_msgs;
+      f.msgs_received = loc.recv_msgs;
+      f.msgs_lost = loc.lost_msgs;
+      break;
+    }
+    case TestKind::kBandwidth: {
+      f.has_bandwidth = true;
+      int64_t send_ns = loc.send_time_ns > 0 ? loc.send_time_ns : loc.real_time_ns;
+      f.send_Bps = rate(static_cast<double>(loc.send_bytes), send_ns);
+      // A receiver that cannot count (one-sided writes) leaves the sender's completions.
+      if (rem.recv_bytes > 0) {
+        f.recv_Bps = rate(static_cast<double>(rem.recv_bytes), rem.recv_time_ns);
+        f.msg_rate = rate(static_cast<double>(rem.recv_msgs), rem.recv_time_ns);
+      } else {
+        f.recv_Bps = unreliable ? 0 : f.send_Bps;
+        f.msg_rate = unreliable ? 0 : rate(static_cast<double>(loc.send_msgs), send_ns);
+      }
+      f.msgs_sent = loc.send_msgs;
+      f.msgs_received = rem.recv_bytes > 0 || unreliable ? rem.recv_msgs : loc.send_msgs;
+      f.msgs_lost = f.msgs_sent > f.msgs_received ? f.msgs_sent - f.msgs_received : 0;
+      if (!unreliable) f.msgs_lost = 0;
+      // Stream i of the client is stream i of the server: both open them in the same order.
+      size_t n = std::max(loc.streams.size(), rem.streams.size());
+      for (size_t i = 0; i < n; ++i) {
+        StreamCounters send = i < loc.streams.size() ? loc.streams[i] : StreamCounters{};
+        StreamCounters recv = i < rem.streams.size() ? rem.streams[i] : StreamCounters{};
+        StreamFigures sf;
+        sf.send_bytes = send.send_bytes;
+        sf.recv_bytes = recv.recv_bytes;
+        sf.send_Bps = rate(static_cast<double>(send.send_bytes), send.send_time_ns);
+        sf.recv_Bps = recv.recv_bytes > 0 ? rate(static_cast<double>(recv.recv_bytes),
+                                                 recv.recv_time_ns)
+                                          : (unreliable ? 0 : sf.send_Bps);
+        f.streams.push_back(sf);
+      }
+      break;
+    }
+    case TestKind::kBiBandwidth: {
+      f.has_bandwidth = true;
+      f.bidirectional = true;
+      int64_t loc_ns = loc.send_time_ns > 0 ? loc.send_time_ns : loc.real_time_ns;
+      int64_t rem_ns = rem.send_time_ns > 0 ? rem.send_time_ns : rem.real_time_ns;
+      f.send_Bps = rate(static_cast<double>(loc.send_bytes), loc_ns) +
+                   rate(static_cast<double>(rem.send_bytes), rem_ns);
+      int64_t loc_rns = loc.recv_time_ns > 0 ? loc.recv_time_ns : loc_ns;
+      int64_t rem_rns = rem.recv_time_ns > 0 ? rem.recv_time_ns : rem_ns;
+      f.recv_Bps = rate(static_cast<double>(loc.recv_bytes), loc_rns) +
+                   rate(static_cast<double>(rem.recv_bytes), rem_rns);
+      f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc_rns) +
+                   rate(static_cast<double>(rem.recv_msgs), rem_rns);
+      f.msgs_sent = loc.send_msgs + rem.send_msgs;
+      f.msgs_received = loc.recv_msgs + rem.recv_msgs;
+      f.msgs_lost = unreliable && f.msgs_sent > f.msgs_received ? f.msgs_sent - f.msgs_received : 0;
+      break;
+    }
+    case TestKind::kMsgRate:
+    case TestKind::kVerify: {
+      int64_t ns = loc.send_time_ns > 0 ? loc.send_time_ns : loc.real_time_ns;
+      f.msg_rate = rate(static_cast<double>(loc.send_msgs), ns);
+      f.msgs_sent = loc.send_msgs;
+      f.msgs_received = loc.recv_msgs;
+      break;
+    }
+    case TestKind::kMisc:
+      break;
+  }
+  if (f.verify_errors > 0 && result.ok) {
+    result.ok = false;
+    result.error = "verification failed: " + std::to_string(f.verify_errors) + " of " +
+                   std::to_string(f.verify_checked) + " checks did not match";
+  }
+}
+
+}  // namespace fabperf

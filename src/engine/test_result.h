@@ -1,0 +1,60 @@
+// TestResult: one run of one test (one loop value), as measured and derived; renderers read it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "options/params.h"
+#include "engine/side_stats.h"
+#include "engine/test_context.h"
+#include "stats/latency.h"
+
+namespace fabperf {
+
+// One stream's figures in a multi-stream test (--streams): its sender's and receiver's view.
+struct StreamFigures {
+  uint64_t send_bytes = 0, recv_bytes = 0;
+  double send_Bps = 0, recv_Bps = 0;
+};
+
+// The figures derived from both sides' counters, by the test's kind.
+struct Figures {
+  std::optional<LatencySummary> latency;  // ns, already scaled (half RTT for ping-pongs)
+  double send_Bps = 0;
+  double recv_Bps = 0;
+  bool has_bandwidth = false;
+  bool bidirectional = false;
+  double msg_rate = 0;  // per second
+  uint64_t msgs_sent = 0, msgs_received = 0, msgs_lost = 0;
+  bool counts_loss = false;  // an unreliable transport: the loss is a figure of its own
+  uint64_t verify_checked = 0, verify_errors = 0;
+  bool has_verify = false;
+  std::vector<StreamFigures> streams;  // empty unless the test ran several streams
+  bool open_loop = false;              // --rate: latency timed from each intended send time
+};
+
+struct TestResult {
+  const TestSpec* spec = nullptr;
+  std::string test;
+  bool ok = true;
+  std::string error;
+  ParamSet local_params;
+  ParamSet remote_params;
+  std::vector<std::pair<std::string, ParamValue>> loop_values;  // this run's -oo values
+  SideStats loc;   // the client
+  SideStats rem;   // the server
+  Figures figures;
+  nlohmann::json conf_local, conf_remote;  // for conf
+};
+
+// Fills result.figures from the sides' stats and the client's latency recorder.
+void derive_figures(TestResult& result, const LatencyRecorder& latency,
+                    const std::vector<double>& percentiles);
+
+// Replaces NaN and infinities by 0: JSON and text must never carry them.
+inline double finite_or_zero(double v) { return (v == v && v - v == 0) ? v : 0; }
+
+}  // namespace fabperf

@@ -1,0 +1,292 @@
+// DataLink set-up and transfer with deadlines, blocking or busy-polling.
+#include "socket/socket_link.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/units.h"
+#include "net/control.h"
+
+namespace fabperf {
+
+namespace {
+
+// Bounds the set-up calls (connect); DataLink replaces them with its watchdog afterwards.
+Status set_timeouts(int fd, double seconds) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(seconds);
+  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
+  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1000;
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) < 0) {
+    return Status::Failed(errno_text("setsockopt SO_RCVTIMEO"));
+  }
+  return Status::Ok();
+}
+
+Status tune_socket(int fd, const SocketProtocol& proto, const ParamSet& params) {
+  uint64_t buf = params.u64("sock_buf_size");
+  if (buf > 0) {
+    int size = static_cast<int>(buf);
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size) < 0) {
+      return Status::Failed(errno_text("setsockopt SO_SNDBUF/SO_RCVBUF"));
+    }
+  }
+  // qperf leaves Nagle on, which turns a TCP ping-pong into a measure of the delayed-ACK timer.
+  if (proto.needs_nodelay) {
+    int one = 1;
+    setsockopt(fd, proto.protocol, 1 /* TCP_NODELAY == SCTP_NODELAY == 1 */, &one, sizeof one);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_poll,
+                   double timeout_s)
+    : proto_(proto),
+      fd_(std::move(fd)),
+      peer_(peer),
+      busy_poll_(busy_poll),
+      timeout_s_(timeout_s),
+      recv_wait_s_(timeout_s),
+      addressed_(!proto.connected && proto.type != SOCK_DGRAM) {
+  if (busy_poll_) {
+    set_nonblocking(fd_.get(), true);
+  } else {
+    // The watchdog keeps the deadline; the kernel's per-call timers go (zero = none). Set-up
+    // (connect) ran under SO_SNDTIMEO; from here on only measured calls are made.
+    timeval none{};
+    setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+    setsockopt(fd_.get(), SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+    watchdog_ = std::make_unique<StallWatchdog>(fd_.get(), timeout_s);
+  }
+}
+
+Status DataLink::set_recv_wait(double seconds) {
+  if (watchdog_) watchdog_->set_limit(seconds);
+  recv_wait_s_ = seconds;
+  return Status::Ok();
+}
+
+Status DataLink::send_msg(const void* buf, size_t len) {
+  const char* p = static_cast<const char*>(buf);
+  size_t left = len;
+  Deadline deadline(0);
+  bool have_deadline = false;
+  while (left > 0) {
+    ssize_t n = watched([&] {
+      return addressed_ ? sendto(fd_.get(), p, left, MSG_NOSIGNAL, peer_.get(), peer_.len)
+                        : send(fd_.get(), p, left, MSG_NOSIGNAL);
+    });
+    if (n >= 0) {
+      if (!proto_.byte_stream) return Status::Ok();  // a datagram goes whole or not at all
+      p += n;
+      left -= static_cast<size_t>(n);
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) {
+      if (expired()) return Status::Timeout("send: no progress within the timeout");
+      continue;
+    }
+    if (err == EMSGSIZE) {
+      return Status::Usage(std::string(proto_.display) + " message of " + std::to_string(len) +
+                           " bytes is too large for one datagram (EMSGSIZE): use a smaller -m");
+    }
+    if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
+      if (!busy_poll_) {
+        if (err == ENOBUFS) continue;
+        return Status::Timeout("send: no progress within the timeout");
+      }
+      if (!have_deadline) {
+        deadline = Deadline::After(timeout_s_);
+        have_deadline = true;
+      }
+      if (deadline.expired()) return Status::Timeout("send: no progress within the timeout");
+      continue;
+    }
+    if (err == ECONNREFUSED && !proto_.connected) continue;  // ICMP from a closed peer port
+    return Status::Failed(errno_text("send", err));
+  }
+  return Status::Ok();
+}
+
+// The deadline is computed when a wait begins only: a receive that finds its data at once, or
+// blocks under the watchdog (every blocking ping-pong receive), costs the recv system call and
+// no clock read.
+Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline) {
+  int spins = 0;
+  if (watchdog_ && deadline.seconds() < recv_wait_s_) {
+    // A shorter wait than the watchdog's limit was asked for: wait for data first.
+    auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
+    if (!ready.ok()) return ready.status();
+    if (*ready == 0) return Status::Timeout("receive: nothing from the peer within the timeout");
+  }
+  for (;;) {
+    ssize_t n = watched([&] { return recv(fd_.get(), buf, len, 0); });
+    if (n >= 0) return static_cast<size_t>(n);
+    int err = errno;
+    if (err == EINTR) {
+      // The watchdog ended a wait of recv_wait_s_: done, unless a longer one was asked for.
+      if (expired() && deadline.get(recv_wait_s_).expired()) {
+        return Status::Timeout("receive: nothing from the peer within the timeout");
+      }
+      continue;
+    }
+    if (err == ECONNREFUSED && !proto_.connected) {
+      // ICMP: the peer's port is closed, perhaps for good. Wait no longer than the caller
+      // asked.
+      auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
+      if (!ready.ok()) return ready.status();
+      if (*ready != 0) continue;
+      return Status::Timeout("receive: nothing from the peer within the timeout");
+    }
+    if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
+    // Busy-poll: spin, reading the clock every 256 tries. (A blocking socket has no receive
+    // timeout, so EAGAIN there would be a surprise: treat it as one.)
+    if (!busy_poll_ || (++spins % 256 == 0 && deadline.get().expired())) {
+      return Status::Timeout("receive: nothing from the peer within the timeout");
+    }
+  }
+}
+
+Result<size_t> DataLink::recv_msg(void* buf, size_t len, double wait_s) {
+  LazyDeadline deadline(wait_s >= 0 ? wait_s : timeout_s_);
+  if (!proto_.byte_stream) return recv_once(buf, len, deadline);
+  char* p = static_cast<char*>(buf);
+  size_t got = 0;
+  while (got < len) {
+    auto n = recv_once(p + got, len - got, deadline);
+    if (!n.ok()) return n;
+    if (*n == 0) {
+      if (got == 0) return size_t{0};
+      return Status::Failed("connection closed by peer in the middle of a message");
+    }
+    got += *n;
+  }
+  return got;
+}
+
+Result<size_t> DataLink::recv_some(void* buf, size_t len, double wait_s) {
+  LazyDeadline deadline(wait_s >= 0 ? wait_s : timeout_s_);
+  return recv_once(buf, len, deadline);
+}
+
+void DataLink::finish_sending() {
+  if (proto_.connected) {
+    shutdown(fd_.get(), SHUT_WR);
+    return;
+  }
+  // Zero-length datagrams mark the end; several, since a datagram may be lost.
+  for (int i = 0; i < 3; ++i) {
+    sendto(fd_.get(), "", 0, MSG_NOSIGNAL | MSG_DONTWAIT, peer_.get(), peer_.len);
+  }
+}
+
+Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto, int stream) {
+  SockAddr local = local_address(ctx.control.fd());
+  auto sock = open_protocol_socket(proto, local.family());
+  if (!sock.ok()) return sock.status();
+  Fd fd = std::move(*sock);
+  int one = 1;
+  setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.params));
+  // Bind to the address the client reached us on: the data path follows the control path.
+  SockAddr bind_addr = protocol_address(proto, local);
+  // A fixed -ip is the first of a range: stream i of --streams takes port ip_port + i.
+  uint64_t fixed_port = ctx.params.u64("ip_port");
+  if (fixed_port != 0 && fixed_port + static_cast<uint64_t>(stream) > 65535) {
+    return Status::Usage("-ip " + std::to_string(fixed_port) + " with " +
+                         std::to_string(stream + 1) + " streams runs past port 65535");
+  }
+  bind_addr.set_port(static_cast<uint16_t>(fixed_port == 0 ? 0 : fixed_port + stream));
+  if (bind(fd.get(), bind_addr.get(), bind_addr.len) < 0) {
+    return Status::Failed(errno_text(("bind " + bind_addr.to_string()).c_str()));
+  }
+  uint16_t port = local_address(fd.get()).port();
+  double timeout = ctx.timeout_s();
+  if (proto.connected) {
+    if (listen(fd.get(), 1) < 0) return Status::Failed(errno_text("listen"));
+    auto peer_reply = ctx.exchange({{"port", port}});
+    if (!peer_reply.ok()) return peer_reply.status();
+    // Only the client of this control connection may take this data connection.
+    Deadline deadline = Deadline::After(timeout);
+    for (;;) {
+      SockAddr peer;
+      auto conn = accept_until(fd.get(), deadline, &peer);
+      if (!conn.ok()) return conn.status().Prefixed("data connection");
+      if (peer.host() != ctx.peer_host) continue;
+      FP_RETURN_IF_ERROR(tune_socket(conn->get(), proto, ctx.params));
+      FP_RETURN_IF_ERROR(set_timeouts(conn->get(), timeout));
+      return DataLink(proto, std::move(*conn), peer, ctx.params.on("cq_poll"), timeout);
+    }
+  }
+  auto reply = ctx.exchange({{"port", port}});
+  if (!reply.ok()) return reply.status();
+  auto it = reply->find("port");
+  if (it == reply->end() || !it->is_number_unsigned() || it->get<uint64_t>() == 0 ||
+      it->get<uint64_t>() > 65535) {
+    return Status::Failed("client sent no valid data port");
+  }
+  SockAddr peer = peer_address(ctx.control.fd());
+  peer = protocol_address(proto, peer);
+  peer.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
+  // connect() makes the kernel drop datagrams from anyone else, and fixes where replies go.
+  if (proto.type == SOCK_DGRAM && connect(fd.get(), peer.get(), peer.len) < 0) {
+    return Status::Failed(errno_text("connect data socket"));
+  }
+  FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
+  return DataLink(proto, std::move(fd), peer, ctx.params.on("cq_poll"), timeout);
+}
+
+Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto) {
+  SockAddr server = peer_address(ctx.control.fd());
+  SockAddr local = local_address(ctx.control.fd());
+  auto sock = open_protocol_socket(proto, server.family());
+  if (!sock.ok()) return sock.status();
+  Fd fd = std::move(*sock);
+  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.params));
+  double timeout = ctx.timeout_s();
+  if (proto.connected) {
+    auto reply = ctx.exchange(nlohmann::json::object());
+    if (!reply.ok()) return reply.status();
+    auto it = reply->find("port");
+    if (it == reply->end() || !it->is_number_unsigned()) return Status::Failed("server sent no data port");
+    SockAddr target = protocol_address(proto, server);
+    target.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
+    SockAddr source = protocol_address(proto, local);
+    source.set_port(0);
+    bind(fd.get(), source.get(), source.len);  // same source address as the control path
+    FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
+    if (connect(fd.get(), target.get(), target.len) < 0) {
+      return Status::Failed(errno_text(("data connection to " + target.to_string()).c_str()));
+    }
+    return DataLink(proto, std::move(fd), target, ctx.params.on("cq_poll"), timeout);
+  }
+  SockAddr source = protocol_address(proto, local);
+  source.set_port(0);
+  if (bind(fd.get(), source.get(), source.len) < 0) {
+    return Status::Failed(errno_text(("bind " + source.to_string()).c_str()));
+  }
+  auto reply = ctx.exchange({{"port", local_address(fd.get()).port()}});
+  if (!reply.ok()) return reply.status();
+  auto it = reply->find("port");
+  if (it == reply->end() || !it->is_number_unsigned()) return Status::Failed("server sent no data port");
+  SockAddr target = protocol_address(proto, server);
+  target.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
+  if (proto.type == SOCK_DGRAM && connect(fd.get(), target.get(), target.len) < 0) {
+    return Status::Failed(errno_text("connect data socket"));
+  }
+  FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
+  return DataLink(proto, std::move(fd), target, ctx.params.on("cq_poll"), timeout);
+}
+
+}  // namespace fabperf

@@ -1,0 +1,434 @@
+// Socket ping-pong latency and streaming bandwidth, over any protocol of the socket table.
+#include "socket/socket_tests.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <vector>
+
+#include "core/clock.h"
+#include "engine/streams.h"
+#include "net/socket.h"
+#include "net/control.h"
+#include "socket/socket_link.h"
+
+namespace fabperf {
+
+namespace {
+
+// How often a long loop looks at the control channel for a peer's failure.
+constexpr int64_t kPeerCheckNs = 100'000'000;
+// Datagram receivers wake this often to look for the client's end-of-test message.
+constexpr double kDatagramWaitS = 0.1;
+// How long a ping-pong over an unreliable protocol waits for a reply before counting it lost.
+constexpr double kMaxReplyWaitS = 1.0;
+
+const SocketProtocol& protocol_of(const TestContext& ctx) {
+  return *find_socket_protocol(ctx.spec.transport);
+}
+
+// Ends the measured loop by count (-n) or by time (-t).
+class RunLimit {
+ public:
+  explicit RunLimit(const ParamSet& params)
+      : count_(params.u64("no_msgs")),
+        duration_ns_(static_cast<int64_t>(params.seconds("time") * 1e9)) {}
+  void start(int64_t now) { end_ns_ = now + duration_ns_; }
+  bool done(uint64_t iterations, int64_t now) const {
+    return count_ > 0 ? iterations >= count_ : now >= end_ns_;
+  }
+
+ private:
+  uint64_t count_;
+  int64_t duration_ns_;
+  int64_t end_ns_ = 0;
+};
+
+uint64_t touch(const char* buf, size_t len) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < len; ++i) sum += static_cast<unsigned char>(buf[i]);
+  return sum;
+}
+
+// Datagram tests carry a sequence number so a late reply is never timed as a new one.
+bool carries_seq(const SocketProtocol& proto, size_t size) {
+  return !proto.reliable && size >= sizeof(uint64_t);
+}
+
+// Open loop (--rate): message k is due at start + k/rate whatever the replies do, and its
+// latency runs from that due time to its reply. A stall then delays every message due during
+// it, and the percentiles show it; a closed loop would wait and record it once (coordinated
+// omission). Replies are matched by sequence number (datagrams) or by order (streams).
+Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
+  size_t size = ctx.params.u64("msg_size");
+  bool seq_on = carries_seq(proto, size);
+  const double interval_ns = 1e9 / static_cast<double>(ctx.params.u64("rate"));
+  const uint64_t warmup = ctx.params.u64("warmup");
+  const uint64_t count = ctx.params.u64("no_msgs");
+  const bool poll_mode = ctx.params.on("cq_poll");
+  std::vector<char> out(size, 'p'), in(size);
+  ctx.latency.set_scale(0.5);  // one-way, as in the closed loop: half the round trip
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
+  ctx.mark_start();
+  const int64_t start = now_ns();
+  auto due = [&](uint64_t k) { return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns); };
+  const int64_t send_until = due(warmup) + static_cast<int64_t>(ctx.params.seconds("time") * 1e9);
+  uint64_t next = 0, replies = 0;  // messages sent; replies taken (streams: in order)
+  size_t have = 0;                 // bytes of the reply being assembled (streams)
+  bool sending = true;
+  int64_t drain_deadline = 0, next_check = start + kPeerCheckNs;
+  const int64_t max_wait_ns = static_cast<int64_t>(
+      (proto.reliable ? ctx.timeout_s() : std::min(ctx.timeout_s(), kMaxReplyWaitS)) * 1e9);
+  const int fd = link.fd();
+  for (;;) {
+    int64_t now = now_ns();
+    while (sending && due(next) <= now) {
+      bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until;
+      if (enough || ctx.stop_requested()) {
+        sending = false;
+        drain_deadline = now + max_wait_ns;
+        break;
+      }
+      if (seq_on) memcpy(out.data(), &next, sizeof next);
+      FP_RETURN_IF_ERROR(link.send_msg(out.data(), size));
+      ctx.stats.send_msgs++;
+      ctx.stats.send_bytes += size;
+      ++next;
+    }
+    ssize_t n = recv(fd, in.data() + have, size - have, MSG_DONTWAIT);
+    if (n > 0) {
+      if (proto.byte_stream) {
+        have += static_cast<size_t>(n);
+        if (have < size) continue;
+        have = 0;
+      }
+      int64_t t1 = now_ns();
+      uint64_t k = replies;
+      if (seq_on) memcpy(&k, in.data(), sizeof k);
+      if (k < next) {  // anything else is not a reply to us
+        ++replies;
+        ctx.stats.recv_msgs++;
+        ctx.stats.recv_bytes += size;
+        if (k >= warmup) ctx.latency.record(static_cast<uint64_t>(t1 - due(k)));
+      }
+      continue;
+    }
+    if (n == 0) return Status::Failed("server ended the test early");
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNREFUSED) {
+      return Status::Failed(errno_text("recv"));
+    }
+    if (!sending && replies >= next) break;
+    if (!sending && now >= drain_deadline) {
+      if (proto.reliable) return Status::Timeout("replies missing at the end of the test");
+      ctx.stats.lost_msgs += next - replies;
+      break;
+    }
+    if (now >= next_check) {
+      FP_RETURN_IF_ERROR(ctx.check_peer());
+      next_check = now + kPeerCheckNs;
+    }
+    if (poll_mode) continue;
+    // Sleep until a reply comes or the next message is due.
+    int64_t wake = sending ? std::min(due(next), next_check) : std::min(drain_deadline, next_check);
+    int64_t left = wake - now_ns();
+    if (left <= 0) continue;
+    timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+    pollfd pfd{fd, POLLIN, 0};
+    ppoll(&pfd, 1, &ts, nullptr);
+  }
+  ctx.mark_end();
+  link.finish_sending();
+  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  return Status::Ok();
+}
+
+Status lat_client(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  bool open_loop = ctx.params.has("rate") && ctx.params.u64("rate") > 0;
+  if (open_loop && !carries_seq(proto, ctx.params.u64("msg_size")) && !proto.reliable) {
+    return Status::Usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
+                         "or more: each message carries its sequence number");
+  }
+  auto link = open_client_link(ctx, proto);
+  if (!link.ok()) return link.status();
+  if (open_loop) {
+    return lat_client_open_loop(ctx, *link, proto);
+  }
+  size_t size = ctx.params.u64("msg_size");
+  std::vector<char> out(size, 'p'), in(size);
+  bool seq_on = carries_seq(proto, size);
+  double reply_wait = proto.reliable ? -1 : std::min(ctx.timeout_s(), kMaxReplyWaitS);
+  if (reply_wait >= 0) FP_RETURN_IF_ERROR(link->set_recv_wait(reply_wait));
+  uint64_t warmup = ctx.params.u64("warmup");
+  ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
+  RunLimit limit(ctx.params);
+  uint64_t seq = 0, measured = 0;
+  int64_t next_check = 0;
+  bool access = ctx.params.on("access_recv");
+  volatile uint64_t sink = 0;
+  for (uint64_t i = 0;; ++i) {
+    bool warming = i < warmup;
+    int64_t t0 = now_ns();
+    if (i == warmup) {
+      ctx.mark_start();
+      limit.start(t0);
+      next_check = t0 + kPeerCheckNs;
+    }
+    if (!warming && (limit.done(measured, t0) || ctx.stop_requested())) break;
+    ++seq;
+    if (seq_on) memcpy(out.data(), &seq, sizeof seq);
+    FP_RETURN_IF_ERROR(link->send_msg(out.data(), size));
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += size;
+    for (;;) {
+      auto got = link->recv_msg(in.data(), size, reply_wait);
+      if (!got.ok()) {
+        if (got.status().code() == Code::kTimeout && !proto.reliable) {
+          ctx.stats.lost_msgs++;
+          // A missing reply is also what a dead server looks like: ask the control channel
+          // now rather than after another full reply wait.
+          FP_RETURN_IF_ERROR(ctx.check_peer());
+          break;
+        }
+        return got.status();
+      }
+      if (*got == 0) return Status::Failed("server ended the test early");
+      uint64_t echoed = 0;
+      if (seq_on) memcpy(&echoed, in.data(), sizeof echoed);
+      if (seq_on && echoed != seq) continue;  // a late reply to an earlier, counted-lost ping
+      int64_t t1 = now_ns();
+      ctx.stats.recv_msgs++;
+      ctx.stats.recv_bytes += *got;
+      if (access) sink = sink + touch(in.data(), *got);
+      if (!warming) {
+        ctx.latency.record(static_cast<uint64_t>(t1 - t0));
+        ++measured;
+      }
+      break;
+    }
+    if (!warming && t0 >= next_check) {
+      FP_RETURN_IF_ERROR(ctx.check_peer());
+      next_check = t0 + kPeerCheckNs;
+    }
+  }
+  ctx.mark_end();
+  link->finish_sending();
+  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  return Status::Ok();
+}
+
+// Echo loop of the latency server; ends at EOF, the end marker, or the client's message.
+Status lat_server(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  auto link = open_server_link(ctx, proto);
+  if (!link.ok()) return link.status();
+  size_t size = ctx.params.u64("msg_size");
+  std::vector<char> buf(size);
+  bool access = ctx.params.on("access_recv");
+  volatile uint64_t sink = 0;
+  // Test hook (tests/e2e_openloop_test.cc): FABPERF_TEST_STALL_MS=N makes this server sleep
+  // once for N ms after FABPERF_TEST_STALL_AT messages (default 1000), a stall on purpose that
+  // shows what the closed and open loops report. Unset in normal use; costs one compare.
+  const char* stall_env = std::getenv("FABPERF_TEST_STALL_MS");
+  const char* stall_at_env = std::getenv("FABPERF_TEST_STALL_AT");
+  const long stall_ms = stall_env != nullptr ? std::atol(stall_env) : 0;
+  const uint64_t stall_at = stall_ms > 0 ? (stall_at_env != nullptr ? std::strtoull(stall_at_env, nullptr, 10) : 1000) : 0;
+  // A datagram server wakes every kDatagramWaitS to look for the client's end message.
+  if (!proto.connected) FP_RETURN_IF_ERROR(link->set_recv_wait(kDatagramWaitS));
+  ctx.mark_start();
+  // A datagram server's silence is timed from the first empty wait after the last message,
+  // so the measured loop reads no clock (a connection's silence is the watchdog's).
+  int64_t idle_since = now_ns();
+  uint64_t msgs_at_idle = 0;
+  for (;;) {
+    auto got = link->recv_msg(buf.data(), size, proto.connected ? -1 : kDatagramWaitS);
+    if (!got.ok()) {
+      if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
+      if (ctx.control.readable()) break;  // the client's end message: its markers were lost
+      int64_t now = now_ns();
+      if (ctx.stats.recv_msgs != msgs_at_idle) {
+        msgs_at_idle = ctx.stats.recv_msgs;
+        idle_since = now;
+      } else if (now - idle_since > static_cast<int64_t>(ctx.timeout_s() * 1e9)) {
+        return Status::Timeout("nothing from the client within the timeout");
+      }
+      continue;
+    }
+    if (*got == 0) break;
+    ctx.stats.recv_msgs++;
+    ctx.stats.recv_bytes += *got;
+    if (access) sink = sink + touch(buf.data(), *got);
+    if (ctx.stats.recv_msgs == stall_at) usleep(static_cast<useconds_t>(stall_ms) * 1000);
+    FP_RETURN_IF_ERROR(link->send_msg(buf.data(), *got));
+    ctx.stats.send_msgs++;
+    ctx.stats.send_bytes += *got;
+  }
+  ctx.mark_end();
+  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  return Status::Ok();
+}
+
+// Opens the --streams data links, in order, so stream i on one side is stream i on the other.
+template <typename Open>
+Result<std::vector<DataLink>> open_links(TestContext& ctx, const SocketProtocol& proto, Open open) {
+  int n = stream_count(ctx.params);
+  std::vector<DataLink> links;
+  links.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    auto link = open(ctx, proto, i);
+    if (!link.ok()) {
+      return n > 1 ? link.status().Prefixed("stream " + std::to_string(i)) : link.status();
+    }
+    links.push_back(std::move(*link));
+  }
+  return links;
+}
+
+Status bw_client(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  auto links = open_links(ctx, proto, [](TestContext& c, const SocketProtocol& p, int) {
+    return open_client_link(c, p);
+  });
+  if (!links.ok()) return links.status();
+  size_t size = ctx.params.u64("msg_size");
+  std::vector<char> buf(size);  // read only: every stream sends from it
+  for (size_t i = 0; i < size; ++i) buf[i] = static_cast<char>('a' + i % 26);
+  Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
+    DataLink& link = (*links)[static_cast<size_t>(w.index)];
+    StreamCounters& c = w.counters;
+    RunLimit limit(ctx.params);
+    limit.start(w.start_ns);
+    int64_t now = w.start_ns;
+    while (!limit.done(c.send_msgs, now) && !w.stopping()) {
+      Status sent = link.send_msg(buf.data(), size);
+      if (!sent.ok()) {
+        w.send_errors++;
+        return sent;
+      }
+      c.send_msgs++;
+      c.send_bytes += size;
+      now = now_ns();
+    }
+    w.end_ns = now_ns();
+    return Status::Ok();
+  });
+  // Only now: a server that saw every stream end would send its results, which the
+  // supervisor, still watching for a failure while any stream runs, would take for one.
+  for (DataLink& link : *links) link.finish_sending();
+  if (!s.ok()) return s;
+  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  return Status::Ok();
+}
+
+// Counts what arrives; each stream's receive interval runs from the common start to its last
+// byte, the aggregate's to the last byte of any stream.
+Status bw_server(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  auto links = open_links(ctx, proto, [](TestContext& c, const SocketProtocol& p, int i) {
+    return open_server_link(c, p, i);
+  });
+  if (!links.ok()) return links.status();
+  size_t size = ctx.params.u64("msg_size");
+  std::vector<std::vector<char>> bufs(links->size(), std::vector<char>(size));
+  bool access = ctx.params.on("access_recv");
+  const int64_t idle_limit_ns = static_cast<int64_t>(ctx.timeout_s() * 1e9);
+  Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
+    DataLink& link = (*links)[static_cast<size_t>(w.index)];
+    char* buf = bufs[static_cast<size_t>(w.index)].data();
+    if (!proto.connected) FP_RETURN_IF_ERROR(link.set_recv_wait(kDatagramWaitS));
+    StreamCounters& c = w.counters;
+    volatile uint64_t sink = 0;
+    int64_t last = w.start_ns, idle_since = w.start_ns;
+    for (;;) {
+      auto got = link.recv_some(buf, size, proto.connected ? -1 : kDatagramWaitS);
+      if (!got.ok()) {
+        if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
+        if (w.peer_said_done()) {
+          // The end marker was lost: take what is still queued, then stop.
+          for (;;) {
+            auto more = link.recv_some(buf, size, 0.01);
+            if (!more.ok() || *more == 0) break;
+            c.recv_bytes += *more;
+            c.recv_msgs++;
+            last = now_ns();
+          }
+          break;
+        }
+        if (w.stopping()) break;
+        if (now_ns() - idle_since > idle_limit_ns) {
+          return Status::Timeout("nothing from the client within the timeout");
+        }
+        continue;
+      }
+      if (*got == 0) break;
+      last = idle_since = now_ns();
+      c.recv_bytes += *got;
+      c.recv_msgs++;
+      if (access) sink = sink + touch(buf, *got);
+    }
+    w.end_ns = last;
+    // A stream has no messages: count them in the sender's units.
+    if (proto.byte_stream) c.recv_msgs = c.recv_bytes / size;
+    return Status::Ok();
+  });
+  if (!s.ok()) return s;
+  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  return Status::Ok();
+}
+
+std::vector<TestSpec> build() {
+  const std::vector<const char*> lat_opts = {"msg_size", "time", "no_msgs", "warmup",
+                                             "cpu_affinity", "sock_buf_size", "ip_port",
+                                             "cq_poll", "access_recv", "rate"};
+  const std::vector<const char*> bw_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
+                                            "sock_buf_size", "ip_port", "cq_poll",
+                                            "access_recv", "streams"};
+  std::vector<TestSpec> out;
+  struct Proto {
+    const char* lat;
+    const char* bw;
+    const char* transport;
+    const char* display;
+    uint64_t bw_size;
+  };
+  for (const Proto& p : {Proto{"tcp_lat", "tcp_bw", "tcp", "TCP", 65536},
+                         Proto{"udp_lat", "udp_bw", "udp", "UDP", 32768},
+                         Proto{"sctp_lat", "sctp_bw", "sctp", "SCTP", 65536},
+                         Proto{"sdp_lat", "sdp_bw", "sdp", "SDP", 65536},
+                         Proto{"rds_lat", "rds_bw", "rds", "RDS", 32768}}) {
+    static std::deque<std::string> texts;  // summaries live as long as the table; deque keeps them put
+    texts.push_back(std::string(p.display) + " one way latency");
+    const char* lat_summary = texts.back().c_str();
+    out.push_back({p.lat, TransportFamily::kSocket, TestKind::kLatency, p.transport, nullptr,
+                   lat_opts, 1, lat_client, lat_server,
+                   "A ping-pong: the client sends a message, the server echoes it; latency is "
+                   "half the round trip, every round trip recorded."});
+    out.back().summary = lat_summary;
+    texts.push_back(std::string(p.display) + " streaming one way bandwidth");
+    out.push_back({p.bw, TransportFamily::kSocket, TestKind::kBandwidth, p.transport, nullptr,
+                   bw_opts, p.bw_size, bw_client, bw_server,
+                   "The client sends messages for the test time; the server counts what "
+                   "arrives. send_bw is the client's rate, recv_bw the server's."});
+    out.back().summary = texts.back().c_str();
+    for (size_t i = out.size() - 2; i < out.size(); ++i) {
+      out[i].reliable = find_socket_protocol(p.transport)->reliable;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<TestSpec>& socket_tests() {
+  static const std::vector<TestSpec> tests = build();
+  return tests;
+}
+
+}  // namespace fabperf

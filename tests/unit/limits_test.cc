@@ -1,0 +1,86 @@
+// Unit tests: the server's request limits and the reasons it gives for a refusal.
+#include "security/limits.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/command_line.h"
+#include "app/all_tests.h"
+#include "engine/test_context.h"
+
+namespace fabperf {
+namespace {
+
+ParamSet request(const nlohmann::json& params) {
+  auto p = params_from_json(params);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? *p : ParamSet();
+}
+
+const TestSpec& tcp_bw() { return *all_tests().find("tcp_bw"); }
+
+TEST(ServerLimits, DefaultsAcceptOrdinaryRuns) {
+  ServerLimits limits;
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), 0).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 1 << 30}}), 0).ok());
+}
+
+TEST(ServerLimits, MessageSizeBeyondTheLimitIsRefusedWithTheReason) {
+  ServerLimits limits;
+  Status s = check_request(limits, tcp_bw(), request({{"msg_size", 5ull << 30}}), 0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Code::kFailed);
+  EXPECT_NE(s.message().find("message size 5G exceeds this server's limit of 1G"),
+            std::string::npos)
+      << s.message();
+  EXPECT_NE(s.message().find("--max_msg_size"), std::string::npos);
+}
+
+TEST(ServerLimits, TimeCountAndTimeout) {
+  ServerLimits limits;
+  limits.max_time = 10;
+  limits.max_msgs = 1000;
+  Status t = check_request(limits, tcp_bw(), request({{"time", 11}}), 0);
+  EXPECT_NE(t.message().find("-t 11 s exceeds this server's limit of 10 s"), std::string::npos)
+      << t.message();
+  // With -n the duration is not -t's.
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"time", 11}, {"no_msgs", 10}}), 0).ok());
+  Status n = check_request(limits, tcp_bw(), request({{"no_msgs", 1001}}), 0);
+  EXPECT_NE(n.message().find("--max_msgs"), std::string::npos) << n.message();
+  Status w = check_request(limits, tcp_bw(), request({{"warmup", 5000}}), 0);
+  EXPECT_NE(w.message().find("--warmup"), std::string::npos) << w.message();
+  // -to may always reach 60 s, and --max_time beyond that.
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"timeout", 60}}), 0).ok());
+  Status to = check_request(limits, tcp_bw(), request({{"timeout", 61}}), 0);
+  EXPECT_NE(to.message().find("-to 61 s"), std::string::npos) << to.message();
+}
+
+TEST(ServerLimits, MemoryAloneAndTogether) {
+  ServerLimits limits;
+  limits.max_memory = 64 << 20;
+  Status alone = check_request(limits, tcp_bw(), request({{"msg_size", 100 << 20}}), 0);
+  EXPECT_NE(alone.message().find("--max_memory"), std::string::npos) << alone.message();
+  EXPECT_NE(alone.message().find("refused"), std::string::npos);
+  // What fits alone but not beside the other sessions is "busy, try again".
+  Status together = check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), 40 << 20);
+  EXPECT_NE(together.message().find("server busy"), std::string::npos) << together.message();
+  EXPECT_NE(together.message().find("try again"), std::string::npos);
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), 0).ok());
+}
+
+TEST(ServerLimits, MemoryEstimateNeverWraps) {
+  ParamSet p;
+  p.set("msg_size", uint64_t{1} << 40, false);
+  p.set("streams", uint64_t{1} << 40, false);
+  EXPECT_EQ(session_memory(tcp_bw(), p), UINT64_MAX);
+}
+
+TEST(ServerLimits, SizeText) {
+  EXPECT_EQ(size_text(uint64_t{1} << 30), "1G");
+  EXPECT_EQ(size_text(uint64_t{5} << 30), "5G");
+  EXPECT_EQ(size_text(1536), "1.5K");
+  EXPECT_EQ(size_text(1000), "1,000 bytes");
+  EXPECT_EQ(size_text(uint64_t{3} << 40), "3T");
+}
+
+}  // namespace
+}  // namespace fabperf
