@@ -1,12 +1,10 @@
-// Parsing qperf's grammar into test requests, and resolving each run's parameters.
+// fabperf's (qperf's) command-line grammar, and the program options it resolves.
 #include "cli/command_line.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/units.h"
-#include "options/gpu_spec.h"
-#include "engine/test_context.h"
 
 namespace fabperf {
 
@@ -17,27 +15,22 @@ bool is_option_token(const std::string& token) {
   return token.size() >= 2 && token[0] == '-';
 }
 
-std::vector<std::string> spelling_texts() {
-  std::vector<std::string> out;
-  for (const Spelling& s : option_spellings()) out.push_back(s.text);
-  return out;
-}
-
 Status bad_option(const std::string& token) {
   std::string msg = token + ": bad option";
-  std::string guess = nearest(token, spelling_texts());
-  if (!guess.empty()) msg += " (did you mean " + guess + "?)";
+  std::string guess = nearest(token, qperf_spelling_texts());
+  // A guess one letter long says nothing (-R is not a typo of -m).
+  if (guess.size() > 2) msg += " (did you mean " + guess + "?)";
   return Status::Usage(msg + "; try: fabperf --help options");
 }
 
-double as_double(const ParamValue& v) {
+double as_double(const OptionValue& v) {
   if (auto* p = std::get_if<uint64_t>(&v)) return static_cast<double>(*p);
   if (auto* p = std::get_if<int64_t>(&v)) return static_cast<double>(*p);
   if (auto* p = std::get_if<double>(&v)) return *p;
   return 0;
 }
 
-ParamValue from_double(const OptionSpec& spec, double d) {
+OptionValue from_double(const OptionSpec& spec, double d) {
   switch (spec.type) {
     case OptType::kSize:
     case OptType::kCount: return static_cast<uint64_t>(std::llround(d));
@@ -46,33 +39,17 @@ ParamValue from_double(const OptionSpec& spec, double d) {
   }
 }
 
+bool loopable(const OptionSpec& s) {
+  return s.per_test && s.is_run_option() &&
+         (s.type == OptType::kSize || s.type == OptType::kCount || s.type == OptType::kTime);
+}
+
 }  // namespace
 
-ParamValue CommandLine::global(const std::string& name) const {
-  for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
-    if (name == it->spec->name) return it->value;
-  }
-  const OptionSpec* spec = find_option(name);
-  auto v = parse_option_value(*spec, spec->default_text, name);
-  return v.ok() ? *v : ParamValue(std::string());
-}
-
-bool CommandLine::flag(const std::string& name) const {
-  ParamValue v = global(name);
-  auto* b = std::get_if<bool>(&v);
-  if (b && *b) return true;
-  // Flags implied by others (-v implies -vs ...).
-  for (const Assignment& a : assignments) {
-    if (std::find(a.spec->implies.begin(), a.spec->implies.end(), name) != a.spec->implies.end()) {
-      if (auto* on = std::get_if<bool>(&a.value); on && *on) return true;
-    }
-  }
-  return false;
-}
-
-bool CommandLine::is_set(const std::string& name) const {
-  return std::any_of(assignments.begin(), assignments.end(),
-                     [&](const Assignment& a) { return name == a.spec->name; });
+std::vector<std::string> qperf_spelling_texts() {
+  std::vector<std::string> out;
+  for (const Spelling& s : qperf_spellings()) out.push_back(s.text);
+  return out;
 }
 
 Result<LoopSpec> parse_loop(const std::string& text) {
@@ -88,15 +65,13 @@ Result<LoopSpec> parse_loop(const std::string& text) {
     return Status::Usage("-oo: " + text + ": expected Var:Init:Last:Incr");
   }
   const OptionSpec* var = find_option(parts[0]);
-  if (var == nullptr || !var->per_test ||
-      (var->type != OptType::kSize && var->type != OptType::kCount &&
-       var->type != OptType::kTime)) {
+  for (const OptionSpec& spec : option_table()) {  // qperf's short names too: -oo m:1:8:*2
+    if (var == nullptr && spec.short_name != nullptr && parts[0] == spec.short_name) var = &spec;
+  }
+  if (var == nullptr || !loopable(*var)) {
     std::vector<std::string> names;
     for (const OptionSpec& s : option_table()) {
-      if (s.per_test && (s.type == OptType::kSize || s.type == OptType::kCount ||
-                         s.type == OptType::kTime)) {
-        names.push_back(s.name);
-      }
+      if (loopable(s)) names.push_back(s.name);
     }
     std::string msg = "-oo: " + parts[0] + ": unknown loop variable";
     std::string guess = nearest(parts[0], names);
@@ -140,28 +115,55 @@ Result<LoopSpec> parse_loop(const std::string& text) {
   return loop;
 }
 
+ProgramOptions resolve_program(const std::vector<Assignment>& assignments, Dialect dialect) {
+  ProgramOptions out = default_program_options(dialect);
+  for (const Assignment& a : assignments) {
+    if (a.spec->is_run_option() || a.spec->type == OptType::kLoop) continue;
+    store(out, *a.spec, a.value, true);
+    // -v, -vv: flags that set other flags.
+    if (auto* on = std::get_if<bool>(&a.value); on && *on) {
+      for (const char* implied : a.spec->implies) {
+        if (const OptionSpec* spec = find_option(implied)) store(out, *spec, true, true);
+      }
+    }
+  }
+  return out;
+}
+
+RunOptions resolve_own_run_options(const std::vector<Assignment>& assignments, Dialect dialect) {
+  RunOptions out = default_run_options(dialect);
+  for (const Assignment& a : assignments) {
+    if (a.spec->is_run_option() && a.side != Side::kRemote) store(out, *a.spec, a.value, true);
+  }
+  return out;
+}
+
 Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                        const std::vector<std::string>& known_tests) {
   CommandLine cl;
-  bool host_given = std::find(args.begin(), args.end(), "--loopback") != args.end();
+  bool host_given = false;
   std::vector<Assignment> pending;  // options since the last test
   std::vector<LoopSpec> loops_so_far, pending_loops;
+  auto is_test = [&](const std::string& t) {
+    return std::find(known_tests.begin(), known_tests.end(), t) != known_tests.end();
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& token = args[i];
     if (!is_option_token(token)) {
-      if (!host_given) {
+      if (!host_given && std::find(args.begin(), args.end(), "--loopback") == args.end()) {
+        // As qperf: the first word is the server, so a test there means it was forgotten.
+        if (is_test(token)) return Status::Usage("must specify host name first; try: fabperf --help");
         cl.host = token;
         host_given = true;
         continue;
       }
-      if (std::find(known_tests.begin(), known_tests.end(), token) == known_tests.end()) {
+      if (!is_test(token)) {
         std::string msg = token + ": bad test";
         std::string guess = nearest(token, known_tests);
         if (!guess.empty()) msg += " (did you mean " + guess + "?)";
         return Status::Usage(msg + "; try: fabperf --help tests");
       }
-      TestRequest req{token, cl.assignments, loops_so_far};
-      cl.tests.push_back(std::move(req));
+      cl.tests.push_back(TestRequest{token, cl.assignments, loops_so_far});
       pending.clear();
       pending_loops.clear();
       continue;
@@ -173,16 +175,16 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       inline_value = token.substr(token.find('=') + 1);
       has_inline = true;
     }
-    const Spelling* spelling = find_spelling(name);
+    const Spelling* spelling = find_qperf_spelling(name);
     if (spelling == nullptr) return bad_option(token);
     const OptionSpec& spec = *spelling->spec;
-    if (std::string(spec.name) == "help") {
-      cl.help = true;
+    if (spec.field == FieldRef(&ProgramOptions::help)) {
       if (has_inline) {
         cl.help_topic = inline_value;
       } else if (i + 1 < args.size() && !is_option_token(args[i + 1])) {
         cl.help_topic = args[++i];
       }
+      cl.assignments.push_back({&spec, Side::kBoth, true, name});
       continue;
     }
     std::string value_text;
@@ -206,11 +208,10 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     }
     auto value = parse_option_value(spec, value_text, name);
     if (!value.ok()) return value.status();
-    if (std::string(spec.name) == "host") {
+    if (spec.field == FieldRef(&ProgramOptions::host)) {
       cl.host = std::get<std::string>(*value);
       host_given = true;
     }
-    if (std::string(spec.name) == "version") cl.version = true;
     Assignment a{&spec, spelling->side, *value, name};
     cl.assignments.push_back(a);
     pending.push_back(a);
@@ -226,121 +227,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     last.assignments.insert(last.assignments.end(), pending.begin(), pending.end());
     last.loops.insert(last.loops.end(), pending_loops.begin(), pending_loops.end());
   }
+  cl.program = resolve_program(cl.assignments, Dialect::kQperf);
   return cl;
-}
-
-std::vector<std::vector<Assignment>> expand_loops(const std::vector<LoopSpec>& loops) {
-  std::vector<std::vector<Assignment>> runs{{}};
-  for (const LoopSpec& loop : loops) {
-    std::vector<std::vector<Assignment>> next;
-    for (const auto& prefix : runs) {
-      for (const ParamValue& v : loop.values) {
-        auto run = prefix;
-        run.push_back({loop.var, Side::kBoth, v, std::string("-oo ") + loop.var->name});
-        next.push_back(std::move(run));
-      }
-    }
-    runs = std::move(next);
-    if (runs.size() > kMaxLoopValues) runs.resize(kMaxLoopValues);
-  }
-  return runs;
-}
-
-Result<RunParams> resolve_params(const TestSpec& test, const std::vector<Assignment>& assignments,
-                                 const std::vector<Assignment>& loop_values,
-                                 std::vector<std::string>* warnings) {
-  RunParams out;
-  auto uses = [&](const char* name) {
-    return std::any_of(test.options.begin(), test.options.end(),
-                       [&](const char* o) { return std::string(o) == name; });
-  };
-  for (const OptionSpec& spec : option_table()) {
-    if (spec.scope == OptScope::kClient || spec.scope == OptScope::kServer ||
-        spec.scope == OptScope::kAny || spec.type == OptType::kLoop) {
-      continue;
-    }
-    auto def = parse_option_value(spec, spec.default_text, spec.name);
-    if (!def.ok()) return def.status().Prefixed("internal: default of " + std::string(spec.name));
-    out.local.set(spec.name, *def, false);
-    out.remote.set(spec.name, *def, false);
-  }
-  std::vector<std::string> warned;
-  auto apply = [&](const Assignment& a) {
-    const OptionSpec& spec = *a.spec;
-    if (spec.scope == OptScope::kClient || spec.scope == OptScope::kServer ||
-        spec.scope == OptScope::kAny) {
-      return;
-    }
-    if (spec.per_test && !uses(spec.name) && warnings != nullptr && test.kind != TestKind::kMisc &&
-        std::find(warned.begin(), warned.end(), a.spelling) == warned.end()) {
-      warned.push_back(a.spelling);
-      warnings->push_back("warning: " + a.spelling + " set but not used in test " + test.name);
-    }
-    if (a.side != Side::kRemote) out.local.set(spec.name, a.value, true);
-    if (a.side != Side::kLocal) out.remote.set(spec.name, a.value, true);
-  };
-  for (const Assignment& a : assignments) apply(a);
-  for (const Assignment& a : loop_values) apply(a);
-  for (ParamSet* side : {&out.local, &out.remote}) {
-    const std::string& cpu = side->str("cpu_affinity");
-    if (!cpu.empty() && cpu != "any" && !parse_int(cpu, 0, 1 << 20).ok()) {
-      return Status::Usage("-ca: bad processor affinity \"" + cpu + "\" (a CPU number or any)");
-    }    if (side->has("gpu") && !side->str("gpu").empty()) {
-      auto gpu = parse_gpu_spec(side->str("gpu"));
-      if (!gpu.ok()) return gpu.status();
-    }
-  }
-  // msg_size 0 means "the test's own default", as in qperf.
-  for (ParamSet* side : {&out.local, &out.remote}) {
-    if (side->u64("msg_size") == 0) side->set("msg_size", test.default_msg_size, false);
-  }
-  if (out.local.seconds("time") == 0 && out.local.u64("no_msgs") == 0 &&
-      test.kind != TestKind::kMisc) {
-    return Status::Usage(std::string(test.name) +
-                         ": -t 0 would run forever; give a positive time or -n");
-  }
-  return out;
-}
-
-Result<ParamSet> params_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Status::Failed("parameters must be an object");
-  ParamSet out;
-  for (const auto& [name, value] : j.items()) {
-    const OptionSpec* spec = find_option(name);
-    if (spec == nullptr || name != spec->name || spec->scope == OptScope::kClient ||
-        spec->scope == OptScope::kServer || spec->scope == OptScope::kAny) {
-      return Status::Failed("unknown parameter \"" + name + "\" (is the client newer? upgrade the server)");
-    }
-    std::string text;
-    if (value.is_string()) {
-      text = value.get<std::string>();
-    } else if (value.is_boolean()) {
-      text = value.get<bool>() ? "1" : "0";
-    } else if (value.is_number_unsigned() || value.is_number_integer()) {
-      text = value.dump();
-    } else if (value.is_number_float()) {
-      text = param_value_text(ParamValue(value.get<double>()));
-    } else {
-      return Status::Failed("parameter " + name + " has the wrong type");
-    }
-    if (spec->type != OptType::kString && value.is_string()) {
-      return Status::Failed("parameter " + name + " has the wrong type");
-    }
-    if (text.size() > 4096) return Status::Failed("parameter " + name + " is too long");
-    auto parsed = parse_option_value(*spec, text, name);
-    if (!parsed.ok()) return Status::Failed(parsed.status().message());
-    out.set(name, *parsed, false);
-  }
-  // Anything the client did not send takes its default, so old clients keep working.
-  for (const OptionSpec& spec : option_table()) {
-    if (out.has(spec.name) || spec.scope == OptScope::kClient || spec.scope == OptScope::kServer ||
-        spec.scope == OptScope::kAny || spec.type == OptType::kLoop) {
-      continue;
-    }
-    auto def = parse_option_value(spec, spec.default_text, spec.name);
-    if (def.ok()) out.set(spec.name, *def, false);
-  }
-  return out;
 }
 
 }  // namespace fabperf

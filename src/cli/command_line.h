@@ -1,31 +1,28 @@
-// qperf's command-line grammar: whole-token options, host first, tests positional, -oo loops.
+// A parsed command line, whichever grammar read it: fabperf's (qperf's whole-token options,
+// host first, tests positional, -oo loops) or a fab_* tool's (getopt_long, tool_grammar.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "options/option_table.h"
-#include "options/params.h"
 #include "core/status.h"
+#include "options/option_table.h"
+#include "options/spellings.h"
 
 namespace fabperf {
-
-struct TestSpec;
 
 // One option as the user typed it.
 struct Assignment {
   const OptionSpec* spec;
   Side side;
-  ParamValue value;
+  OptionValue value;
   std::string spelling;
 };
 
-// -oo Var:Init:Last:Incr, expanded into its values up front (bounded by kMaxLoopValues).
+// -oo Var:Init:Last:Incr (or a tool's -s MIN:MAX), expanded into its values up front.
 struct LoopSpec {
   const OptionSpec* var;
-  std::vector<ParamValue> values;
+  std::vector<OptionValue> values;
   std::string text;
 };
 inline constexpr size_t kMaxLoopValues = 10000;
@@ -38,42 +35,30 @@ struct TestRequest {
 };
 
 struct CommandLine {
-  std::string host;
+  Dialect dialect = Dialect::kQperf;
+  std::string host;                     // "" on a server
   std::vector<TestRequest> tests;
   std::vector<Assignment> assignments;  // every option, in order
-  bool help = false;
+  ProgramOptions program;               // this process's options, resolved
   std::string help_topic;
-  bool version = false;
-
-  // The last value given for a process-wide option, or its default.
-  ParamValue global(const std::string& name) const;
-  bool flag(const std::string& name) const;
-  bool is_set(const std::string& name) const;
 };
 
-// Parses argv[1..]. `known_tests` decides what is a test name (for errors and suggestions).
+// Parses argv[1..] in fabperf's grammar. `known_tests` decides what is a test name.
 Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                        const std::vector<std::string>& known_tests);
 
 // Parses one -oo argument.
 Result<LoopSpec> parse_loop(const std::string& text);
 
-// The effective parameters of one run of a test on each side: defaults, then the user's
-// assignments, then this run's loop values. Warnings ("-n set but not used in test tcp_lat")
-// are appended to `warnings`.
-struct RunParams {
-  ParamSet local;
-  ParamSet remote;
-};
-Result<RunParams> resolve_params(const TestSpec& test, const std::vector<Assignment>& assignments,
-                                 const std::vector<Assignment>& loop_values,
-                                 std::vector<std::string>* warnings);
+// The program options of `assignments` over the dialect's defaults (flags that imply others,
+// as -v, included).
+ProgramOptions resolve_program(const std::vector<Assignment>& assignments, Dialect dialect);
 
-// Server side: rebuilds a ParamSet from the client's JSON by option name, checking every name,
-// type and range against the option table.
-Result<ParamSet> params_from_json(const nlohmann::json& j);
+// This process's own run options (a server's -to, -ca ...): defaults, then every assignment
+// that is not for the remote side.
+RunOptions resolve_own_run_options(const std::vector<Assignment>& assignments, Dialect dialect);
 
-// Every combination of the loops' values, outermost loop varying slowest.
-std::vector<std::vector<Assignment>> expand_loops(const std::vector<LoopSpec>& loops);
+// Every spelling of this grammar, for "did you mean" and for help.
+std::vector<std::string> qperf_spelling_texts();
 
 }  // namespace fabperf

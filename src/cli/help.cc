@@ -82,11 +82,12 @@ std::string spellings_of(const OptionSpec& spec) {
 
 std::string opts_text(bool long_form) {
   std::string out = long_form ? "Options\n" : "Opts\n";
-  const char* groups[] = {"test", "socket", "fabric", "verbs", "connection", "display", "output", "misc"};
+  const char* groups[] = {"test",       "socket", "fabric",  "cxi",    "verbs",
+                          "connection", "server", "display", "output", "misc"};
   for (const char* group : groups) {
     out += std::string("  ") + group + "\n";
     for (const OptionSpec& spec : option_table()) {
-      if (std::string(spec.group) != group) continue;
+      if (std::string(spec.group) != group || !spec.qperf) continue;
       if (long_form) {
         out += "    " + spellings_of(spec) + "\n          " + spec.help;
         if (spec.default_text[0] != '\0' && spec.type != OptType::kFlag) {

@@ -18,7 +18,8 @@ enum class Code {
   kInterrupted,  // stopped by a signal
 };
 
-class Status {
+// [[nodiscard]]: a dropped Status is a bug; say so with IgnoreError() where it is meant.
+class [[nodiscard]] Status {
  public:
   Status() = default;
   static Status Ok() { return Status(); }
@@ -39,6 +40,9 @@ class Status {
     return ok() ? *this : Status(code_, context + ": " + message_);
   }
 
+  // For the few calls whose failure changes nothing (a goodbye to a peer that has gone).
+  void IgnoreError() const {}
+
   // Process exit status for this outcome.
   int exit_code() const {
     switch (code_) {
@@ -56,10 +60,13 @@ class Status {
 
 // A value or the Status saying why there is none.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  // A Result without a value carries the reason; an Ok status here is a programming error.
+  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
+    if (status_.ok()) status_ = Status::Failed("internal error: a result with no value and no error");
+  }
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }

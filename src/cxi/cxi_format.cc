@@ -43,75 +43,77 @@ std::string number(uint64_t v) { return std::to_string(v); }
 
 std::string dash_line() { return std::string(72, '-') + "\n"; }
 
-std::string summary_block(const Tool& tool, const CxiOptions& o, const Endpoints& ep) {
+std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoints& ep) {
+  const ProgramOptions& p = o.program;
+  const RunOptions& r = o.run;
   const bool lat = tool.kind == ToolKind::kLatency;
-  const bool atomic = tool.bit & (kAtomicLat | kAtomicBw);
-  const bool read = tool.bit & (kReadLat | kReadBw);
+  const bool atomic = tool.bit & (kCxiAtomicLat | kCxiAtomicBw);
+  const bool read = tool.bit & (kCxiReadLat | kCxiReadBw);
   std::string out = dash_line() + "    " + tool.title + "\n";
   std::string device = ep.device.empty() ? "(provider default)" : ep.device;
   if (!ep.provider.empty() && ep.provider != "cxi") device += " (" + ep.provider + ")";
   out += line("Device", device);
-  out += line("Service ID", cxi_only(ep, number(o.svc_id)));
+  out += line("Service ID", cxi_only(ep, number(r.svc_id)));
   // Reads move data from the server to the client: the client's buffer is the target.
   if (read) {
-    out += line("Client RX Mem", memory(o.rx_gpu));
-    out += line("Server TX Mem", memory(o.tx_gpu));
+    out += line("Client RX Mem", memory(static_cast<int>(p.rx_gpu)));
+    out += line("Server TX Mem", memory(static_cast<int>(p.tx_gpu)));
   } else {
-    out += line("Client TX Mem", memory(o.tx_gpu));
-    out += line("Server RX Mem", memory(o.rx_gpu));
+    out += line("Client TX Mem", memory(static_cast<int>(p.tx_gpu)));
+    out += line("Server RX Mem", memory(static_cast<int>(p.rx_gpu)));
   }
-  if (o.tx_gpu >= 0 || o.rx_gpu >= 0) {
-    out += line("Client GPU Type", o.gpu_type.empty() ? "(discovered)" : o.gpu_type);
+  if (p.tx_gpu >= 0 || p.rx_gpu >= 0) {
+    out += line("Client GPU Type", p.gpu_type.empty() ? "(discovered)" : p.gpu_type);
   }
   if (o.by_duration()) {
     out += line("Test Type", "Duration");
-    out += line("Duration", printf_string("%g seconds", o.duration));
+    out += line("Duration", printf_string("%g seconds", r.time));
   } else {
     out += line("Test Type", "Iteration");
-    out += line("Iterations", number(o.iters));
+    out += line("Iterations", number(p.iters));
   }
-  if (tool.kind == ToolKind::kLoopback) out += line("Xfers Per Iter", number(o.num_xfers));
+  if (tool.kind == ToolKind::kLoopback) out += line("Xfers Per Iter", number(r.tx_depth));
   if (lat) {
-    out += line("Warmup Iters", number(o.warmup));
-    out += line("Inter-Iter Gap", number(o.gap_us) + " microseconds");
+    out += line("Warmup Iters", number(r.warmup));
+    out += line("Inter-Iter Gap", number(r.latency_gap) + " microseconds");
   }
   if (atomic) {
-    std::string op = o.atomic_op == "CSWAP" ? "CSWAP " + o.cswap_op
-                                            : (o.fetching ? "FETCHING " : "NON-FETCHING ") + o.atomic_op;
+    std::string op = r.atomic_op == "CSWAP" ? "CSWAP " + r.cswap_op
+                                            : (r.fetching ? "FETCHING " : "NON-FETCHING ") + r.atomic_op;
     out += line("Atomic Op", op);
-    out += line("Atomic Type", o.atomic_type);
+    out += line("Atomic Type", r.atomic_type);
   } else if (o.is_range()) {
     out += line(std::string("Min ") + tool.noun + " Size", number(o.min_size));
     out += line(std::string("Max ") + tool.noun + " Size", number(o.max_size));
   } else {
     out += line(std::string(tool.noun) + " Size", number(o.min_size));
   }
-  if (tool.kind == ToolKind::kBandwidth) out += line("List Size", number(o.list_size));
-  if (tool.bit & (kWriteBw | kAtomicBw)) out += line("HRP", cxi_only(ep, enabled(!o.no_hrp)));
-  if (tool.bit & (kWriteLat | kSendLat | kAtomicLat | kWriteBw | kSendBw | kAtomicBw)) {
+  if (tool.kind == ToolKind::kBandwidth) out += line("List Size", number(r.tx_depth));
+  if (tool.bit & (kCxiWriteBw | kCxiAtomicBw)) out += line("HRP", cxi_only(ep, enabled(!r.no_hrp)));
+  if (tool.bit & (kCxiWriteLat | kCxiSendLat | kCxiAtomicLat | kCxiWriteBw | kCxiSendBw | kCxiAtomicBw)) {
     // IDC carries small payloads only (224 bytes restricted, 192 unrestricted) and never GPU
     // memory: the line says so instead of claiming it for sizes where it is never used.
-    uint64_t idc_max = o.unrestricted ? 192 : 224;
-    std::string idc = o.no_idc || o.tx_gpu >= 0 ? "Disabled"
+    uint64_t idc_max = r.unrestricted ? 192 : 224;
+    std::string idc = r.no_idc || p.tx_gpu >= 0 ? "Disabled"
                       : o.min_size > idc_max     ? "Unused (sizes above " + number(idc_max) + ")"
                                                  : "Enabled";
     out += line("IDC", cxi_only(ep, idc));
   }
-  if (tool.bit & (kWriteLat | kReadLat | kAtomicLat | kWriteBw | kReadBw | kAtomicBw)) {
-    out += line("Restricted", cxi_only(ep, enabled(!o.unrestricted)));
+  if (tool.bit & (kCxiWriteLat | kCxiReadLat | kCxiAtomicLat | kCxiWriteBw | kCxiReadBw | kCxiAtomicBw)) {
+    out += line("Restricted", cxi_only(ep, enabled(!r.unrestricted)));
   }
-  if (atomic) out += line("Matching", cxi_only(ep, enabled(o.matching)));
-  if (tool.bit & (kSendLat | kSendBw)) out += line("Rendezvous", cxi_only(ep, enabled(o.rdzv)));
-  if (lat) out += line("LL Cmd Launch", cxi_only(ep, enabled(!o.no_ll)));
-  if (lat) out += line("Results Reported", o.report_all ? "All" : "Summary");
+  if (atomic) out += line("Matching", cxi_only(ep, enabled(r.matching)));
+  if (tool.bit & (kCxiSendLat | kCxiSendBw)) out += line("Rendezvous", cxi_only(ep, enabled(r.rdzv)));
+  if (lat) out += line("LL Cmd Launch", cxi_only(ep, enabled(!r.no_ll)));
+  if (lat) out += line("Results Reported", p.report_all ? "All" : "Summary");
   if (tool.kind == ToolKind::kBandwidth) {
-    if (tool.bi_test != nullptr) out += line("Bidirectional", enabled(o.bidirectional));
-    if (tool.bit & (kWriteBw | kReadBw | kSendBw)) {
-      out += line("Max RDMA Buf", number(o.buf_size));
-      out += line("RDMA Buf Align", number(o.buf_align));
+    if (tool.bi_test != nullptr) out += line("Bidirectional", enabled(p.bidirectional));
+    if (tool.bit & (kCxiWriteBw | kCxiReadBw | kCxiSendBw)) {
+      out += line("Max RDMA Buf", number(p.buf_size));
+      out += line("RDMA Buf Align", number(p.buf_align));
     }
   }
-  out += line("Hugepages", o.use_hp.empty() ? "Disabled" : "Enabled (" + o.use_hp + ")");
+  out += line("Hugepages", r.use_hp.empty() ? "Disabled" : "Enabled (" + r.use_hp + ")");
   if (tool.kind != ToolKind::kLoopback) {
     out += line(ep.server ? "Local (server)" : "Local (client)", ep.local);
     out += line(ep.server ? "Remote (client)" : "Remote (server)", ep.remote);
@@ -148,7 +150,7 @@ std::string bandwidth_header(const Tool& tool) {
   if (tool.kind == ToolKind::kLoopback) {
     return printf_string("%12s%12s%12s\n", tool.size_label, tool.op_label, "BW[Gb/s]");
   }
-  if (tool.bit & kAtomicBw) {
+  if (tool.bit & kCxiAtomicBw) {
     return printf_string("%12s%12s%10s%12s\n", tool.size_label, tool.op_label, "BW[MB/s]",
                          "OpRate[M/s]");
   }
@@ -161,7 +163,7 @@ std::string bandwidth_row(const Tool& tool, uint64_t size, uint64_t ops, double 
   if (tool.kind == ToolKind::kLoopback) {
     return printf_string("%12" PRIu64 "%12" PRIu64 "%12.2f\n", size, ops, bytes_per_s * 8 / 1e9);
   }
-  if (tool.bit & kAtomicBw) {
+  if (tool.bit & kCxiAtomicBw) {
     return printf_string("%12" PRIu64 "%12" PRIu64 "%10.2f%12.6f\n", size, ops, bytes_per_s / 1e6,
                          ops_per_s / 1e6);
   }

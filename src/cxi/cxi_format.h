@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "cxi/cxi_options.h"
+#include "options/run_options.h"
 #include "cxi/cxi_tools.h"
+#include "options/option_table.h"
 #include "stats/latency.h"
 
 namespace fabperf::cxi {
@@ -20,10 +21,20 @@ struct Endpoints {
   std::string remote;
 };
 
+// The options a summary shows: this process's (-t/-r/-g, -n ...), the run's, the sizes.
+struct SummaryView {
+  const ProgramOptions& program;
+  const RunOptions& run;
+  uint64_t min_size = 0, max_size = 0;  // -s MIN[:MAX] (atomics: the type's size)
+
+  bool by_duration() const { return given(run, &RunOptions::time); }
+  bool is_range() const { return min_size != max_size; }
+};
+
 // 72 dashes, as the originals draw them.
 std::string dash_line();
 // From the title line to the closing dash line.
-std::string summary_block(const Tool& tool, const CxiOptions& o, const Endpoints& ep);
+std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoints& ep);
 
 // Latency table: "RDMA Size[B]      Writes     Min[us] ..." plus a column per percentile.
 std::string latency_header(const Tool& tool, const std::vector<double>& percentiles);

@@ -14,12 +14,15 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/signals.h"
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_main.h"
-#include "cxi/cxi_session.h"
-#include "cxi/fabric_probe.h"
+#include "cxi/cxi_plan.h"
+#include "session/client.h"
+#include "session/server.h"
 
 namespace fabperf::cxi {
 
@@ -98,9 +101,27 @@ std::vector<int> parse_cpu_list(const std::string& text) {
   return cpus;
 }
 
-// One worker: a loopback pair, one run per interval, each interval's rate (bytes/s) written
-// to `fd` as a double. Never returns.
-[[noreturn]] void worker(const Tool& tool, CxiOptions o, int index, int fd, int intervals) {
+// Hands each interval's rate to the parent through a pipe.
+class RateSink : public Reporter {
+ public:
+  explicit RateSink(int fd) : fd_(fd) {}
+  void on_result(const RunInfo&, const TestResult& r) override {
+    double rate = r.ok() ? r.figures.send_Bps : -1;
+    ok_ = ok_ && r.ok() && write(fd_, &rate, sizeof rate) == sizeof rate;
+  }
+  Status finish(const RunInfo&) override { return Status::Ok(); }
+  bool ok() const { return ok_; }
+
+ private:
+  int fd_;
+  bool ok_ = true;
+};
+
+// One worker: a server in this process and a client of it, one run per interval, each
+// interval's rate (bytes/s) written to `fd` as a double. Never returns.
+[[noreturn]] void worker(const ToolPlan& plan, const ProgramOptions& o, const TestRegistry& tests,
+                         int index, int fd) {
+  reset_signals_for_child();
   std::vector<int> cpus = parse_cpu_list(o.cpu_list);
   if (!cpus.empty()) {
     cpu_set_t set;
@@ -108,61 +129,75 @@ std::vector<int> parse_cpu_list(const std::string& text) {
     CPU_SET(cpus[static_cast<size_t>(index) % cpus.size()], &set);
     sched_setaffinity(0, sizeof set, &set);
   }
-  auto pair = LoopbackPair::start(tool, o);
-  if (!pair.ok()) {
-    std::fprintf(stderr, "worker %d: %s\n", index, pair.status().message().c_str());
+  ServerOptions server_options;
+  server_options.tests = &tests;
+  server_options.bind_addr = "127.0.0.1";
+  server_options.port = 0;
+  server_options.log = false;
+  server_options.concurrent = true;
+  auto server = Server::listen(server_options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "worker %d: %s\n", index, server.status().message().c_str());
     _exit(1);
   }
-  auto test = test_for(tool, o);
-  if (!test.ok()) {
-    std::fprintf(stderr, "worker %d: %s\n", index, test.status().message().c_str());
-    _exit(1);
-  }
-  double left = o.duration;
-  for (int i = 0; i < intervals; ++i) {
-    CxiOptions run = o;
-    run.duration = std::min(o.interval, left);
-    left -= run.duration;
-    auto params = params_for(tool, run, **test, o.min_size);
-    auto result = params.ok() ? (*pair)->client().run(**test, *params, nullptr, nullptr, {})
-                              : Result<TestResult>(params.status());
-    if (!result.ok()) {
-      std::fprintf(stderr, "worker %d: %s\n", index, result.status().message().c_str());
-      _exit(1);
-    }
-    double rate = result->figures.send_Bps;
-    if (write(fd, &rate, sizeof rate) != sizeof rate) _exit(1);
-  }
-  pair->reset();
-  _exit(0);
+  std::thread serving([&] { (*server)->serve().IgnoreError(); });
+  ClientConfig config;
+  config.host = "127.0.0.1";
+  config.port = (*server)->port();
+  config.wait_server_s = 0;
+  RunInfo info;
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(std::make_unique<RateSink>(fd));
+  int code = run_plan(plan.runs, config, info, reporters);
+  (*server)->stop();
+  serving.join();
+  _exit(code == 0 ? 0 : 1);
 }
 
 std::string verdict(bool pass) { return pass ? "PASS" : "FAIL"; }
 
 }  // namespace
 
-int run_heatsink_check(const Tool& tool, const CxiOptions& options) {
-  CxiOptions o = options;
-  auto domain = resolve_domain(o.provider, o.device, Needs::kRma, "127.0.0.1");
-  if (!domain.ok()) {
-    std::fprintf(stderr, "%s\n", domain.status().message().c_str());
+int run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
+  const ProgramOptions& o = cl.program;
+  const bool timed = std::any_of(cl.assignments.begin(), cl.assignments.end(), [](const Assignment& a) {
+    return a.spec->field == FieldRef(&RunOptions::time);
+  });
+  auto planned = plan_tool(tool, cl, tests);
+  if (!planned.ok()) {
+    std::fprintf(stderr, "%s\n", planned.status().message().c_str());
     return 1;
   }
-  if (o.provider.empty()) o.provider = domain->provider;
-  const int intervals = static_cast<int>(std::ceil(o.duration / o.interval - 1e-9));
+  const RunOptions first = planned->runs.at(0).params.local;
+  const double duration = timed ? first.time : 600;
+  const double interval = std::min(o.interval, duration);
+  const int intervals = static_cast<int>(std::ceil(duration / interval - 1e-9));
+  // One run per interval, the last one cut to what is left of the duration.
+  ToolPlan plan = *planned;
+  plan.runs.clear();
+  for (int k = 0; k < intervals; ++k) {
+    PlannedRun run = planned->runs.at(0);
+    for (RunOptions* side : {&run.params.local, &run.params.remote}) {
+      side->time = std::min(interval, duration - interval * k);
+      side->no_msgs = 0;
+    }
+    plan.runs.push_back(run);
+  }
+  long cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+  uint64_t procs = o.procs > 0 ? o.procs : static_cast<uint64_t>(std::max(1L, cpus_online / 4));
   std::vector<Sensor> sensors = find_sensors();
-  auto na = [&](bool on) { return o.provider == "cxi" ? (on ? "Enabled" : "Disabled") : "Not Applicable"; };
+  auto na = [&](bool on) { return plan.provider == "cxi" ? (on ? "Enabled" : "Disabled") : "Not Applicable"; };
   std::printf("%s    %s\n", dash_line().c_str(), tool.title);
-  std::printf("Device           : %s (%s)\n", domain->domain.c_str(), domain->provider.c_str());
-  std::printf("Service ID       : %s\n", o.provider == "cxi" ? std::to_string(o.svc_id).c_str() : "Not Applicable");
-  std::printf("Duration         : %g seconds\n", o.duration);
-  std::printf("Interval         : %g seconds\n", o.interval);
-  std::printf("Write Size       : %llu\n", static_cast<unsigned long long>(o.min_size));
-  std::printf("List Size        : %llu\n", static_cast<unsigned long long>(o.list_size));
-  std::printf("Processes        : %llu\n", static_cast<unsigned long long>(o.procs));
-  std::printf("HRP              : %s\n", na(!o.no_hrp));
-  std::printf("IDC              : %s\n", na(!o.no_idc));
-  std::printf("PLE              : %s\n", na(!o.no_ple));
+  std::printf("Device           : %s (%s)\n", plan.device.c_str(), plan.provider.c_str());
+  std::printf("Service ID       : %s\n", plan.provider == "cxi" ? std::to_string(first.svc_id).c_str() : "Not Applicable");
+  std::printf("Duration         : %g seconds\n", duration);
+  std::printf("Interval         : %g seconds\n", interval);
+  std::printf("Write Size       : %llu\n", static_cast<unsigned long long>(first.msg_size));
+  std::printf("List Size        : %llu\n", static_cast<unsigned long long>(first.tx_depth));
+  std::printf("Processes        : %llu\n", static_cast<unsigned long long>(procs));
+  std::printf("HRP              : %s\n", na(!first.no_hrp));
+  std::printf("IDC              : %s\n", na(!first.no_idc));
+  std::printf("PLE              : %s\n", na(!first.no_ple));
   std::printf("%s", dash_line().c_str());
   if (sensors.empty()) {
     std::printf("No temperature or power sensors found (no hwmon devices): reporting rates only\n");
@@ -181,13 +216,13 @@ int run_heatsink_check(const Tool& tool, const CxiOptions& options) {
 
   std::vector<pid_t> pids;
   std::vector<int> fds;
-  for (uint64_t i = 0; i < o.procs; ++i) {
+  for (uint64_t i = 0; i < procs; ++i) {
     int p[2];
     if (pipe(p) != 0) return 1;
     pid_t pid = fork();
     if (pid == 0) {
       close(p[0]);
-      worker(tool, o, static_cast<int>(i), p[1], intervals);
+      worker(plan, o, tests, static_cast<int>(i), p[1]);
     }
     close(p[1]);
     pids.push_back(pid);
@@ -196,20 +231,20 @@ int run_heatsink_check(const Tool& tool, const CxiOptions& options) {
   bool error = false;
   double elapsed = 0, rate_sum = 0;
   int rows = 0;
-  for (int k = 0; k < intervals && !error; ++k) {
+  for (int k = 0; k < intervals && !error && !stop_flag().load(); ++k) {
     double rate = 0;
     for (int fd : fds) {
       pollfd pfd{fd, POLLIN, 0};
       double r = 0;
-      if (poll(&pfd, 1, static_cast<int>((o.interval + 60) * 1000)) <= 0 ||
-          read(fd, &r, sizeof r) != sizeof r) {
+      if (poll(&pfd, 1, static_cast<int>((interval + 60) * 1000)) <= 0 ||
+          read(fd, &r, sizeof r) != sizeof r || r < 0) {
         error = true;
         break;
       }
       rate += r;
     }
     if (error) break;
-    elapsed += std::min(o.interval, o.duration - o.interval * k);
+    elapsed += std::min(interval, duration - interval * k);
     rate_sum += rate / 1e9;
     ++rows;
     std::printf("%9.0f  %10.2f", elapsed, rate / 1e9);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cxi/cxi_main.h"
-#include "cxi/fabric_probe.h"
+#include "fabric/fabric_list.h"
 #include "fabric/libfabric_loader.h"
 
 namespace fabperf::cxi {
@@ -48,7 +48,7 @@ std::string speed_text(const DomainInfo& d, const std::string& net) {
   return mbps + " Mb/s";
 }
 
-void print_device(const DomainInfo& d, const CxiOptions& o) {
+void print_device(const DomainInfo& d, const ProgramOptions& o) {
   std::string net = net_dir(d);
   std::string pci = pci_of(d, net);
   std::string pci_dir = pci.empty() ? "" : "/sys/bus/pci/devices/" + pci;
@@ -111,38 +111,22 @@ Counters sample(const std::string& net) {
 
 }  // namespace
 
-int list_fabrics(std::FILE* out) {
+int run_stat(const Tool&, const CommandLine& cl) {
+  const ProgramOptions& o = cl.program;
+  RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
   if (Status lib = libfabric_status(); !lib.ok()) {
     std::fprintf(stderr, "%s\n", lib.message().c_str());
     return 1;
   }
-  std::vector<DomainInfo> all = list_domains("");
-  if (all.empty()) {
-    std::fprintf(stderr, "No libfabric providers with reliable datagram endpoints found\n");
-    return 1;
-  }
-  std::fprintf(out, "%-16s %-10s %-20s %s\n", "provider", "domain", "fabric", "version");
-  for (const DomainInfo& d : all) {
-    std::fprintf(out, "%-16s %-10s %-20s %s\n", d.provider.c_str(), d.domain.c_str(),
-                 d.fabric.c_str(), d.provider_version.c_str());
-  }
-  return 0;
-}
-
-int run_stat(const Tool&, const CxiOptions& o) {
-  if (Status lib = libfabric_status(); !lib.ok()) {
-    std::fprintf(stderr, "%s\n", lib.message().c_str());
-    return 1;
-  }
-  std::vector<DomainInfo> all = list_domains(o.provider);
+  std::vector<DomainInfo> all = list_domains(own.provider);
   std::vector<DomainInfo> shown;
   for (const DomainInfo& d : all) {
-    if (o.device.empty() || d.domain == o.device) shown.push_back(d);
+    if (own.domain.empty() || d.domain == own.domain) shown.push_back(d);
   }
   if (shown.empty()) {
-    std::fprintf(stderr, "%s\n", o.device.empty()
+    std::fprintf(stderr, "%s\n", own.domain.empty()
                                      ? "No libfabric devices found"
-                                     : ("Device " + o.device + " not found").c_str());
+                                     : ("Device " + own.domain + " not found").c_str());
     return 1;
   }
   if (o.list) {

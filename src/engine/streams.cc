@@ -39,8 +39,8 @@ struct StreamSlot {
 
 }  // namespace
 
-int stream_count(const ParamSet& params) {
-  return params.has("streams") ? static_cast<int>(params.u64("streams")) : 1;
+int stream_count(const RunOptions& opts) {
+  return static_cast<int>(std::max<uint64_t>(1, opts.streams));
 }
 
 Status run_streams(TestContext& ctx, int n, const StreamBody& body) {
@@ -60,7 +60,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body) {
     slot.worker.peer_done_ = &peer_done;
     threads.emplace_back([&, i, slot_ptr = &slot] {
       StreamSlot& s = *slot_ptr;
-      s.status = apply_cpu_affinity(ctx.params.str("cpu_affinity"), i);
+      s.status = apply_cpu_affinity(ctx.opts.cpu_affinity, i);
       int64_t user0 = thread_cpu_ns(false), kernel0 = thread_cpu_ns(true);
       if (s.status.ok()) s.status = body(s.worker);
       if (s.worker.end_ns == 0) s.worker.end_ns = now_ns();

@@ -37,7 +37,7 @@ struct StreamWorker {
 using StreamBody = std::function<Status(StreamWorker&)>;
 
 // The --streams value of a parameter set (1 where the test does not take the option).
-int stream_count(const ParamSet& params);
+int stream_count(const RunOptions& opts);
 
 // Runs body on `n` threads, one per stream. A thread is pinned to CPU c+i (modulo the CPUs
 // online) when cpu_affinity is a number c, else it inherits the caller's CPU set ("any": all).

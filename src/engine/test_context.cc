@@ -7,13 +7,14 @@
 namespace fabperf {
 
 
-TestContext::TestContext(Role r, const TestSpec& s, const ParamSet& p, ControlChannel& c,
+TestContext::TestContext(Role r, const TestSpec& s, const RunOptions& o, ControlChannel& c,
                          std::string peer)
-    : role(r), spec(s), params(p), control(c), peer_host(std::move(peer)) {}
-
-double TestContext::timeout_s() const {
-  return params.has("timeout") ? params.seconds("timeout") : 5.0;
-}
+    : role(r),
+      spec(s),
+      opts(o),
+      control(c),
+      peer_host(std::move(peer)),
+      peer(ControlPeer::of_connection(c.fd())) {}
 
 void TestContext::mark_start() {
   stats.cpus = allowed_cpus_text();

@@ -5,6 +5,15 @@
 
 namespace fabperf {
 
+const char* run_status_name(RunStatus status) {
+  switch (status) {
+    case RunStatus::kOk: return "ok";
+    case RunStatus::kError: return "error";
+    case RunStatus::kInterrupted: return "interrupted";
+  }
+  return "error";
+}
+
 namespace {
 double rate(double amount, int64_t ns) { return ns > 0 ? amount * 1e9 / static_cast<double>(ns) : 0; }
 }  // namespace
@@ -19,14 +28,13 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
   f.counts_loss = unreliable;
   f.verify_checked = loc.verify_checked + rem.verify_checked;
   f.verify_errors = loc.verify_errors + rem.verify_errors;
-  f.has_verify = f.verify_checked > 0 || result.local_params.has("verify") &&
-                                             result.local_params.on("verify");
+  f.has_verify = f.verify_checked > 0 || result.local_opts.verify;
   switch (spec.kind) {
     case TestKind::kLatency: {
       f.latency = latency.summarize(percentiles);
       f.msg_rate = f.latency->mean > 0 ? 1e9 / f.latency->mean : 0;
       // Open loop: the rate is the schedule's, as achieved, not the inverse of the latency.
-      f.open_loop = result.local_params.has("rate") && result.local_params.u64("rate") > 0;
+      f.open_loop = result.local_opts.rate > 0;
       if (f.open_loop) f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
       f.msgs_sent = loc.send_msgs;
       f.msgs_received = loc.recv_msgs;
@@ -94,8 +102,7 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
     case TestKind::kMisc:
       break;
   }
-  if (f.verify_errors > 0 && result.ok) {
-    result.ok = false;
+  if (f.verify_errors > 0 && result.error.empty()) {
     result.error = "verification failed: " + std::to_string(f.verify_errors) + " of " +
                    std::to_string(f.verify_checked) + " checks did not match";
   }

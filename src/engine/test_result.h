@@ -7,7 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "options/params.h"
+#include "options/option_table.h"
+#include "options/run_options.h"
 #include "engine/side_stats.h"
 #include "engine/test_context.h"
 #include "stats/latency.h"
@@ -36,18 +37,26 @@ struct Figures {
   bool open_loop = false;              // --rate: latency timed from each intended send time
 };
 
+// How a run ended: measured to the end, failed, or cut short by SIGINT/SIGTERM (its figures
+// cover the real elapsed time).
+enum class RunStatus { kOk, kError, kInterrupted };
+const char* run_status_name(RunStatus status);  // "ok", "error", "interrupted"
+
 struct TestResult {
   const TestSpec* spec = nullptr;
   std::string test;
-  bool ok = true;
+  RunStatus status = RunStatus::kOk;
   std::string error;
-  ParamSet local_params;
-  ParamSet remote_params;
-  std::vector<std::pair<std::string, ParamValue>> loop_values;  // this run's -oo values
+  std::vector<std::string> overlapped;  // other clients' runs measured at the same time
+  RunOptions local_opts;   // the client's side
+  RunOptions remote_opts;  // the server's side, as asked for
+  std::vector<std::pair<const OptionSpec*, OptionValue>> loop_values;  // this run's -oo values
   SideStats loc;   // the client
   SideStats rem;   // the server
   Figures figures;
   nlohmann::json conf_local, conf_remote;  // for conf
+
+  bool ok() const { return status != RunStatus::kError; }
 };
 
 // Fills result.figures from the sides' stats and the client's latency recorder.

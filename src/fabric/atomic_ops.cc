@@ -143,17 +143,8 @@ Result<AtomicSpec> make_atomic_spec(std::string_view op, std::string_view type,
   return spec;
 }
 
-Result<AtomicSpec> atomic_spec_from_params(const ParamSet& params) {
-  auto text = [&](const char* name, const char* fallback) -> std::string {
-    return params.has(name) ? params.str(name) : std::string(fallback);
-  };
-  bool fetching = params.has("fetching") && params.on("fetching");
-  return make_atomic_spec(text("atomic_op", "SUM"), text("atomic_type", "UINT64"),
-                          text("cswap_op", "EQ"), fetching);
-}
-
-Status validate_atomic_params(const ParamSet& params) {
-  return atomic_spec_from_params(params).status();
+Result<AtomicSpec> atomic_spec_from_options(const RunOptions& opts) {
+  return make_atomic_spec(opts.atomic_op, opts.atomic_type, opts.cswap_op, opts.fetching);
 }
 
 Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "options/params.h"
+#include "options/run_options.h"
 #include "core/status.h"
 
 namespace fabperf {
@@ -51,8 +51,7 @@ Result<AtomicSpec> make_atomic_spec(std::string_view op, std::string_view type,
 // The same check from a test's parameters (atomic_op, atomic_type, cswap_op, fetching), so
 // the client can reject a bad combination before contacting the server. Parameters that are
 // absent take the option table's defaults (SUM, UINT64, EQ, off).
-Status validate_atomic_params(const ParamSet& params);
-Result<AtomicSpec> atomic_spec_from_params(const ParamSet& params);
+Result<AtomicSpec> atomic_spec_from_options(const RunOptions& opts);
 
 // Asks the provider (fi_query_atomic) whether it can run `spec`; the error names the provider.
 Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,

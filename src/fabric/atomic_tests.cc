@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 
+#include "engine/latency_loop.h"
 #include "fabric/atomic_ops.h"
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
@@ -15,10 +16,6 @@ namespace fabperf {
 namespace {
 
 using Handler = std::function<bool(const fi_cq_data_entry&)>;
-
-size_t param_or(const TestContext& ctx, const char* name, size_t fallback) {
-  return ctx.params.has(name) ? ctx.params.u64(name) : fallback;
-}
 
 // Opens the session and checks, on this side's domain, that the provider takes the atomic.
 Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type type,
@@ -141,10 +138,10 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     if (word != expected) ctx.stats.verify_errors++;
     return f.send_done({{"final", word}});
   }
-  uint64_t iter = 0;
-  ctx.mark_start();
-  f.start_clock(now_ns());
-  while (!f.limit_reached(iter > f.warmup ? iter - f.warmup : 0, now_ns()) && !f.stopped()) {
+  // Operation i must return i: warm-up operations are part of the sequence, and the run's
+  // count and time start after them (run_latency_loop).
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
     // CSWAP: compare with the expected value, swap in the next; SUM: add one.
     uint64_t compare = iter, next = iter + 1, add = 1;
     uint64_t poison = ~iter;
@@ -164,22 +161,22 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     if (!f.get(&old, f.atomic_result(0), sizeof(old))) return f.status();
     ctx.stats.verify_checked++;
     if (old != iter) ctx.stats.verify_errors++;
-    ctx.stats.send_msgs++;
-    ctx.stats.send_bytes += sizeof(uint64_t);
-    ++iter;
-    if (!f.periodic(now_ns())) return f.status();
-  }
-  ctx.mark_end();
+    if (iter >= f.warmup) {
+      ctx.stats.send_msgs++;
+      ctx.stats.send_bytes += sizeof(uint64_t);
+    }
+    ++sent;
+    return Sample{now_ns() - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
   ctx.stats.send_time_ns = ctx.stats.real_time_ns;
-  auto server = finish_client(f, {{"sent", iter}}, on);
-  if (!server.ok()) return server.status();
-  return Status::Ok();
+  return finish_client(f, {{"sent", sent}}, on).status();
 }
 
 }  // namespace
 
 Status atomic_lat(TestContext& ctx, fi_ep_type type) {
-  auto spec = atomic_spec_from_params(ctx.params);
+  auto spec = atomic_spec_from_options(ctx.opts);
   if (!spec.ok()) return spec.status();
   auto session = open_atomic(ctx, type, *spec, 1, true);
   if (!session.ok()) return session.status();
@@ -197,16 +194,10 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     return f.send_done({{"served", true}});
   }
   ctx.latency.set_scale(1.0);  // issue to completion, not half a round trip
-  uint64_t iter = 0, measured = 0;
-  while (true) {
-    int64_t t0 = now_ns();
-    if (iter == f.warmup) {
-      ctx.mark_start();
-      f.start_clock(t0);
-    }
-    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
-    t0 = now_ns();
+    int64_t t0 = now_ns();
     if (!post_atomic(f, *spec, 0, on)) return f.status();
     while (!done_op) {
       if (!f.progress(on, kSliceMs)) return f.status();
@@ -215,35 +206,33 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     }
     int64_t t1 = now_ns();
     if (iter >= f.warmup) {
-      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
-      ++measured;
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += spec->type_size;
     }
-    ++iter;
-    if (!f.periodic(t1)) return f.status();
-  }
-  ctx.mark_end();
-  return finish_client(f, {{"sent", iter}}, on).status();
+    ++sent;
+    return Sample{t1 - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  return finish_client(f, {{"sent", sent}}, on).status();
 }
 
 Status atomic_bw(TestContext& ctx, fi_ep_type type) {
-  auto spec = atomic_spec_from_params(ctx.params);
+  auto spec = atomic_spec_from_options(ctx.opts);
   if (!spec.ok()) return spec.status();
-  size_t window = param_or(ctx, "tx_depth", 128);
-  if (spec->fetching()) window = std::min(window, param_or(ctx, "rd_atomic", 16));
+  size_t window = ctx.opts.tx_depth;
+  if (spec->fetching()) window = std::min(window, ctx.opts.rd_atomic);
   return atomic_rate(ctx, type, *spec, window);
 }
 
 Status compare_swap_rate(TestContext& ctx, fi_ep_type type) {
   auto spec = make_atomic_spec("CSWAP", "UINT64", "EQ", true);
-  size_t window = std::min(param_or(ctx, "tx_depth", 128), param_or(ctx, "rd_atomic", 16));
+  size_t window = std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
   return spec.ok() ? atomic_rate(ctx, type, *spec, window) : spec.status();
 }
 
 Status fetch_add_rate(TestContext& ctx, fi_ep_type type) {
   auto spec = make_atomic_spec("SUM", "UINT64", "EQ", true);
-  size_t window = std::min(param_or(ctx, "tx_depth", 128), param_or(ctx, "rd_atomic", 16));
+  size_t window = std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
   return spec.ok() ? atomic_rate(ctx, type, *spec, window) : spec.status();
 }
 

@@ -139,9 +139,20 @@ Result<std::unique_ptr<FabricEndpoint>> FabricEndpoint::listen(const fi_info* in
   return self;
 }
 
-Status FabricEndpoint::accept(const Deadline& deadline) {
+Status FabricEndpoint::accept(const Deadline& deadline, const ConnreqCheck& admit) {
   InfoPtr request;
-  FP_RETURN_IF_ERROR(wait_cm_event(FI_CONNREQ, deadline, &request));
+  Status refused;
+  while (true) {
+    Status waited = wait_cm_event(FI_CONNREQ, deadline, &request);
+    if (!waited.ok()) {
+      if (refused.ok()) return waited;
+      return Status(waited.code(), waited.message() + "; refused meanwhile: " + refused.message());
+    }
+    Status admitted = admit ? admit(*request) : Status::Ok();
+    if (admitted.ok()) break;
+    reject(*request, admitted.message());
+    refused = admitted;
+  }
   FP_RETURN_IF_ERROR(open_domain_and_cq(request.get(), options_));
   FP_RETURN_IF_ERROR(create_endpoint(request.get(), true));
   int ret = fi_accept(ep_.get(), nullptr, 0);
@@ -150,6 +161,17 @@ Status FabricEndpoint::accept(const Deadline& deadline) {
   info_ = std::move(request);
   pep_.reset();  // one connection per test: stop listening
   return Status::Ok();
+}
+
+void FabricEndpoint::reject(const fi_info& connreq, const std::string& why) {
+  size_t room = 0;
+  size_t len = sizeof room;
+  if (fi_getopt(&pep_->fid, FI_OPT_ENDPOINT, FI_OPT_CM_DATA_SIZE, &room, &len) != 0) room = 0;
+  std::string data = why.substr(0, room > 0 ? room - 1 : 0);
+  // Without room for the reason, the requester still learns it was refused.
+  if (data.empty() || fi_reject(pep_.get(), connreq.handle, data.c_str(), data.size() + 1) != 0) {
+    fi_reject(pep_.get(), connreq.handle, nullptr, 0);
+  }
 }
 
 Result<std::unique_ptr<FabricEndpoint>> FabricEndpoint::connect(const fi_info* info,

@@ -8,6 +8,7 @@
 #include <rdma/fi_eq.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,8 +34,11 @@ class FabricEndpoint {
   // FI_EP_MSG server, step 1: a listening passive endpoint; name() is what the client needs.
   static Result<std::unique_ptr<FabricEndpoint>> listen(const fi_info* info,
                                                         const EndpointOptions& options);
-  // FI_EP_MSG server, step 2: waits for the connection request and accepts it.
-  Status accept(const Deadline& deadline);
+  // FI_EP_MSG server, step 2: waits for a connection request `admit` agrees to and accepts it.
+  // A request it refuses is rejected (fi_reject, its reason as the reject's data) and the wait
+  // goes on until the deadline; then the refusal is part of the error.
+  using ConnreqCheck = std::function<Status(const fi_info& connreq)>;
+  Status accept(const Deadline& deadline, const ConnreqCheck& admit = nullptr);
   // FI_EP_MSG client: `info` carries the server's name as dest_addr.
   static Result<std::unique_ptr<FabricEndpoint>> connect(const fi_info* info,
                                                          const EndpointOptions& options,
@@ -84,6 +88,8 @@ class FabricEndpoint {
   Status open_domain_and_cq(const fi_info* info, const EndpointOptions& options);
   Status create_endpoint(const fi_info* info, bool connected);
   void sleep_on_cq(int timeout_ms);
+  // Rejects connection request `connreq` with `why` (cut to what the provider carries).
+  void reject(const fi_info& connreq, const std::string& why);
   // Waits for `wanted` on the EQ; FI_CONNREQ hands over the request's fi_info.
   Status wait_cm_event(uint32_t wanted, const Deadline& deadline, InfoPtr* connreq_info);
 

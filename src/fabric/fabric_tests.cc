@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "fabric/atomic_ops.h"
 #include "fabric/roles.h"
 
 namespace fabperf {
@@ -25,9 +26,17 @@ std::vector<const char*> with_common(std::vector<const char*> extra) {
 
 Status unsupported_role(TestContext& ctx) { return unsupported_transport(ctx); }
 
-// FI_EP_DGRAM tests (ud_*) lose datagrams by design: the engine counts them, not fails.
+Status check_atomic(const RunOptions& opts) { return atomic_spec_from_options(opts).status(); }
+
+// FI_EP_DGRAM tests (ud_*) lose datagrams by design: the engine counts them, not fails. The
+// tests that take --atomic_op and --atomic_type check that they fit together.
 std::vector<TestSpec> mark_datagrams(std::vector<TestSpec> tests) {
-  for (TestSpec& t : tests) t.reliable = std::string(t.transport) != "ud";
+  for (TestSpec& t : tests) {
+    t.reliable = std::string(t.transport) != "ud";
+    for (const char* o : t.options) {
+      if (std::string(o) == "atomic_op") t.check = check_atomic;
+    }
+  }
   return tests;
 }
 

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "engine/latency_loop.h"
 #include "fabric/pattern.h"
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
@@ -96,6 +97,8 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
       } else if (f.peer_message_waiting(now)) {
         *peer_done = true;
         return true;
+      } else if (!f.client_alive(now)) {
+        return false;
       }
     }
     ctx.stats.recv_msgs++;
@@ -119,24 +122,14 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
     return f.send_done({{"served", true}});
   }
   ctx.latency.set_scale(0.5);
-  uint64_t iteration = 0, measured = 0;
-  while (true) {
-    int64_t t0 = now_ns();
-    if (iteration == f.warmup) {
-      ctx.mark_start();
-      f.start_clock(t0);
-    }
-    if (iteration >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iteration, int64_t t0) -> Result<Sample> {
     if (!write_marked(iteration) || !wait_landed(iteration, nullptr)) return f.status();
-    int64_t t1 = now_ns();
-    if (iteration >= f.warmup) {
-      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
-      ++measured;
-    }
-    ++iteration;
-  }
-  ctx.mark_end();
-  return finish_client(f, {{"sent", iteration}}, on).status();
+    ++sent;
+    return Sample{now_ns() - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  return finish_client(f, {{"sent", sent}}, on).status();
 }
 
 }  // namespace fabperf

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "engine/latency_loop.h"
 #include "fabric/pattern.h"
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
@@ -17,10 +18,6 @@ using Handler = std::function<bool(const fi_cq_data_entry&)>;
 
 // How long a target keeps looking for the last writes to land before it calls them missing.
 constexpr int64_t kLandingGraceNs = 1'000'000'000;
-
-size_t param_or(const TestContext& ctx, const char* name, size_t fallback) {
-  return ctx.params.has(name) ? ctx.params.u64(name) : fallback;
-}
 
 // The RMA target's end check: every slot the peer wrote holds its pattern. Progress continues
 // while looking, since some providers place data only when the target polls.
@@ -123,7 +120,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   const bool client = ctx.role == Role::kClient;
   const bool writing = client || bidirectional;
   const bool target = !client || bidirectional;
-  const size_t window = param_or(ctx, "tx_depth", 128);
+  const size_t window = ctx.opts.tx_depth;
   SessionNeeds needs{type, FI_RMA | (count_at_target ? FI_MSG : 0), false, window, window,
                      window, window, false, RxInit::kPoison};
   auto session = FabricSession::establish(ctx, needs);
@@ -188,7 +185,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
 
 Status rma_read_bw(TestContext& ctx, fi_ep_type type) {
   const size_t window =
-      std::min(param_or(ctx, "tx_depth", 128), param_or(ctx, "rd_atomic", 16));
+      std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
   SessionNeeds needs{type, FI_RMA, false, 1, window, window, 1, false, RxInit::kPattern};
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
@@ -244,16 +241,10 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
     return f.send_done({{"served", true}});
   }
   ctx.latency.set_scale(1.0);
-  uint64_t iter = 0, measured = 0;
-  while (true) {
-    int64_t t0 = now_ns();
-    if (iter == f.warmup) {
-      ctx.mark_start();
-      f.start_clock(t0);
-    }
-    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
-    t0 = now_ns();
+    int64_t t0 = now_ns();
     bool posted = read ? post_read(f, iter, on) : post_write(f, iter, false, on);
     if (!posted) return f.status();
     while (!done_op) {
@@ -264,16 +255,14 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
     int64_t t1 = now_ns();
     if (read && f.verify && !f.check_rx(f.rx(0), f.msg_size)) return f.status();
     if (iter >= f.warmup) {
-      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
-      ++measured;
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += f.msg_size;
     }
-    ++iter;
-    if (!f.periodic(t1)) return f.status();
-  }
-  ctx.mark_end();
-  return finish_client(f, {{"sent", iter}}, on).status();
+    ++sent;
+    return Sample{t1 - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  return finish_client(f, {{"sent", sent}}, on).status();
 }
 
 }  // namespace
@@ -346,7 +335,9 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
       while (answered < remote) {
         if (!write_once(answered++)) return f.status();
       }
-      if (f.peer_message_waiting(now_ns())) break;
+      int64_t now = now_ns();
+      if (f.peer_message_waiting(now)) break;
+      if (!f.client_alive(now)) return f.status();
     }
     auto msg = f.read_peer_done();
     if (!msg.ok()) return msg.status();
@@ -355,14 +346,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
     return f.send_done({{"echoed", answered}});
   }
   ctx.latency.set_scale(0.5);
-  uint64_t iter = 0, measured = 0;
-  while (true) {
-    int64_t t0 = now_ns();
-    if (iter == f.warmup) {
-      ctx.mark_start();
-      f.start_clock(t0);
-    }
-    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
     got_tx = got_remote = false;
     if (!write_once(iter)) return f.status();
     while (!got_tx || !got_remote) {
@@ -370,16 +355,11 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
       int64_t now = now_ns();
       if (!f.periodic(now) || !f.not_stalled(now)) return f.status();
     }
-    int64_t t1 = now_ns();
-    if (iter >= f.warmup) {
-      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
-      ++measured;
-    }
-    ++iter;
-    if (!f.periodic(t1)) return f.status();
-  }
-  ctx.mark_end();
-  return finish_client(f, {{"sent", iter}}, on).status();
+    ++sent;
+    return Sample{now_ns() - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  return finish_client(f, {{"sent", sent}}, on).status();
 }
 
 }  // namespace fabperf

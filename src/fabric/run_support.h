@@ -34,9 +34,10 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
 }
 
 // A passive side's loop: serves completions until the peer's end-of-test message arrives.
-// A peer that vanishes shows up as a readable control channel and a failed read.
-// With manual data progress the target of one-sided operations must keep calling into the
-// provider (nothing reaches its CQ to wake it), so it polls, yielding the CPU in between.
+// A peer that vanishes shows up as a readable control channel and a failed read; one that
+// stops (SIGSTOP, a host gone) as silence: its heartbeats stop, and the wait ends at the
+// timeout. With manual data progress the target of one-sided operations must keep calling
+// into the provider (nothing reaches its CQ to wake it), so it polls, yielding the CPU between.
 template <typename Fn>
 Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
   const bool keep_polling = f.endpoint().manual_progress();
@@ -45,7 +46,9 @@ Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
     if (!f.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
     if (keep_polling) sched_yield();
     if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
-    if (f.peer_message_waiting(now_ns())) return f.read_peer_done();
+    int64_t now = now_ns();
+    if (f.peer_message_waiting(now)) return f.read_peer_done();
+    if (!f.client_alive(now)) return f.status();
   }
 }
 
@@ -82,7 +85,10 @@ struct WindowRun {
 // Keeps up to `window` operations in flight through post_one(index) (which takes a tx
 // context and posts), first the warm-up ones, then the measured phase. The client stops at
 // its time or count; a server at its count (-n) or when the client's end message arrives
-// (-t). Returns once every posted operation has completed.
+// (-t). The run limit is looked at between posts, not only once the window is full: a
+// provider whose queue is shallower than the window frees one slot at a time, and the window
+// would never fill (a --tx_depth 8192 run went on for minutes). Returns once every posted
+// operation has completed.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
@@ -115,17 +121,25 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       }
     }
     if (!more && measuring) break;
-    while (more && f.tx_pool.in_flight() < window) {
+    // Posts until the window is full, the limit is reached, or a millisecond has passed (the
+    // outer loop's looks at the peer and the clock must not wait on a trickle of slots).
+    const int64_t look_again = now + 1'000'000;
+    for (uint32_t posts = 0; more && f.tx_pool.in_flight() < window; ++posts) {
       if (!post_one(run.posted)) return f.status();
       ++run.posted;
       if (!measuring) {
         more = run.posted < f.warmup;
       } else if (f.count_limit() > 0) {
         more = run.posted - f.warmup < f.count_limit();
+      } else if (posts % 16 == 15) {
+        int64_t t = now_ns();
+        more = client ? !f.limit_reached(run.posted - f.warmup, t) && !f.stopped() : more;
+        if (t >= look_again) break;
       }
     }
     if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
     if (client && !f.periodic(now)) return f.status();
+    if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
   }
   return drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false);

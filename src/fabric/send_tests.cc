@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 
+#include "engine/latency_loop.h"
 #include "fabric/pattern.h"
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
@@ -62,14 +63,8 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   for (uint32_t slot = 0; slot < 2; ++slot) {
     if (!f.post_recv(slot, on)) return f.status();
   }
-  uint64_t iter = 0, measured = 0;
-  while (true) {
-    int64_t t0 = now_ns();
-    if (iter == f.warmup) {
-      ctx.mark_start();
-      f.start_clock(t0);
-    }
-    if (iter >= f.warmup && (f.limit_reached(measured, t0) || f.stopped())) break;
+  uint64_t sent = 0;
+  auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
     got_tx = got_rx = false;
     ++seq;
     if (seq_on && !f.put(f.tx(0), &seq, kSeqBytes)) return f.status();
@@ -91,17 +86,12 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
     int64_t t1 = now_ns();
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.msg_size;
-    if (lost) {
-      ctx.stats.lost_msgs++;
-    } else if (iter >= f.warmup) {
-      ctx.latency.record(static_cast<uint64_t>(t1 - t0));
-      ++measured;
-    }
-    ++iter;
-    if (!f.periodic(t1)) return f.status();
-  }
-  ctx.mark_end();
-  auto done = finish_client(f, {{"sent", iter}}, on);
+    if (lost) ctx.stats.lost_msgs++;
+    ++sent;
+    return Sample{t1 - t0, lost};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  auto done = finish_client(f, {{"sent", sent}}, on);
   return done.status();
 }
 
@@ -159,7 +149,7 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
 // sending by time or count; a sending server stops when the client's end message arrives.
 Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receiving) {
   const bool client = ctx.role == Role::kClient;
-  const size_t window = ctx.params.has("tx_depth") ? ctx.params.u64("tx_depth") : 128;
+  const size_t window = ctx.opts.tx_depth;
   SessionNeeds needs{type, FI_MSG, false, sending ? window : 1, receiving ? window : 1,
                      window, receiving ? window : 1, false};
   auto session = FabricSession::establish(ctx, needs);

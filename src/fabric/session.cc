@@ -5,8 +5,11 @@
 
 #include <algorithm>
 
+#include "core/text.h"
 #include "fabric/address_codec.h"
+#include "options/option_table.h"
 #include "fabric/pattern.h"
+#include "fabric/peer_address.h"
 #include "net/control.h"
 #include "net/socket.h"
 
@@ -18,18 +21,10 @@ namespace {
 // operations in flight (they carry the same pattern, so --verify still holds).
 constexpr size_t kMaxSlotBytes = size_t{1} << 30;
 
-std::string param_str(const ParamSet& params, const char* name) {
-  return params.has(name) ? params.str(name) : std::string();
-}
-
 // --domain, else the device part of qperf's --id DEVICE:PORT.
-std::string domain_from(const ParamSet& params) {
-  std::string domain = param_str(params, "domain");
-  if (domain.empty()) {
-    domain = param_str(params, "id");
-    domain = domain.substr(0, domain.find(':'));
-  }
-  return domain;
+std::string domain_from(const RunOptions& opts) {
+  if (!opts.domain.empty()) return opts.domain;
+  return opts.id.substr(0, opts.id.find(':'));
 }
 
 }  // namespace
@@ -61,20 +56,16 @@ Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx
 }
 
 Status FabricSession::setup(const SessionNeeds& needs) {
-  const ParamSet& params = ctx.params;
-  msg_size = params.has("msg_size") ? params.u64("msg_size") : ctx.spec.default_msg_size;
-  if (msg_size == 0) msg_size = ctx.spec.default_msg_size;
+  const RunOptions& opts = ctx.opts;
+  msg_size = opts.msg_size != 0 ? opts.msg_size : ctx.spec.default_msg_size;
   if (msg_size == 0) msg_size = 1;
   stride = (msg_size + 63) / 64 * 64;
-  warmup = params.has("warmup") ? params.u64("warmup") : 0;
-  count_ = params.has("no_msgs") ? params.u64("no_msgs") : 0;
-  double seconds = params.has("time") ? params.seconds("time") : 2.0;
-  if (count_ == 0 && seconds <= 0) {
+  warmup = opts.warmup;
+  if (opts.no_msgs == 0 && opts.time <= 0) {
     return Status::Usage("a fabric test needs a time (-t) or a message count (-n)");
   }
-  duration_ns_ = static_cast<int64_t>(seconds * 1e9);
-  verify = params.has("verify") && params.on("verify");
-  access_recv = params.has("access_recv") && params.on("access_recv");
+  verify = opts.verify;
+  access_recv = opts.access_recv;
   bool client = ctx.role == Role::kClient;
   my_seed = client ? kClientSeed : kServerSeed;
   peer_seed = client ? kServerSeed : kClientSeed;
@@ -83,11 +74,11 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   request.ep_type = needs.ep_type;
   request.caps = needs.caps;
   // Buffers in GPU memory need a provider that registers it.
-  if (!param_str(params, "gpu").empty()) request.caps |= FI_HMEM;
+  if (!opts.gpu.empty()) request.caps |= FI_HMEM;
   request.want_delivery_complete = needs.delivery_complete;
-  request.provider = param_str(params, "provider");
-  request.domain = domain_from(params);
-  request.fabric = param_str(params, "fabric");
+  request.provider = opts.provider;
+  request.domain = domain_from(opts);
+  request.fabric = opts.fabric;
   request.node = local_address(ctx.control.fd()).host();
 
   nlohmann::json peer_hello;
@@ -107,9 +98,9 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   }
   const fi_info* info = choice_.info.get();
   size_t max_msg = info->ep_attr->max_msg_size;
-  uint64_t mtu = params.has("mtu_size") ? params.u64("mtu_size") : 0;
+  uint64_t mtu = opts.mtu_size;
   if (needs.ep_type == FI_EP_DGRAM && mtu > 0) max_msg = std::min<size_t>(max_msg, mtu);
-  if ((needs.caps & FI_MSG) && msg_size > max_msg && !params.set_by_user("msg_size")) {
+  if ((needs.caps & FI_MSG) && msg_size > max_msg && !given(opts, &RunOptions::msg_size)) {
     // qperf's UD default (2K) is more than some providers carry; the default follows them.
     ctx.stats.info["msg_size"] = "default " + std::to_string(msg_size) +
                                  " lowered to the provider limit " + std::to_string(max_msg);
@@ -139,7 +130,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   // fi_inject takes no descriptor, so the provider could not tell GPU memory from host memory.
   inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size && !on_gpu_;
   ctx.stats.info["memory"] = buffer_.describe();
-  if (on_gpu_ && !param_str(params, "use_hp").empty()) {
+  if (on_gpu_ && !opts.use_hp.empty()) {
     ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
   }
   tx_pool.init(OpKind::kTx, needs.tx_window);
@@ -154,7 +145,7 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
                                           nlohmann::json peer_hello) {
   (void)request;
   EndpointOptions options;
-  options.busy_poll = ctx.params.has("cq_poll") && ctx.params.on("cq_poll");
+  options.busy_poll = ctx.opts.cq_poll;
   auto ep = FabricEndpoint::open(choice_.info.get(), options);
   if (!ep.ok()) return ep.status();
   endpoint_ = std::move(*ep);
@@ -174,6 +165,8 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
   }
   auto peer_name = hex_decode(peer.value("name", ""), "peer endpoint name");
   if (!peer_name.ok()) return peer_name.status();
+  // Only the control connection's peer may receive this side's data (docs/security.md).
+  FP_RETURN_IF_ERROR(check_fabric_peer(*choice_.info, *peer_name, ctx.peer, ctx.role));
   auto addr = endpoint_->insert_peer(*peer_name);
   if (!addr.ok()) return addr.status();
   peer_ = *addr;
@@ -182,7 +175,7 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
 
 Status FabricSession::open_connected(const FabricRequest& request, const SessionNeeds& needs) {
   EndpointOptions options;
-  options.busy_poll = ctx.params.has("cq_poll") && ctx.params.on("cq_poll");
+  options.busy_poll = ctx.opts.cq_poll;
   Deadline deadline = Deadline::After(ctx.timeout_s());
   if (ctx.role == Role::kServer) {
     auto listener = FabricEndpoint::listen(choice_.info.get(), options);
@@ -194,16 +187,22 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
         MsgType::kExchange, {{"provider", choice_.provider()},
                              {"name", hex_encode(*name)},
                              {"addr_format", choice_.info->addr_format}}));
-    FP_RETURN_IF_ERROR(endpoint_->accept(deadline));
+    // A connection request from anyone but the control connection's peer is rejected.
+    FP_RETURN_IF_ERROR(endpoint_->accept(deadline, [&](const fi_info& connreq) {
+      return check_connection_request(connreq, choice_.provider(), ctx.peer);
+    }));
   } else {
     auto reply = ctx.exchange({{"provider", choice_.provider()}});
     if (!reply.ok()) return reply.status();
     auto server_name = hex_decode(reply->value("name", ""), "server endpoint name");
     if (!server_name.ok()) return server_name.status();
+    uint32_t server_format = reply->value("addr_format", uint32_t{FI_FORMAT_UNSPEC});
+    FP_RETURN_IF_ERROR(check_fabric_peer(server_format, choice_.provider(), *server_name,
+                                         ctx.peer, true));
     FabricRequest connect = request;
     connect.provider = choice_.provider();
     connect.dest_addr = *server_name;
-    connect.dest_addr_format = reply->value("addr_format", uint32_t{FI_FORMAT_UNSPEC});
+    connect.dest_addr_format = server_format;
     auto target = select_fabric(connect);
     if (!target.ok()) return target.status();
     auto ep = FabricEndpoint::connect(target->info.get(), options, deadline);
@@ -229,8 +228,8 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   atomic_offset_ = rx_offset_ + rx_slots_ * stride;
   size_t atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
   size_t total = atomic_offset_ + atomic_bytes;
-  std::string gpu = param_str(ctx.params, "gpu");
-  auto buffer = TestBuffer::allocate(total, gpu.empty() ? param_str(ctx.params, "use_hp") : "", gpu);
+  const std::string& gpu = ctx.opts.gpu;
+  auto buffer = TestBuffer::allocate(total, gpu.empty() ? ctx.opts.use_hp : "", gpu);
   if (!buffer.ok()) return buffer.status();
   buffer_ = std::move(*buffer);
   on_gpu_ = buffer_.on_gpu();
@@ -293,7 +292,18 @@ bool FabricSession::periodic(int64_t now) {
   if (ctx.stop_requested()) stopped_ = true;
   Status peer = ctx.check_peer();
   if (!peer.ok()) return fail(peer);
+  if (ctx.role == Role::kClient) {
+    Status beat = ctx.control.heartbeat(now);
+    if (!beat.ok()) return fail(beat);
+  }
   return true;
+}
+
+bool FabricSession::client_alive(int64_t now) {
+  int64_t silent = now - ctx.control.last_heard_ns();
+  if (silent <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
+  return fail(Status::Timeout("nothing from the client for " + seconds_text(ctx.timeout_s()) +
+                              " (stopped or gone?)"));
 }
 
 bool FabricSession::not_stalled(int64_t now) {
@@ -309,7 +319,7 @@ Status FabricSession::send_done(const nlohmann::json& counts) {
 bool FabricSession::peer_message_waiting(int64_t now) {
   if (now < next_done_check_ns_) return false;
   next_done_check_ns_ = now + kDoneCheckNs;
-  return ctx.control.readable();
+  return ctx.control.message_waiting();
 }
 
 Result<nlohmann::json> FabricSession::read_peer_done() {

@@ -13,6 +13,8 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "engine/latency_loop.h"
+#include "engine/run_limit.h"
 #include "engine/test_context.h"
 #include "fabric/endpoint.h"
 #include "fabric/memory.h"
@@ -21,8 +23,6 @@
 
 namespace fabperf {
 
-// How often long loops look at the control channel (peer failure, stop request).
-inline constexpr int64_t kPeerCheckNs = 100'000'000;
 // How often a passive side looks for the peer's end-of-test message.
 inline constexpr int64_t kDoneCheckNs = 2'000'000;
 // Blocking waits sleep at most this long, so the loops above stay responsive.
@@ -174,15 +174,22 @@ class FabricSession {
     }, fn);
   }
 
-  // Measured-phase limits: -n messages, else -t seconds from start_clock().
-  void start_clock(int64_t now) { end_ns_ = now + duration_ns_; }
-  bool limit_reached(uint64_t measured, int64_t now) const {
-    return count_ > 0 ? measured >= count_ : now >= end_ns_;
-  }
-  uint64_t count_limit() const { return count_; }
+  // Measured-phase limits of the windowed loops: -n messages, else -t seconds from
+  // start_clock() (latency loops keep theirs in run_latency_loop).
+  void start_clock(int64_t now) { limit_.start(now); }
+  bool limit_reached(uint64_t measured, int64_t now) const { return limit_.done(measured, now); }
+  uint64_t count_limit() const { return limit_.count(); }
   // Client loops, every kPeerCheckNs: a failure the server reported, Ctrl-C (ends the
-  // measured phase, not an error: stopped() turns true). False on failure.
+  // measured phase, not an error: stopped() turns true), and a heartbeat to the server, whose
+  // passive side would otherwise not know the client still lives. False on failure.
   bool periodic(int64_t now);
+  // periodic() as run_latency_loop's look at the peer.
+  auto peer_check() {
+    return [this](int64_t now) { return periodic(now) ? Status::Ok() : status(); };
+  }
+  // Server side, every wait on the client: fails once nothing (a heartbeat included) has come
+  // from it for the timeout: a stopped or vanished client frees its slot.
+  bool client_alive(int64_t now);
   bool stopped() const { return stopped_; }
   // False (and error() set) when operations are in flight but nothing completed for the
   // timeout.
@@ -252,7 +259,7 @@ class FabricSession {
   uint64_t touch(const uint8_t* data, size_t len);
 
  private:
-  explicit FabricSession(TestContext& c) : ctx(c) {}
+  explicit FabricSession(TestContext& c) : ctx(c), limit_(c.opts) {}
   Status setup(const SessionNeeds& needs);
   Status open_connectionless(const FabricRequest& request, const SessionNeeds& needs,
                              nlohmann::json peer_hello);
@@ -276,9 +283,7 @@ class FabricSession {
   fi_addr_t peer_ = FI_ADDR_UNSPEC;
   size_t tx_slots_ = 0, rx_slots_ = 0, peer_rx_slots_ = 1;
   size_t tx_offset_ = 0, rx_offset_ = 0, atomic_offset_ = 0, peer_atomic_offset_ = 0;
-  uint64_t count_ = 0;
-  int64_t duration_ns_ = 0;
-  int64_t end_ns_ = 0;
+  RunLimit limit_;
   int64_t next_check_ns_ = 0;
   int64_t next_done_check_ns_ = 0;
   int64_t last_progress_ns_ = 0;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/text.h"
 #include "net/socket.h"
 
 namespace fabperf {
@@ -59,23 +60,6 @@ int json_depth(const uint8_t* data, size_t size, int limit) {
   return deepest;
 }
 
-std::string seconds_text(double s) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%g", s);
-  return buf;
-}
-
-// A peer's text shown to a user or logged: bounded, one line, no terminal escapes.
-std::string printable(const std::string& text) {
-  std::string out;
-  for (char c : text.substr(0, kMaxPeerMessage)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out.push_back(u < 0x20 || u == 0x7f ? '?' : c);
-  }
-  if (text.size() > kMaxPeerMessage) out += "...";
-  return out;
-}
-
 }  // namespace
 
 const char* msg_type_name(MsgType type) {
@@ -93,6 +77,9 @@ const char* msg_type_name(MsgType type) {
     case MsgType::kBye: return "BYE";
     case MsgType::kSync: return "SYNC";
     case MsgType::kAuth: return "AUTH";
+    case MsgType::kHeartbeat: return "HEARTBEAT";
+    case MsgType::kQueued: return "QUEUED";
+    case MsgType::kReport: return "REPORT";
   }
   return "UNKNOWN";
 }
@@ -129,7 +116,7 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
                           std::to_string(kProtocolVersion) + "): upgrade the side with the older fabperf");
   }
   if (h.type < static_cast<uint16_t>(MsgType::kHello) ||
-      h.type > static_cast<uint16_t>(MsgType::kAuth)) {
+      h.type > static_cast<uint16_t>(MsgType::kReport)) {
     return Status::Failed("unknown message type " + std::to_string(h.type));
   }
   if (h.length > kMaxFrameBody) {
@@ -153,7 +140,9 @@ Result<Frame> decode_frame_body(const FrameHeader& header, const uint8_t* data, 
   return Frame{static_cast<MsgType>(header.type), std::move(body)};
 }
 
-ControlChannel::ControlChannel(int fd) : fd_(fd) { peer_host_ = peer_address(fd).host(); }
+ControlChannel::ControlChannel(int fd) : fd_(fd), last_heard_ns_(now_ns()) {
+  peer_host_ = peer_address(fd).host();
+}
 
 ControlChannel::~ControlChannel() {
   if (fd_ >= 0) ::close(fd_);
@@ -198,8 +187,15 @@ Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& dea
 }
 
 Result<Frame> ControlChannel::recv(double timeout_s) {
-  peer_reported_error_ = false;
   Deadline deadline = Deadline::After(timeout_s);
+  while (true) {
+    auto frame = recv_one(timeout_s, deadline);
+    if (!frame.ok() || frame->type != MsgType::kHeartbeat) return frame;
+  }
+}
+
+Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadline) {
+  peer_reported_error_ = false;
   uint8_t header_bytes[kFrameHeaderSize];
   Status s = read_exact(header_bytes, sizeof header_bytes, deadline);
   if (!s.ok()) {
@@ -208,7 +204,7 @@ Result<Frame> ControlChannel::recv(double timeout_s) {
     }
     if (s.code() == Code::kTimeout) {
       return Status::Timeout("no answer from " + peer_label_ + " within " +
-                             seconds_text(timeout_s) + " s");
+                             seconds_text(timeout_s));
     }
     return s.Prefixed(peer_label_);
   }
@@ -227,18 +223,19 @@ Result<Frame> ControlChannel::recv(double timeout_s) {
     if (s.code() == Code::kTimeout) {
       return Status::Timeout(peer_label_ + ": message cut short (" + std::to_string(body.size()) +
                              "-byte body not complete within " + seconds_text(timeout_s) +
-                             " s)");
+                             ")");
     }
     return s.Prefixed(peer_label_);
   }
   auto frame = decode_frame_body(*header, body.data(), body.size());
   if (!frame.ok()) return frame.status().Prefixed(peer_label_);
+  last_heard_ns_ = now_ns();
   if (frame->type == MsgType::kError) {
     auto it = frame->body.find("message");
     std::string msg = (it != frame->body.end() && it->is_string()) ? it->get<std::string>()
                                                                     : "unspecified error";
     peer_reported_error_ = true;
-    return Status::Failed(peer_label_ + ": " + printable(msg));
+    return Status::Failed(peer_label_ + ": " + printable(msg, kMaxPeerMessage));
   }
   return frame;
 }
@@ -256,6 +253,33 @@ Result<nlohmann::json> ControlChannel::expect(MsgType type, double timeout_s) {
 bool ControlChannel::readable() const {
   pollfd pfd{fd_, POLLIN, 0};
   return poll(&pfd, 1, 0) > 0;
+}
+
+bool ControlChannel::message_waiting() {
+  while (readable()) {
+    uint8_t bytes[kFrameHeaderSize + 2];
+    ssize_t n = ::recv(fd_, bytes, sizeof bytes, MSG_PEEK | MSG_DONTWAIT);
+    // The end of the connection, an error, or a frame too short to judge yet: the reader
+    // finds out which.
+    if (n < static_cast<ssize_t>(kFrameHeaderSize)) return true;
+    auto header = decode_frame_header(bytes, kFrameHeaderSize);
+    if (!header.ok() || header->type != static_cast<uint16_t>(MsgType::kHeartbeat) ||
+        header->length != 2 || n < static_cast<ssize_t>(sizeof bytes)) {
+      return true;
+    }
+    // A whole heartbeat ("{}"): the peer is alive; take it and look again.
+    if (::recv(fd_, bytes, sizeof bytes, MSG_DONTWAIT) != static_cast<ssize_t>(sizeof bytes)) {
+      return true;
+    }
+    last_heard_ns_ = now_ns();
+  }
+  return false;
+}
+
+Status ControlChannel::heartbeat(int64_t now) {
+  if (now - last_heartbeat_ns_ < kHeartbeatNs) return Status::Ok();
+  last_heartbeat_ns_ = now;
+  return send(MsgType::kHeartbeat, nlohmann::json::object(), 1);
 }
 
 }  // namespace fabperf

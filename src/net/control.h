@@ -16,7 +16,7 @@
 
 namespace fabperf {
 
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;
 inline constexpr uint32_t kMaxFrameBody = 1u << 20;  // larger lengths are refused unread
 inline constexpr size_t kFrameHeaderSize = 12;
 inline constexpr int kMaxJsonDepth = 32;        // deeper bodies are refused before parsing
@@ -37,7 +37,12 @@ enum class MsgType : uint16_t {
   kBye = 11,       // client -> server: session over
   kSync = 12,      // barrier inside a test
   kAuth = 13,      // either way, after WELCOME when the server has a key: proofs (security.md)
+  kHeartbeat = 14, // client -> server during fabric runs: still here (passive sides time out)
+  kQueued = 15,    // server -> client: the run waits for other clients' measurements
+  kReport = 16,    // client -> server after RESULT: the client's side stats
 };
+// How often a client sends a heartbeat while a fabric run lasts.
+inline constexpr int64_t kHeartbeatNs = 500'000'000;
 
 const char* msg_type_name(MsgType type);
 
@@ -66,7 +71,7 @@ class ControlChannel {
   // Thread-safe: the server's supervisor may send an ERROR while the session thread runs.
   Status send(MsgType type, const nlohmann::json& body, double timeout_s = 30);
   Status send_error(const std::string& message, double timeout_s = 30);
-  // Waits at most timeout_s for a whole frame. A kError frame becomes a kFailed Status carrying
+  // Waits at most timeout_s for a whole frame (heartbeats are taken and skipped). A kError frame becomes a kFailed Status carrying
   // the peer's message prefixed with `peer_label` ("server" or "client").
   Result<Frame> recv(double timeout_s);
   // True when the last recv failed because the peer sent ERROR (its own account of a failure),
@@ -76,6 +81,13 @@ class ControlChannel {
   Result<nlohmann::json> expect(MsgType type, double timeout_s);
   // Non-blocking check: true when bytes are waiting (or the peer closed).
   bool readable() const;
+  // Non-blocking: takes any whole heartbeats waiting, then true when another message (or the
+  // end of the connection) is waiting.
+  bool message_waiting();
+  // When a frame (heartbeats included) last arrived; the channel's creation before any.
+  int64_t last_heard_ns() const { return last_heard_ns_; }
+  // Sends a heartbeat when the last one is kHeartbeatNs old (client side of fabric runs).
+  Status heartbeat(int64_t now);
   // Ends every pending and later transfer on this connection (from any thread).
   void shut_down();
   // Frames longer than this are refused unread (at most kMaxFrameBody).
@@ -90,11 +102,15 @@ class ControlChannel {
 
  private:
   Status read_exact(uint8_t* data, size_t len, const Deadline& deadline);
+  // One frame, heartbeats included.
+  Result<Frame> recv_one(double timeout_s, const Deadline& deadline);
 
   int fd_;
   uint32_t max_body_ = kMaxFrameBody;
   const std::atomic<bool>* cancel_ = nullptr;
   bool peer_reported_error_ = false;
+  int64_t last_heard_ns_ = 0;
+  int64_t last_heartbeat_ns_ = 0;
   std::mutex send_mu_;
   std::string peer_host_;
   std::string peer_label_ = "peer";

@@ -1,6 +1,9 @@
 // CSV renderer: a header, then one row per result as it completes.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
+#include "core/output_file.h"
 #include "report/reporter.h"
 
 namespace fabperf {
@@ -30,16 +33,16 @@ class CsvReporter : public Reporter {
     if (owned_) fclose(out_);
   }
 
-  void Result(const RunInfo& info, const TestResult& r) override {
+  void on_result(const RunInfo& info, const TestResult& r) override {
     if (!header_done_) {
       std::string header =
-          "test,status,error,msg_size,time_s,no_msgs,loop,latency_ns_mean,latency_ns_min,"
+          "test,status,error,msg_size,time_s,elapsed_s,no_msgs,loop,latency_ns_mean,latency_ns_min,"
           "latency_ns_max,latency_ns_stddev";
       for (double p : info.percentiles) header += ",latency_ns_" + percentile_key(p);
       header +=
           ",latency_samples,send_Bps,recv_Bps,msg_rate,msgs_sent,msgs_received,msgs_lost,"
           "loc_cpus_used,rem_cpus_used,loc_proc_cpus_used,rem_proc_cpus_used,verify_checked,"
-          "verify_errors";
+          "verify_errors,overlapped";
       fprintf(out_, "%s\n", header.c_str());
       header_done_ = true;
     }
@@ -47,16 +50,18 @@ class CsvReporter : public Reporter {
     std::string loop;
     for (const auto& [name, value] : r.loop_values) {
       if (!loop.empty()) loop += ";";
-      loop += name + "=" + std::visit([](const auto& v) {
+      loop += std::string(name->name) + "=" + std::visit([](const auto& v) {
         if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return v;
         else return nlohmann::json(v).dump();
       }, value);
     }
     bool measured = r.spec != nullptr && r.spec->kind != TestKind::kMisc;
-    std::string row = csv_field(r.test) + "," + (r.ok ? "ok" : "error") + "," + csv_field(r.error);
-    row += "," + (measured ? std::to_string(r.local_params.u64("msg_size")) : "");
-    row += "," + (measured ? num(r.local_params.seconds("time")) : "");
-    row += "," + (measured ? std::to_string(r.local_params.u64("no_msgs")) : "");
+    std::string row =
+        csv_field(r.test) + "," + run_status_name(r.status) + "," + csv_field(r.error);
+    row += "," + (measured ? std::to_string(r.local_opts.msg_size) : "");
+    row += "," + (measured ? num(r.local_opts.time) : "");
+    row += "," + (measured ? num(static_cast<double>(r.loc.real_time_ns) * 1e-9) : "");
+    row += "," + (measured ? std::to_string(r.local_opts.no_msgs) : "");
     row += "," + csv_field(loop);
     if (f.latency) {
       row += "," + num(f.latency->mean) + "," + num(f.latency->min) + "," + num(f.latency->max) +
@@ -77,11 +82,12 @@ class CsvReporter : public Reporter {
     row += "," + num(r.loc.cpu.cpus_used) + "," + num(r.rem.cpu.cpus_used) + "," +
            num(r.loc.cpu.proc_used) + "," + num(r.rem.cpu.proc_used);
     row += "," + std::to_string(f.verify_checked) + "," + std::to_string(f.verify_errors);
+    row += "," + std::to_string(r.overlapped.size());
     fprintf(out_, "%s\n", row.c_str());
     fflush(out_);
   }
 
-  Status Finish(const RunInfo&) override {
+  Status finish(const RunInfo&) override {
     fflush(out_);
     return ferror(out_) ? Status::Failed("--csv: write failed") : Status::Ok();
   }
@@ -96,8 +102,11 @@ class CsvReporter : public Reporter {
 
 Result<std::unique_ptr<Reporter>> make_csv_reporter(const std::string& path) {
   if (path == "-") return std::unique_ptr<Reporter>(new CsvReporter(stdout, false));
+  FP_RETURN_IF_ERROR(check_writable(path, "--csv"));
   FILE* f = fopen(path.c_str(), "w");
-  if (f == nullptr) return Status::Usage("--csv " + path + ": cannot open the file for writing");
+  if (f == nullptr) {
+    return Status::Usage("--csv " + path + ": cannot write the file: " + std::strerror(errno));
+  }
   return std::unique_ptr<Reporter>(new CsvReporter(f, true));
 }
 

@@ -1,8 +1,9 @@
 // JSON renderer: one valid document per run (never NaN or Infinity), written at the end.
 #include <cstdio>
-#include <fstream>
 
 #include "core/clock.h"
+#include "core/output_file.h"
+#include "options/run_options_json.h"
 #include "report/reporter.h"
 
 namespace fabperf {
@@ -23,11 +24,11 @@ class JsonReporter : public Reporter {
  public:
   explicit JsonReporter(std::string path) : path_(std::move(path)) {}
 
-  void Result(const RunInfo&, const TestResult& result) override {
+  void on_result(const RunInfo&, const TestResult& result) override {
     results_.push_back(result_to_json(result));
   }
 
-  Status Finish(const RunInfo& info) override {
+  Status finish(const RunInfo& info) override {
     nlohmann::json doc = {{"tool", "fabperf"},
                           {"version", FABPERF_VERSION},
                           {"schema", kSchema},
@@ -38,17 +39,7 @@ class JsonReporter : public Reporter {
                           {"server", info.server.is_null() ? nlohmann::json::object() : info.server},
                           {"percentiles", info.percentiles},
                           {"results", results_}};
-    std::string text = doc.dump(2) + "\n";
-    if (path_ == "-") {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
-      return Status::Ok();
-    }
-    std::ofstream out(path_, std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return Status::Failed("--json " + path_ + ": cannot write the file");
-    return Status::Ok();
+    return write_file_atomically(path_, doc.dump(2) + "\n", "--json");
   }
 
  private:
@@ -59,24 +50,26 @@ class JsonReporter : public Reporter {
 }  // namespace
 
 nlohmann::json result_to_json(const TestResult& r) {
-  nlohmann::json j = {{"test", r.test}, {"status", r.ok ? "ok" : "error"}};
-  if (!r.ok) j["error"] = r.error;
-  nlohmann::json params = r.local_params.to_json();
+  nlohmann::json j = {{"test", r.test}, {"status", run_status_name(r.status)}};
+  if (!r.error.empty()) j["error"] = r.error;
+  // The measured phase as it really ran (an interrupted run's figures cover this much).
+  j["elapsed_s"] = finite_or_zero(static_cast<double>(r.loc.real_time_ns) * 1e-9);
+  if (!r.overlapped.empty()) j["overlapped"] = r.overlapped;
+  nlohmann::json params = to_json(r.local_opts);
   // Where the server ran with other values (--rem_X), both are recorded.
-  for (const std::string& name : r.remote_params.names()) {
-    if (!r.local_params.has(name) || r.local_params.raw(name) != r.remote_params.raw(name)) {
-      std::visit([&](const auto& v) { params["rem_" + name] = v; }, r.remote_params.raw(name));
-    }
+  const nlohmann::json remote = to_json(r.remote_opts);
+  for (const auto& [name, value] : remote.items()) {
+    if (params[name] != value) params["rem_" + name] = value;
   }
   j["params"] = params;
   if (!r.loop_values.empty()) {
     nlohmann::json loop = nlohmann::json::object();
     for (const auto& loop_value : r.loop_values) {
-      std::visit([&](const auto& v) { loop[loop_value.first] = v; }, loop_value.second);
+      std::visit([&](const auto& v) { loop[loop_value.first->name] = v; }, loop_value.second);
     }
     j["loop"] = loop;
   }
-  if (r.test == "conf") {
+  if (r.spec != nullptr && r.spec->misc == MiscAction::kConf) {
     j["conf"] = {{"loc", r.conf_local}, {"rem", r.conf_remote}};
     return j;
   }
@@ -106,12 +99,10 @@ nlohmann::json result_to_json(const TestResult& r) {
     j["streams"] = streams;
   }
   // How the sides waited (busy-poll or blocking) and where they ran (-ca, and its effect).
-  auto mode_of = [](const ParamSet& p) {
-    return p.has("cq_poll") && p.on("cq_poll") ? "poll" : "block";
-  };
-  j["mode"] = mode_of(r.local_params);
-  if (std::string(mode_of(r.remote_params)) != mode_of(r.local_params)) {
-    j["rem_mode"] = mode_of(r.remote_params);
+  auto mode_of = [](const RunOptions& o) { return o.cq_poll ? "poll" : "block"; };
+  j["mode"] = mode_of(r.local_opts);
+  if (std::string(mode_of(r.remote_opts)) != mode_of(r.local_opts)) {
+    j["rem_mode"] = mode_of(r.remote_opts);
   }
   j["affinity"] = {{"loc", r.loc.cpus}, {"rem", r.rem.cpus}};
   if (f.latency) j["latency_mode"] = f.open_loop ? "open_loop" : "closed_loop";
@@ -127,10 +118,7 @@ nlohmann::json result_to_json(const TestResult& r) {
 }
 
 Result<std::unique_ptr<Reporter>> make_json_reporter(const std::string& path) {
-  if (path != "-") {
-    std::ofstream probe(path, std::ios::app);
-    if (!probe) return Status::Usage("--json " + path + ": cannot open the file for writing");
-  }
+  FP_RETURN_IF_ERROR(check_writable(path, "--json"));
   return std::unique_ptr<Reporter>(new JsonReporter(path));
 }
 

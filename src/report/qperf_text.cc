@@ -1,6 +1,7 @@
 // The default renderer of `fabperf`: qperf's blocks, with fabperf's extra figures behind -v.
 #include <cstdio>
 
+#include "core/text.h"
 #include "options/option_table.h"
 #include "report/qperf_format.h"
 #include "report/reporter.h"
@@ -17,21 +18,29 @@ class QperfTextReporter : public Reporter {
     format_.bits = options.bits;
   }
 
-  void Result(const RunInfo& info, const TestResult& result) override {
-    if (!result.ok && result.test != "quit") return;  // the error went to stderr
+  void on_result(const RunInfo& info, const TestResult& result) override {
+    if (!result.ok() && result.spec->misc != MiscAction::kQuit) return;  // the error went to stderr
     std::vector<Line> lines;
-    if (result.test == "conf") {
+    if (result.spec->misc == MiscAction::kConf) {
       add_conf(lines, "loc_", result.conf_local);
       add_conf(lines, "rem_", result.conf_remote);
     } else if (result.spec->kind != TestKind::kMisc) {
       add_figures(lines, info, result);
+      if (result.status == RunStatus::kInterrupted) {
+        add(lines, "interrupted_after", static_cast<double>(result.loc.real_time_ns) * 1e-9,
+            Unit::kTime);
+      }
+      if (!result.overlapped.empty()) {
+        add_text(lines, "overlapped", std::to_string(result.overlapped.size()) +
+                                          " other client run(s) on the server (--concurrent)");
+      }
     }
     std::string block = render_block(result.test, lines);
     std::fwrite(block.data(), 1, block.size(), stdout);
     std::fflush(stdout);
   }
 
-  Status Finish(const RunInfo&) override { return Status::Ok(); }
+  Status finish(const RunInfo&) override { return Status::Ok(); }
 
  private:
   void add(std::vector<Line>& lines, const std::string& name, double v, Unit unit) {
@@ -43,9 +52,9 @@ class QperfTextReporter : public Reporter {
 
   void add_conf(std::vector<Line>& lines, const std::string& side, const nlohmann::json& conf) {
     for (const char* key : {"node", "cpu", "os"}) {
-      add_text(lines, side + key, conf.value(key, std::string("?")));
+      add_text(lines, side + key, printable(conf.value(key, std::string("?")), 256));
     }
-    add_text(lines, side + "fabperf", conf.value("version", std::string("?")));
+    add_text(lines, side + "fabperf", printable(conf.value("version", std::string("?")), 64));
   }
 
   void add_figures(std::vector<Line>& lines, const RunInfo& info, const TestResult& r) {
@@ -90,11 +99,15 @@ class QperfTextReporter : public Reporter {
     }
     if (options_.used) add_params(lines, r);
     if (options_.conf) add_info(lines, r);
-    bool one_way = kind == TestKind::kBandwidth && !options_.unify_nodes;
-    std::string loc = one_way ? "send_" : "loc_", rem = one_way ? "recv_" : "rem_";
+    // qperf names the sides send_/recv_ in one-way bandwidth tests; -un renames the CPU, time
+    // and counter lines to loc_/rem_ but, as in qperf, keeps send_cost and recv_cost.
+    const bool one_way = kind == TestKind::kBandwidth;
+    const std::string cost_loc = one_way ? "send_" : "loc_", cost_rem = one_way ? "recv_" : "rem_";
+    const bool renamed = one_way && !options_.unify_nodes;
+    std::string loc = renamed ? "send_" : "loc_", rem = renamed ? "recv_" : "rem_";
     if (options_.time && f.has_bandwidth) {
-      add_cost(lines, loc + "cost", r.loc.cpu.cpu_time_s, r.loc.send_bytes + r.loc.recv_bytes);
-      add_cost(lines, rem + "cost", r.rem.cpu.cpu_time_s, r.rem.send_bytes + r.rem.recv_bytes);
+      add_cost(lines, cost_loc + "cost", r.loc.cpu.cpu_time_s, r.loc.send_bytes + r.loc.recv_bytes);
+      add_cost(lines, cost_rem + "cost", r.rem.cpu.cpu_time_s, r.rem.send_bytes + r.rem.recv_bytes);
     }
     // Per side, as qperf groups them: CPU, then timing, then the raw counters.
     for (const auto& [prefix, side] : {std::pair{loc, &r.loc}, std::pair{rem, &r.rem}}) {
@@ -153,49 +166,54 @@ class QperfTextReporter : public Reporter {
 
   // -vu: what the user set (and the loop variable); -vvu: every parameter the test uses.
   void add_params(std::vector<Line>& lines, const TestResult& r) {
-    std::vector<std::string> names;
-    for (const char* n : r.spec->options) names.push_back(n);
-    names.push_back("timeout");
-    for (const std::string& name : names) {
+    std::vector<const OptionSpec*> specs;
+    for (const char* n : r.spec->options) {
+      if (const OptionSpec* spec = find_option(n)) specs.push_back(spec);
+    }
+    specs.push_back(&option_of(&RunOptions::timeout));
+    const OptionSpec& time = option_of(&RunOptions::time);
+    const OptionSpec& no_msgs = option_of(&RunOptions::no_msgs);
+    const OptionSpec& msg_size = option_of(&RunOptions::msg_size);
+    for (const OptionSpec* spec : specs) {
       bool in_loop = false;
-      for (const auto& lv : r.loop_values) in_loop = in_loop || lv.first == name;
-      bool set = r.local_params.set_by_user(name) || r.remote_params.set_by_user(name) || in_loop;
-      bool always = name == "msg_size" || name == "time" || name == "no_msgs";
+      for (const auto& lv : r.loop_values) in_loop = in_loop || lv.first == spec;
+      bool set = r.local_opts.given.test(spec->index) || r.remote_opts.given.test(spec->index) ||
+                 in_loop;
+      bool always = spec == &msg_size || spec == &time || spec == &no_msgs;
       if (!(set || options_.more_used) && !(options_.more_used && always)) continue;
-      if (!r.local_params.has(name)) continue;
-      if (!set && !always && name != "timeout" && is_empty(r.local_params.raw(name))) continue;
-      if (name == "time" && r.local_params.u64("no_msgs") > 0 && !set) continue;
-      if (name == "no_msgs" && r.local_params.u64("no_msgs") == 0 && !set) continue;
-      const ParamValue& lv = r.local_params.raw(name);
-      const ParamValue& rv = r.remote_params.has(name) ? r.remote_params.raw(name) : lv;
+      OptionValue lv = load(r.local_opts, *spec);
+      OptionValue rv = load(r.remote_opts, *spec);
+      if (!set && !always && spec->field != FieldRef(&RunOptions::timeout) && is_empty(lv)) {
+        continue;
+      }
+      if (spec == &time && r.local_opts.no_msgs > 0 && !set) continue;
+      if (spec == &no_msgs && r.local_opts.no_msgs == 0 && !set) continue;
       if (lv == rv) {
-        add_param(lines, name, lv);
+        add_param(lines, spec->name, *spec, lv);
       } else {
-        add_param(lines, "loc_" + name, lv);
-        add_param(lines, "rem_" + name, rv);
+        add_param(lines, std::string("loc_") + spec->name, *spec, lv);
+        add_param(lines, std::string("rem_") + spec->name, *spec, rv);
       }
     }
   }
 
-  static bool is_empty(const ParamValue& v) {
+  static bool is_empty(const OptionValue& v) {
     return std::visit([](const auto& x) {
       if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x.empty();
       else return x == decltype(x){};
     }, v);
   }
 
-  void add_param(std::vector<Line>& lines, const std::string& name, const ParamValue& v) {
-    bool sided = name.rfind("loc_", 0) == 0 || name.rfind("rem_", 0) == 0;
-    const OptionSpec* spec = find_option(sided ? name.substr(4) : name);
-    OptType type = spec ? spec->type : OptType::kString;
-    if (type == OptType::kSize) {
+  void add_param(std::vector<Line>& lines, const std::string& name, const OptionSpec& spec,
+                 const OptionValue& v) {
+    if (spec.type == OptType::kSize) {
       add(lines, name, static_cast<double>(std::get<uint64_t>(v)), Unit::kSize);
-    } else if (type == OptType::kTime) {
+    } else if (spec.type == OptType::kTime) {
       add(lines, name, std::get<double>(v), Unit::kTime);
-    } else if (type == OptType::kCount) {
+    } else if (spec.type == OptType::kCount) {
       add(lines, name, static_cast<double>(std::get<uint64_t>(v)), Unit::kCount);
     } else {
-      std::string text = param_value_text(v);
+      std::string text = option_value_text(v);
       add_text(lines, name, text.empty() ? "(none)" : text);
     }
   }

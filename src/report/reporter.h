@@ -18,6 +18,8 @@ struct RunInfo {
   std::vector<std::string> argv;  // the command as typed
   nlohmann::json client;          // node_info() of this side
   nlohmann::json server;          // the server's node_info(), once known
+  int64_t server_pid = 0;         // the server's pid, as it says
+  std::string local_host;         // this side's address on the control connection
   std::vector<double> percentiles;
 };
 
@@ -32,9 +34,19 @@ struct DisplayOptions {
 class Reporter {
  public:
   virtual ~Reporter() = default;
-  virtual void Result(const RunInfo& info, const TestResult& result) = 0;
+  // The session is open (info.server known), before the first run.
+  virtual void on_start(const RunInfo&) {}
+  // A run begins (`pending` holds its test and options, nothing measured yet).
+  virtual void on_run_start(const RunInfo&, const TestResult& /*pending*/) {}
+  // Reporters that show every latency sample as it is measured (fab_* --report-all).
+  virtual bool wants_samples() const { return false; }
+  virtual void on_sample(double /*ns*/) {}
+  static void sample_thunk(void* reporter, double ns) {
+    static_cast<Reporter*>(reporter)->on_sample(ns);
+  }
+  virtual void on_result(const RunInfo& info, const TestResult& result) = 0;
   // Called once at the end (also after SIGINT): write whatever is buffered.
-  virtual Status Finish(const RunInfo& info) = 0;
+  virtual Status finish(const RunInfo& info) = 0;
 };
 
 std::unique_ptr<Reporter> make_qperf_text_reporter(const DisplayOptions& options);

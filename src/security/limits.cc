@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/text.h"
 #include "core/units.h"
 #include "engine/test_context.h"
 
@@ -13,12 +14,6 @@ namespace {
 
 // Histograms, JSON and thread stacks: what a session costs beyond its buffers.
 constexpr uint64_t kSessionOverhead = uint64_t{1} << 20;
-
-std::string seconds_text(double s) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%g s", s);
-  return buf;
-}
 
 }  // namespace
 
@@ -37,49 +32,34 @@ std::string size_text(uint64_t bytes) {
   return with_commas(bytes) + " bytes";
 }
 
-uint64_t session_memory(const TestSpec& spec, const ParamSet& params) {
-  uint64_t size = params.has("msg_size") ? params.u64("msg_size") : 0;
-  uint64_t buffers = spec.family == TransportFamily::kFabric ? 2 : 1;
-  // Tests that open several data connections hold a buffer for each.
-  if (params.has("streams")) {
-    uint64_t streams = params.u64("streams");
-    if (streams > 1) buffers *= streams;
-  }
-  // Saturate rather than wrap: a wrapped product would pass the check.
-  if (size != 0 && buffers > (UINT64_MAX - kSessionOverhead) / size) return UINT64_MAX;
-  return size * buffers + kSessionOverhead;
+uint64_t session_memory(const TestSpec& spec, const RunOptions& opts) {
+  uint64_t buffers = needs_of(spec, opts).buffer_bytes;
+  // Saturate rather than wrap: a wrapped sum would pass the check.
+  if (buffers > UINT64_MAX - kSessionOverhead) return UINT64_MAX;
+  return buffers + kSessionOverhead;
 }
 
-Status check_request(const ServerLimits& limits, const TestSpec& spec, const ParamSet& params,
+Status check_request(const ServerLimits& limits, const TestSpec& spec, const RunOptions& opts,
                      uint64_t in_use) {
   auto refuse = [](const std::string& what) { return Status::Failed("refused: " + what); };
-  if (params.has("msg_size") && params.u64("msg_size") > limits.max_msg_size) {
-    return refuse("message size " + size_text(params.u64("msg_size")) +
+  if (opts.msg_size > limits.max_msg_size) {
+    return refuse("message size " + size_text(opts.msg_size) +
                   " exceeds this server's limit of " + size_text(limits.max_msg_size) +
                   " (server option --max_msg_size)");
   }
-  if (params.has("no_msgs") && params.u64("no_msgs") > limits.max_msgs) {
-    return refuse("-n " + with_commas(params.u64("no_msgs")) + " exceeds this server's limit of " +
+  if (opts.no_msgs > limits.max_msgs) {
+    return refuse("-n " + with_commas(opts.no_msgs) + " exceeds this server's limit of " +
                   with_commas(limits.max_msgs) + " messages (server option --max_msgs)");
   }
-  if (params.has("warmup") && params.u64("warmup") > limits.max_msgs) {
-    return refuse("--warmup " + with_commas(params.u64("warmup")) +
-                  " exceeds this server's limit of " + with_commas(limits.max_msgs) +
-                  " messages (server option --max_msgs)");
+  if (opts.warmup > limits.max_msgs) {
+    return refuse("--warmup " + with_commas(opts.warmup) + " exceeds this server's limit of " +
+                  with_commas(limits.max_msgs) + " messages (server option --max_msgs)");
   }
-  if (params.has("time") && params.seconds("time") > limits.max_time &&
-      !(params.has("no_msgs") && params.u64("no_msgs") > 0)) {
-    return refuse("-t " + seconds_text(params.seconds("time")) +
-                  " exceeds this server's limit of " + seconds_text(limits.max_time) +
-                  " (server option --max_time)");
+  if (opts.time > limits.max_time && opts.no_msgs == 0) {
+    return refuse("-t " + seconds_text(opts.time) + " exceeds this server's limit of " +
+                  seconds_text(limits.max_time) + " (server option --max_time)");
   }
-  double max_timeout = std::max(limits.max_time, kMinTimeoutLimit);
-  if (params.has("timeout") && params.seconds("timeout") > max_timeout) {
-    return refuse("-to " + seconds_text(params.seconds("timeout")) +
-                  " exceeds this server's limit of " + seconds_text(max_timeout) +
-                  " (server option --max_time, or 60 s if that is less)");
-  }
-  uint64_t need = session_memory(spec, params);
+  uint64_t need = session_memory(spec, opts);
   if (need > limits.max_memory) {
     return refuse("the run needs about " + size_text(need) + " of buffers, more than this " +
                   "server's limit of " + size_text(limits.max_memory) +

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "options/params.h"
+#include "options/run_options.h"
 #include "core/status.h"
 
 namespace fabperf {
@@ -14,21 +14,18 @@ struct TestSpec;
 // Each field is a server option (--max_*); the defaults are the option table's.
 struct ServerLimits {
   uint64_t max_msg_size = uint64_t{1} << 30;  // --max_msg_size 1G
-  double max_time = 3600;                     // --max_time 1h: -t, -to and the run itself
+  double max_time = 3600;                     // --max_time 1h: -t and the run itself
   uint64_t max_msgs = 1'000'000'000;          // --max_msgs: -n and --warmup
   uint64_t max_memory = uint64_t{2} << 30;    // --max_memory 2G: buffers of all sessions
 };
 
-// -to is allowed up to --max_time, and never capped below this.
-inline constexpr double kMinTimeoutLimit = 60;
-
-// Buffer memory a run of `spec` with `params` makes the server allocate, as an upper estimate:
-// one message buffer per stream for socket tests, two for fabric tests (send and receive).
-uint64_t session_memory(const TestSpec& spec, const ParamSet& params);
+// Memory a run of `spec` makes the server hold: the test's buffers (its declared needs) and a
+// session's fixed overhead.
+uint64_t session_memory(const TestSpec& spec, const RunOptions& opts);
 
 // Refuses a request beyond the limits with a message naming the parameter, the value asked
 // for, the limit and the option that sets it. `in_use` is the memory other sessions hold.
-Status check_request(const ServerLimits& limits, const TestSpec& spec, const ParamSet& params,
+Status check_request(const ServerLimits& limits, const TestSpec& spec, const RunOptions& opts,
                      uint64_t in_use);
 
 // 1073741824 -> "1G", 1536 -> "1.5K", 1000 -> "1,000 bytes" (qperf's binary upper case).

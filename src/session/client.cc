@@ -1,14 +1,18 @@
-// Client engine: connect, hello, run one test per control connection, collect both sides.
+// Client runner: one greeted session, the plan's runs over it, results to the reporters.
 #include "session/client.h"
+
+#include <unistd.h>
 
 #include <cstdio>
 
-#include "engine/registry.h"
+#include "core/text.h"
+#include "engine/affinity.h"
+#include "engine/misc_tests.h"
+#include "engine/test_context.h"
 #include "net/control.h"
 #include "net/socket.h"
+#include "options/run_options_json.h"
 #include "security/auth.h"
-#include "engine/misc_tests.h"
-#include "engine/affinity.h"
 
 namespace fabperf {
 
@@ -16,11 +20,11 @@ namespace {
 
 // Proves our key to a server that challenged us, and checks the server's proof in return.
 Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohmann::json& welcome,
-                    const std::string& client_nonce, double timeout, nlohmann::json& server_info) {
+                    const std::string& client_nonce, double timeout, nlohmann::json& reply_out) {
   auto auth = welcome.find("auth");
   if (auth == welcome.end() || !auth->is_object()) {
     ch.send_error("this client requires authentication (--auth_key_file) and the server has no key",
-                  1);
+                  1).IgnoreError();
     return Status::Failed("the server does not prove it holds the key (it runs without "
                           "--auth_key_file): not running a test against it");
   }
@@ -28,7 +32,7 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   std::string challenge = auth->value("challenge", std::string());
   if (method != kAuthMethod || !valid_nonce(challenge)) {
     return Status::Failed("the server asks for authentication this client does not speak (" +
-                          method.substr(0, 32) + "): upgrade the older fabperf");
+                          printable(method, 32) + "): upgrade the older fabperf");
   }
   FP_RETURN_IF_ERROR(
       ch.send(MsgType::kAuth, {{"proof", client_proof(config.auth_key, challenge, client_nonce)}}));
@@ -36,11 +40,11 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   if (!reply.ok()) return reply.status();
   std::string proof = reply->value("proof", std::string());
   if (!proofs_equal(proof, server_proof(config.auth_key, challenge, client_nonce))) {
-    ch.send_error("the server's proof of the key is wrong", 1);
+    ch.send_error("the server's proof of the key is wrong", 1).IgnoreError();
     return Status::Failed("the server failed to prove it holds the key (a different "
                           "--auth_key_file?)");
   }
-  server_info = reply->value("server", nlohmann::json());
+  reply_out = *reply;
   return Status::Ok();
 }
 
@@ -54,7 +58,7 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   auto ch = std::make_unique<ControlChannel>(fd->release());
   ch->set_peer_label("server");
   ch->set_cancel(config.stop);  // ^C while waiting for the server ends the wait
-  nlohmann::json hello = {{"tool", "fabperf"}, {"version", FABPERF_VERSION}};
+  nlohmann::json hello = {{"tool", config.tool}, {"version", FABPERF_VERSION}, {"pid", getpid()}};
   std::string client_nonce;
   if (!config.auth_key.empty()) {
     auto nonce = random_nonce();
@@ -71,67 +75,93 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   }
   auto welcome = ch->expect(MsgType::kWelcome, timeout);
   if (!welcome.ok()) return welcome.status();
-  nlohmann::json server_info = welcome->value("server", nlohmann::json());
+  nlohmann::json greeting = *welcome;
   if (!config.auth_key.empty()) {
-    FP_RETURN_IF_ERROR(authenticate(*ch, config, *welcome, client_nonce, timeout, server_info));
+    FP_RETURN_IF_ERROR(authenticate(*ch, config, *welcome, client_nonce, timeout, greeting));
   } else if (welcome->contains("auth")) {
     return Status::Failed("the server requires a pre-shared key: give --auth_key_file");
   }
-  if (info.server.is_null() && !server_info.is_null()) info.server = server_info;
+  if (info.server.is_null() && greeting.contains("server")) info.server = greeting["server"];
+  if (auto pid = greeting.find("pid"); pid != greeting.end() && pid->is_number_integer()) {
+    info.server_pid = pid->get<int64_t>();
+  }
+  info.local_host = local_address(ch->fd()).host();
   return ch;
 }
 
-Status run_measurement(const ClientConfig& config, RunInfo& info, TestResult& result,
-                       LatencyRecorder& latency, bool& no_session) {
-  double timeout = result.local_params.seconds("timeout");
-  auto session = open_session(config, timeout, info);
-  if (!session.ok()) {
-    no_session = true;
-    return session.status();
+// Waits for READY, telling the user once when the run queues behind other clients' runs.
+Status await_ready(ControlChannel& ch, const TestResult& result, double timeout) {
+  bool told = false;
+  while (true) {
+    auto frame = ch.recv(timeout);
+    if (!frame.ok()) return frame.status();
+    if (frame->type == MsgType::kReady) return Status::Ok();
+    if (frame->type != MsgType::kQueued) {
+      return Status::Failed(std::string("protocol error: expected READY from server, got ") +
+                            msg_type_name(frame->type));
+    }
+    if (!told) {
+      std::fprintf(stderr, "%s: waiting for another client's test on the server\n",
+                   result.test.c_str());
+      told = true;
+    }
   }
-  ControlChannel& ch = **session;
-  nlohmann::json request = {{"test", result.test}, {"params", result.remote_params.to_json()}};
+}
+
+Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResult& result,
+                       LatencyRecorder& latency, const std::vector<std::unique_ptr<Reporter>>& reporters,
+                       const RunInfo& info) {
+  double timeout = result.local_opts.timeout;
+  nlohmann::json request = {{"test", result.test}, {"params", to_json(result.remote_opts)}};
   FP_RETURN_IF_ERROR(ch.send(MsgType::kRun, request));
-  auto ready = ch.expect(MsgType::kReady, timeout);
-  if (!ready.ok()) return ready.status();
+  FP_RETURN_IF_ERROR(await_ready(ch, result, timeout));
   // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
   ch.set_cancel(nullptr);
-  TestContext ctx(Role::kClient, *result.spec, result.local_params, ch, ch.peer_host());
+  TestContext ctx(Role::kClient, *result.spec, result.local_opts, ch, ch.peer_host());
   ctx.stop = config.stop;
-  Status s = apply_cpu_affinity(result.local_params.str("cpu_affinity"));
+  for (const auto& reporter : reporters) {
+    if (reporter->wants_samples()) ctx.latency.set_sink(&Reporter::sample_thunk, reporter.get());
+  }
+  for (const auto& reporter : reporters) reporter->on_run_start(info, result);
+  Status s = apply_cpu_affinity(result.local_opts.cpu_affinity);
   if (s.ok()) s = result.spec->client(ctx);
   result.loc = ctx.stats;
   latency = ctx.latency;
+  latency.set_sink(nullptr, nullptr);
   if (!s.ok()) {
+    ch.set_cancel(config.stop);
     // The server's own account of a failure beats our view of its symptom.
     if (ch.peer_reported_error()) return s;
     auto peer = ch.recv(0.5);
     if (!peer.ok() && ch.peer_reported_error()) return peer.status();
-    ch.send_error(s.message(), 1);
+    ch.send_error(s.message(), 1).IgnoreError();
     return s;
   }
-  auto reply = ch.expect(MsgType::kResult, timeout + 1);
-  if (!reply.ok()) return reply.status();
+  auto reply = ch.expect(MsgType::kResult, 2 * timeout + 1);
+  if (!reply.ok()) {
+    ch.set_cancel(config.stop);
+    return reply.status();
+  }
   result.rem = SideStats::from_json(reply->value("stats", nlohmann::json::object()));
+  if (auto it = reply->find("overlapped"); it != reply->end() && it->is_array()) {
+    for (const auto& o : *it) {
+      if (o.is_string()) result.overlapped.push_back(printable(o.get<std::string>(), 128));
+    }
+  }
+  nlohmann::json report = {{"stats", result.loc.to_json()}};
+  if (latency.count() > 0) report["latency"] = latency.to_json();
   if (reply->contains("latency")) {
     auto remote = LatencyRecorder::from_json((*reply)["latency"]);
     if (!remote.ok()) return remote.status().Prefixed("server's latency record");
     latency.merge(*remote);
   }
-  ch.send(MsgType::kBye, nlohmann::json::object());
-  return Status::Ok();
+  Status sent = ch.send(MsgType::kReport, report);
+  ch.set_cancel(config.stop);  // between runs a ^C ends the waits again
+  return sent;
 }
 
-Status run_misc(const ClientConfig& config, RunInfo& info, TestResult& result,
-                bool& no_session) {
-  double timeout = result.local_params.has("timeout") ? result.local_params.seconds("timeout") : 5;
-  auto session = open_session(config, timeout, info);
-  if (!session.ok()) {
-    no_session = true;
-    return session.status();
-  }
-  ControlChannel& ch = **session;
-  if (result.test == "conf") {
+Status run_misc(ControlChannel& ch, TestResult& result, double timeout) {
+  if (result.spec->misc == MiscAction::kConf) {
     FP_RETURN_IF_ERROR(ch.send(MsgType::kConf, nlohmann::json::object()));
     auto reply = ch.expect(MsgType::kConfReply, timeout);
     if (!reply.ok()) return reply.status();
@@ -153,52 +183,70 @@ void print_partial(const char* test, const SideStats& loc) {
                static_cast<unsigned long long>(loc.recv_bytes));
 }
 
+bool stopped(const ClientConfig& config) { return config.stop != nullptr && config.stop->load(); }
+
 }  // namespace
 
-int run_client(const CommandLine& cl, const ClientConfig& config, RunInfo& info,
-               std::vector<std::unique_ptr<Reporter>>& reporters) {
+int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
+             std::vector<std::unique_ptr<Reporter>>& reporters) {
   int exit_code = 0;
-  for (const TestRequest& request : cl.tests) {
-    const TestSpec* spec = config.tests->find(request.name);
-    for (const std::vector<Assignment>& loop_values : expand_loops(request.loops)) {
-      if (config.stop != nullptr && config.stop->load()) return 130;
-      std::vector<std::string> warnings;
-      auto params = resolve_params(*spec, request.assignments, loop_values, &warnings);
-      for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
-      if (!params.ok()) {
-        std::fprintf(stderr, "%s\n", params.status().message().c_str());
-        return 2;
-      }
-      TestResult result;
-      result.spec = spec;
-      result.test = spec->name;
-      result.local_params = params->local;
-      result.remote_params = params->remote;
-      for (const Assignment& a : loop_values) result.loop_values.emplace_back(a.spec->name, a.value);
-      LatencyRecorder latency;
-      bool no_session = false;
-      Status s = spec->kind == TestKind::kMisc
-                     ? run_misc(config, info, result, no_session)
-                     : run_measurement(config, info, result, latency, no_session);
-      if (!s.ok()) {
-        result.ok = false;
+  std::unique_ptr<ControlChannel> session;
+  bool started = false;
+  for (const PlannedRun& run : plan) {
+    if (stopped(config)) return 130;
+    for (const std::string& w : run.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    TestResult result;
+    const std::string label = config.label_by_tool ? config.tool : run.spec->name;
+    result.spec = run.spec;
+    result.test = run.spec->name;
+    result.local_opts = run.params.local;
+    result.remote_opts = run.params.remote;
+    result.loop_values = run.loop_values;
+    LatencyRecorder latency;
+    Status s;
+    if (!session) {
+      auto opened = open_session(config, run.params.local.timeout, info);
+      if (!opened.ok()) {
+        // A server that cannot be reached, or turns us away (busy, access, key), will not
+        // serve the next run either.
+        s = opened.status();
+        result.status = RunStatus::kError;
         result.error = s.message();
-        std::fprintf(stderr, "%s: %s\n", spec->name, s.message().c_str());
-        print_partial(spec->name, result.loc);
-        exit_code = s.code() == Code::kUsage ? 2 : 1;
+        std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
+        for (auto& reporter : reporters) reporter->on_result(info, result);
+        return stopped(config) ? 130 : 1;
       }
-      derive_figures(result, latency, info.percentiles);
-      if (!result.ok && s.ok()) {
-        std::fprintf(stderr, "%s: %s\n", spec->name, result.error.c_str());
-        exit_code = 1;
-      }
-      for (auto& reporter : reporters) reporter->Result(info, result);
-      // A server that cannot be reached, or turns us away (busy, access, key), will not
-      // serve the next test either.
-      if (no_session) return config.stop != nullptr && config.stop->load() ? 130 : 1;
+      session = std::move(*opened);
     }
+    if (!started) {
+      for (auto& reporter : reporters) reporter->on_start(info);
+      started = true;
+    }
+    s = run.spec->kind == TestKind::kMisc
+            ? run_misc(*session, result, run.params.local.timeout)
+            : run_measurement(*session, config, result, latency, reporters, info);
+    if (!s.ok()) {
+      result.status = RunStatus::kError;
+      result.error = s.message();
+      std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
+      print_partial(label.c_str(), result.loc);
+      exit_code = s.code() == Code::kUsage ? 2 : 1;
+      session.reset();  // the server ended the session with its error; the next run reconnects
+    } else if (stopped(config) && run.spec->kind != TestKind::kMisc) {
+      result.status = RunStatus::kInterrupted;
+    }
+    derive_figures(result, latency, info.percentiles);
+    if (result.status == RunStatus::kOk && !result.error.empty()) {
+      // A figure check failed (verification errors).
+      result.status = RunStatus::kError;
+      std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
+      exit_code = 1;
+    }
+    for (auto& reporter : reporters) reporter->on_result(info, result);
+    if (run.spec->misc == MiscAction::kQuit && s.ok()) session.reset();
   }
-  if (config.stop != nullptr && config.stop->load()) return 130;
+  if (session) session->send(MsgType::kBye, nlohmann::json::object(), 1).IgnoreError();
+  if (stopped(config)) return 130;
   return exit_code;
 }
 

@@ -1,4 +1,6 @@
-// The client engine: runs each requested test (and loop value) against a server.
+// The client runner, for both dialects: one session with the server (hello, optional proof of
+// the key), then every run of the plan (RUN, QUEUED while it waits its turn, READY, the test's
+// client role, RESULT, REPORT), each result handed to the reporters as it completes.
 #pragma once
 
 #include <atomic>
@@ -6,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
+#include "cli/run_plan.h"
 #include "engine/registry.h"
 #include "engine/test_result.h"
 #include "report/reporter.h"
@@ -14,18 +16,18 @@
 namespace fabperf {
 
 struct ClientConfig {
-  const TestRegistry* tests = nullptr;  // the tests this program knows
   std::string host;
   uint16_t port = 19765;
   double wait_server_s = 5;
   std::string bind_addr;
   std::string auth_key;  // --auth_key_file's key: prove it to the server, and check the server's
-  const std::atomic<bool>* stop = nullptr;
+  std::string tool = "fabperf";  // the name HELLO gives (a fab_* server wants its own)
+  bool label_by_tool = false;    // messages start with the tool's name, not the test's (fab_*)
+  const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM
 };
 
-// Runs every test of the command line, hands each result to the reporters as it completes,
-// and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.
-int run_client(const CommandLine& cl, const ClientConfig& config, RunInfo& info,
-               std::vector<std::unique_ptr<Reporter>>& reporters);
+// Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.
+int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
+             std::vector<std::unique_ptr<Reporter>>& reporters);
 
 }  // namespace fabperf

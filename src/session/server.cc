@@ -11,28 +11,19 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/text.h"
 #include "net/control.h"
 
 namespace fabperf {
 
 namespace {
 
-// Control characters from a peer never reach the log: one event, one line.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (char c : text.substr(0, 2048)) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out.push_back(u < 0x20 || u == 0x7f ? '?' : c);
-  }
-  return out;
-}
-
 // How long Serve waits, after telling clients it is going, for their sessions to end.
 double stop_grace_s(const ServerOptions& options) { return options.timeout_s + 5; }
 
 }  // namespace
 
-Result<std::unique_ptr<Server>> Server::Listen(const ServerOptions& options) {
+Result<std::unique_ptr<Server>> Server::listen(const ServerOptions& options) {
   auto fd = listen_tcp(options.bind_addr, options.port, 64);
   if (!fd.ok()) return fd.status();
   uint16_t port = local_address(fd->get()).port();
@@ -40,15 +31,15 @@ Result<std::unique_ptr<Server>> Server::Listen(const ServerOptions& options) {
 }
 
 Server::Server(const ServerOptions& options, Fd listener, uint16_t port)
-    : options_(options), listener_(std::move(listener)), port_(port) {}
+    : options_(options), listener_(std::move(listener)), port_(port), queue_(options.concurrent) {}
 
 Server::~Server() {
-  Stop();
+  stop();
   std::unique_lock<std::mutex> lock(mu_);
   sessions_done_.wait(lock, [&] { return active_.load() == 0; });
 }
 
-void Server::Log(const std::string& line) {
+void Server::log(const std::string& line) {
   if (!options_.log) return;
   std::lock_guard<std::mutex> lock(log_mu_);
   int64_t now = now_ns();
@@ -65,22 +56,22 @@ void Server::Log(const std::string& line) {
     ++log_suppressed_;
     return;
   }
-  std::fprintf(stderr, "fabperf server: %s\n", one_line(line).c_str());
+  std::fprintf(stderr, "fabperf server: %s\n", printable(line, 2048).c_str());
 }
 
-void Server::Refuse(Fd conn, const SockAddr& peer, const std::string& why) {
+void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why) {
   // Read what the client already sent, so closing does not reset the connection and throw
   // away our answer before the client reads it. Never waits: the accept loop must go on.
   char scratch[4096];
   while (::recv(conn.get(), scratch, sizeof scratch, MSG_DONTWAIT) > 0) {
   }
   ControlChannel ch(conn.release());
-  ch.send_error(why, 0.2);
+  ch.send_error(why, 0.2).IgnoreError();  // it may have gone already
   ::shutdown(ch.fd(), SHUT_WR);
-  Log(peer.host() + ": refused: " + why);
+  log(peer.host() + ": refused: " + why);
 }
 
-void Server::Supervise(bool stopping) {
+void Server::supervise(bool stopping) {
   int64_t now = now_ns();
   std::lock_guard<std::mutex> lock(mu_);
   for (Slot* slot : sessions_) {
@@ -89,22 +80,23 @@ void Server::Supervise(bool stopping) {
     slot->stop.store(true);
     char limit[32];
     snprintf(limit, sizeof limit, "%g", options_.limits.max_time);
-    std::string why =
-        stopping ? "server shutting down"
-                 : std::string("run time limit reached (server option --max_time ") + limit + " s)";
+    std::string why = stopping ? "server shutting down"
+                               : std::string("run time limit reached: the run passed the "
+                                             "server's deadline (server option --max_time ") +
+                                     limit + " s)";
     // Short deadline: a client that stopped reading must not hold up the supervisor.
-    slot->channel->send_error(why, 0.5);
+    slot->channel->send_error(why, 0.5).IgnoreError();
     slot->channel->shut_down();
-    if (!stopping) Log(slot->channel->peer_host() + ": " + why);
+    if (!stopping) log(slot->channel->peer_host() + ": " + why);
   }
 }
 
-Status Server::Serve() {
+Status Server::serve() {
   int64_t next_fd_warning = 0;
-  while (!stop_.load()) {
+  while (!stop_.load() && !(options_.once && sessions_ended_.load() > 0)) {
     pollfd pfd{listener_.get(), POLLIN, 0};
     int rc = poll(&pfd, 1, 200);  // wake up to notice Stop() and run the watchdog
-    Supervise(false);
+    supervise(false);
     if (rc <= 0) continue;
     SockAddr peer;
     peer.len = sizeof peer.storage;
@@ -113,7 +105,7 @@ Status Server::Serve() {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
         // Out of descriptors: the pending connection stays queued; do not spin on it.
         if (now_ns() >= next_fd_warning) {
-          Log(errno_text("accept") + " (waiting for sessions to end)");
+          log(errno_text("accept") + " (waiting for sessions to end)");
           next_fd_warning = now_ns() + 10'000'000'000;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -122,26 +114,27 @@ Status Server::Serve() {
     }
     Fd conn(fd);
     if (!options_.allow.allows(peer)) {
-      Refuse(std::move(conn), peer,
+      refuse(std::move(conn), peer,
              "access denied: " + peer.host() + " is not in this server's --allow list");
       continue;
     }
     if (active_.load() >= options_.max_clients) {
-      Refuse(std::move(conn), peer,
+      refuse(std::move(conn), peer,
              "server busy: " + std::to_string(options_.max_clients) +
                  " clients are being served (server option --max_clients); try again later");
       continue;
     }
     active_.fetch_add(1);
-    std::thread([this, fd = conn.release()] { Session(fd); }).detach();
+    std::thread([this, fd = conn.release()] { session(fd); }).detach();
   }
-  Supervise(true);
+  supervise(true);
   std::unique_lock<std::mutex> lock(mu_);
   auto grace = std::chrono::milliseconds(static_cast<int64_t>(stop_grace_s(options_) * 1000));
   if (!sessions_done_.wait_for(lock, grace, [&] { return active_.load() == 0; })) {
     return Status::Timeout(std::to_string(active_.load()) +
                            " sessions did not end after the server stopped");
   }
+  if (options_.once && !first_failure_.empty()) return Status::Failed(first_failure_);
   return Status::Ok();
 }
 

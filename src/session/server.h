@@ -1,36 +1,76 @@
-// Server: accepts control connections and serves each client in its own thread, within limits.
+// Server: accepts control connections and serves each client's session in its own thread,
+// for both dialects: hello, optional proof of the key, the allow-list, then runs (admitted
+// against the limits, queued behind other clients' measurements, each within a deadline).
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "engine/registry.h"
+#include "engine/test_result.h"
 #include "net/socket.h"
 #include "security/access.h"
 #include "security/limits.h"
+#include "session/measurement_queue.h"
+#include "session/server_run.h"
 
 namespace fabperf {
 
 class ControlChannel;
-class ParamSet;
-struct TestSpec;
+
+// A client's session as the server knows it.
+struct SessionInfo {
+  std::string peer_host;  // the control connection's numeric peer address
+  std::string local_host; // this server's address on that connection
+  std::string tool;       // the client's HELLO: "fabperf", "fab_write_lat" ...
+  int64_t peer_pid = 0;   // the client's pid, as it says (fab_* summaries show it)
+};
+
+// What a dialect shows on the server's terminal while sessions run (the fab_* tools print a
+// summary and their tables; fabperf's server prints only its log). Called on session
+// threads, one run at a time per session.
+class ServerObserver {
+ public:
+  virtual ~ServerObserver() = default;
+  virtual void on_run_start(const SessionInfo& session, const TestSpec& spec,
+                            const RunOptions& server_side) = 0;
+  // `result` is the run as its client sees it (loc = the client's side, rem = this server's).
+  virtual void on_run_end(const SessionInfo& session, const TestResult& result) = 0;
+  virtual void on_session_end(const SessionInfo& session) = 0;
+};
+
+// Runs one run's server side in a process of its own; the server kills it at `deadline`.
+// `run_as`: the user it runs as when the server is root ("" = nobody).
+using IsolatedRunner = std::function<Result<RunRecord>(
+    ControlChannel& ch, const TestSpec& spec, const RunOptions& opts, const Needs& needs,
+    const Deadline& deadline, const std::string& run_as, const ControlPeer& peer)>;
 
 struct ServerOptions {
   const TestRegistry* tests = nullptr;  // the tests this server runs
   uint16_t port = 19765;
-  std::string bind_addr;  // "" = every address, IPv6 and IPv4
-  double timeout_s = 5;   // deadline for a client's control messages until it sends its own
-  int max_clients = 16;   // sessions served at once; one more is told "busy"
-  bool log = true;        // one line on stderr per refused or failed session
-  ServerLimits limits;    // what one request may ask for (--max_*)
-  AllowList allow;        // empty: every address may connect
-  std::string auth_key;   // non-empty: clients must prove they hold it (HMAC-SHA256)
+  std::string bind_addr;   // "" = every address, IPv6 and IPv4
+  double timeout_s = 5;    // every wait on a client, and the cap on a client's own -to
+  int max_clients = 16;    // sessions served at once; one more is told "busy"
+  bool concurrent = false; // measurements of several clients at once (else they queue)
+  double queue_timeout_s = 60;  // how long a run waits for others' measurements
+  bool once = false;       // stop after the first session (the fab_* tools' way)
+  std::string tool;        // a fab_* server: clients must be the same tool and version
+  bool log = true;         // one line on stderr per refused or failed session
+  ServerLimits limits;     // what one request may ask for (--max_*)
+  AllowList allow;         // empty: every address may connect
+  std::string auth_key;    // non-empty: clients must prove they hold it (HMAC-SHA256)
+  IsolatedRunner isolate;  // runs fabric tests' server sides in their own process (if set)
+  std::string run_as;      // --run_as: the user those processes run as when the server is root
+  bool trust_fabric_addrs = false;  // accept fabric addresses no IP ties to the client
+  ServerObserver* observer = nullptr;  // the dialect's server output (may be null)
 };
 
 // Frames a client may send are small; this bounds what one costs before it is checked.
@@ -40,17 +80,17 @@ inline constexpr int kMaxLogLinesPerSecond = 20;
 
 class Server {
  public:
-  static Result<std::unique_ptr<Server>> Listen(const ServerOptions& options);
+  static Result<std::unique_ptr<Server>> listen(const ServerOptions& options);
   ~Server();
 
   uint16_t port() const { return port_; }
-  // Serves until Stop() or a client's quit. Then tells every client the server is going,
-  // and waits for the sessions to end: Ok once they have, Timeout when some did not end
-  // within the grace period (their threads still run; the caller should exit the process).
-  Status Serve();
-  // Safe from any thread (and, through the flag, from a signal handler).
-  void Stop() { stop_.store(true); }
-  std::atomic<bool>& stop_flag() { return stop_; }
+  // Serves until stop(), a client's quit, or (with `once`) the end of the first session. Then
+  // tells every client the server is going and waits for the sessions to end: Ok once they
+  // have, Timeout when some did not end within the grace period (the caller should exit),
+  // Failed when the one session of a `once` server failed (the fab_* servers exit 1 then).
+  Status serve();
+  // Safe from any thread.
+  void stop() { stop_.store(true); }
   int active_sessions() const { return active_.load(); }
 
  private:
@@ -58,29 +98,35 @@ class Server {
   // sessions_ while its channel exists.
   struct Slot {
     ControlChannel* channel = nullptr;
-    std::atomic<bool> stop{false};    // the session's tests end early when set
-    int64_t deadline_ns = INT64_MAX;  // --max_time watchdog, set when a run starts
-    uint64_t memory = 0;              // reserved against --max_memory
+    std::atomic<bool> stop{false};    // the session's runs end early when set
+    int64_t deadline_ns = INT64_MAX;  // the current run's deadline, kept by the supervisor
+    uint64_t memory = 0;              // reserved against --max_memory by the current run
     bool told = false;                // already sent its ERROR by the supervisor
   };
 
   explicit Server(const ServerOptions& options, Fd listener, uint16_t port);
-  void Session(int fd);
-  Status Handshake(ControlChannel& ch);
-  Status HandleRequest(ControlChannel& ch, Slot& slot);
-  Status RunTest(ControlChannel& ch, Slot& slot, const TestSpec& spec, const ParamSet& params,
-                 const std::string& who);
+  void session(int fd);
+  Status handshake(ControlChannel& ch, SessionInfo& info);
+  Status serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info);
+  Status run(ControlChannel& ch, Slot& slot, const SessionInfo& info, const nlohmann::json& body);
+  Result<RunRecord> execute(ControlChannel& ch, Slot& slot, const SessionInfo& info,
+                            const TestSpec& spec, const RunOptions& opts);
+  // The latest a run may end: its length (or --max_time for -n runs) and two timeouts.
+  int64_t run_deadline_ns(const RunOptions& opts) const;
   // Answers a connection that will not be served, without waiting on it.
-  void Refuse(Fd conn, const SockAddr& peer, const std::string& why);
-  // Ends sessions past their run-time limit, or all of them when stopping.
-  void Supervise(bool stopping);
-  void Log(const std::string& line);
+  void refuse(Fd conn, const SockAddr& peer, const std::string& why);
+  // Ends runs past their deadline, or every session when stopping.
+  void supervise(bool stopping);
+  void log(const std::string& line);
 
   ServerOptions options_;
   Fd listener_;
   uint16_t port_;
   std::atomic<bool> stop_{false};
   std::atomic<int> active_{0};
+  std::atomic<int> sessions_ended_{0};
+  std::string first_failure_;  // with `once`: why the session failed (guarded by mu_)
+  MeasurementQueue queue_;
   std::mutex mu_;  // guards sessions_, memory_in_use_, and the channels listed
   std::condition_variable sessions_done_;
   std::list<Slot*> sessions_;

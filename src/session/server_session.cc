@@ -1,14 +1,17 @@
-// One client's session on the server: hello (and proof of the key), one request, close.
+// One client's session on the server: hello (and proof of the key), then its requests (runs,
+// conf, quit) until it says goodbye, each run admitted, queued and bounded by a deadline.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 
-#include "cli/command_line.h"
 #include "core/clock.h"
-#include "engine/registry.h"
+#include "core/text.h"
+#include "engine/misc_tests.h"
 #include "net/control.h"
+#include "options/run_options_json.h"
 #include "security/auth.h"
 #include "session/server.h"
-#include "engine/misc_tests.h"
-#include "engine/affinity.h"
 
 namespace fabperf {
 
@@ -27,21 +30,24 @@ std::string string_field(const nlohmann::json& body, const char* name) {
 
 }  // namespace
 
-void Server::Session(int fd) {
+void Server::session(int fd) {
   Slot slot;
+  SessionInfo info;
   {
     ControlChannel ch(fd);
     ch.set_peer_label("client");
     ch.set_max_body(kClientMaxFrameBody);
     ch.set_cancel(&slot.stop);
+    info.peer_host = ch.peer_host();
+    info.local_host = local_address(ch.fd()).host();
     {
       std::lock_guard<std::mutex> lock(mu_);
       slot.channel = &ch;
       if (stop_.load()) slot.stop.store(true);
       sessions_.push_back(&slot);
     }
-    Status s = Handshake(ch);
-    if (s.ok()) s = HandleRequest(ch, slot);
+    Status s = handshake(ch, info);
+    if (s.ok()) s = serve_requests(ch, slot, info);
     if (!s.ok()) {
       // One line per failed session; the client hears the same reason when it can. A session
       // the supervisor ended was logged and told there.
@@ -51,27 +57,46 @@ void Server::Session(int fd) {
         told = slot.told;
       }
       if (!told) {
-        Log(ch.peer_host() + ": " + s.message());
-        if (s.code() != Code::kInterrupted) ch.send_error(for_client(s.message()), 1);
+        log(ch.peer_host() + ": " + s.message());
+        if (s.code() != Code::kInterrupted) ch.send_error(for_client(s.message()), 1).IgnoreError();
       }
+      std::lock_guard<std::mutex> lock(mu_);
+      if (first_failure_.empty()) first_failure_ = s.message();
     }
+    if (options_.observer != nullptr && !info.tool.empty()) options_.observer->on_session_end(info);
     std::lock_guard<std::mutex> lock(mu_);
     sessions_.remove(&slot);
-    memory_in_use_ -= slot.memory;
   }
   std::lock_guard<std::mutex> lock(mu_);
+  sessions_ended_.fetch_add(1);
   active_.fetch_sub(1);
   sessions_done_.notify_all();
 }
 
-Status Server::Handshake(ControlChannel& ch) {
+Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   auto hello = ch.expect(MsgType::kHello, options_.timeout_s);
   if (!hello.ok()) return hello.status();
+  info.tool = printable(string_field(*hello, "tool"), 64);
+  if (info.tool.empty()) return Status::Failed("not a fabperf client (its HELLO names no tool)");
+  // A fab_* server serves its own tool, as the originals do, of the same major.minor version.
+  if (!options_.tool.empty()) {
+    if (info.tool != options_.tool) {
+      return Status::Failed("Client and server program names do not match!");
+    }
+    std::string version = string_field(*hello, "version");
+    auto major_minor = [](const std::string& v) { return v.substr(0, v.find('.', v.find('.') + 1)); };
+    if (major_minor(version) != major_minor(FABPERF_VERSION)) {
+      return Status::Failed("Client and server program versions do not match!");
+    }
+  }
+  if (auto pid = hello->find("pid"); pid != hello->end() && pid->is_number_integer()) {
+    info.peer_pid = pid->get<int64_t>();
+  }
   const nlohmann::json* auth = nullptr;
   if (auto it = hello->find("auth"); it != hello->end() && it->is_object()) auth = &*it;
   if (options_.auth_key.empty()) {
     // A client with a key refuses us itself: it cannot tell us from an impostor.
-    return ch.send(MsgType::kWelcome, {{"server", node_info()}});
+    return ch.send(MsgType::kWelcome, {{"server", node_info()}, {"pid", getpid()}});
   }
   std::string client_nonce = auth != nullptr ? string_field(*auth, "nonce") : "";
   if (auth == nullptr) {
@@ -94,68 +119,140 @@ Status Server::Handshake(ControlChannel& ch) {
   }
   return ch.send(MsgType::kAuth,
                  {{"proof", server_proof(options_.auth_key, *server_nonce, client_nonce)},
-                  {"server", node_info()}});
+                  {"server", node_info()},
+                  {"pid", getpid()}});
 }
 
-Status Server::HandleRequest(ControlChannel& ch, Slot& slot) {
-  auto request = ch.recv(options_.timeout_s);
-  if (!request.ok()) return request.status();
-  switch (request->type) {
-    case MsgType::kConf:
-      return ch.send(MsgType::kConfReply, node_info());
-    case MsgType::kQuit: {
-      Log(ch.peer_host() + ": quit");
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        slot.told = true;  // its answer is BYE, not "server shutting down"
+Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info) {
+  while (true) {
+    auto request = ch.recv(options_.timeout_s);
+    if (!request.ok()) {
+      // A client that leaves between runs, having what it came for, ends the session quietly.
+      if (request.status().code() == Code::kFailed && !ch.peer_reported_error() &&
+          request.status().message().find("connection closed by peer") != std::string::npos &&
+          request.status().message().find("middle") == std::string::npos) {
+        return Status::Ok();
       }
-      Status s = ch.send(MsgType::kBye, nlohmann::json::object());
-      Stop();
-      return s;
+      return request.status();
     }
-    case MsgType::kRun:
-      break;
-    default:
-      return Status::Failed(std::string("protocol error: unexpected ") +
-                            msg_type_name(request->type));
+    switch (request->type) {
+      case MsgType::kConf:
+        FP_RETURN_IF_ERROR(ch.send(MsgType::kConfReply, node_info()));
+        continue;
+      case MsgType::kQuit: {
+        log(ch.peer_host() + ": quit");
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          slot.told = true;  // its answer is BYE, not "server shutting down"
+        }
+        Status s = ch.send(MsgType::kBye, nlohmann::json::object());
+        stop();
+        return s;
+      }
+      case MsgType::kBye:
+        return Status::Ok();
+      case MsgType::kRun:
+        FP_RETURN_IF_ERROR(run(ch, slot, info, request->body));
+        continue;
+      default:
+        return Status::Failed(std::string("protocol error: unexpected ") +
+                              msg_type_name(request->type));
+    }
   }
-  const nlohmann::json& body = request->body;
+}
+
+int64_t Server::run_deadline_ns(const RunOptions& opts) const {
+  double length = opts.no_msgs > 0 ? options_.limits.max_time
+                                   : std::min(opts.time, options_.limits.max_time);
+  return now_ns() + static_cast<int64_t>((length + 2 * opts.timeout + 5) * 1e9);
+}
+
+Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
+                   const nlohmann::json& body) {
   std::string name = string_field(body, "test");
   const TestSpec* spec = options_.tests->find(name);
   if (spec == nullptr || spec->kind == TestKind::kMisc) {
-    return Status::Failed("unknown test \"" + name.substr(0, 64) +
+    return Status::Failed("unknown test \"" + printable(name, 64) +
                           "\" (is the client newer? upgrade the server)");
   }
-  auto params = params_from_json(body.contains("params") ? body["params"] : nlohmann::json());
-  if (!params.ok()) return params.status().Prefixed(name);
+  auto opts = run_options_from_json(body.contains("params") ? body["params"] : nlohmann::json());
+  if (!opts.ok()) return opts.status().Prefixed(name);
+  if (spec->check != nullptr) FP_RETURN_IF_ERROR(spec->check(*opts).Prefixed(name));
+  // The server's -to bounds every wait of the run, whatever the client asked for.
+  opts->timeout = std::min(opts->timeout, options_.timeout_s);
+  Status allowed = check_request(options_.limits, *spec, *opts, 0);
+  if (!allowed.ok()) return allowed.Prefixed(name);
+
+  // Wait for the turn to measure (other clients' runs first), telling the client so.
+  auto ticket = queue_.enter(info.peer_host + " " + name, options_.queue_timeout_s, slot.stop,
+                             [&](size_t ahead) {
+                               return ch.send(MsgType::kQueued, {{"ahead", ahead}}, 1);
+                             });
+  if (!ticket.ok()) return ticket.status().Prefixed(name);
+  uint64_t need = session_memory(*spec, *opts);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Status allowed = check_request(options_.limits, *spec, *params, memory_in_use_);
-    if (!allowed.ok()) return allowed.Prefixed(name);
-    slot.memory = session_memory(*spec, *params);
-    memory_in_use_ += slot.memory;
-    // The watchdog's bound: the longest run allowed, and then one timeout to wind down.
-    double bound_s = options_.limits.max_time + params->seconds("timeout") + 5;
-    slot.deadline_ns = now_ns() + static_cast<int64_t>(bound_s * 1e9);
+    Status fits = check_request(options_.limits, *spec, *opts, memory_in_use_);
+    if (!fits.ok()) {
+      queue_.leave(*ticket);
+      return fits.Prefixed(name);
+    }
+    slot.memory = need;
+    memory_in_use_ += need;
+    slot.deadline_ns = run_deadline_ns(*opts);
   }
-  return RunTest(ch, slot, *spec, *params, name);
+  if (options_.observer != nullptr) options_.observer->on_run_start(info, *spec, *opts);
+  auto record = execute(ch, slot, info, *spec, *opts);
+  std::vector<std::string> overlapped = queue_.leave(*ticket);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    memory_in_use_ -= slot.memory;
+    slot.memory = 0;
+    slot.deadline_ns = INT64_MAX;
+  }
+  if (!record.ok()) return record.status().Prefixed(name);
+  nlohmann::json result = record->to_json();
+  result["overlapped"] = overlapped;
+  FP_RETURN_IF_ERROR(ch.send(MsgType::kResult, result));
+  // The client's side, so a dialect that shows results on the server (fab_*) can.
+  auto report = ch.expect(MsgType::kReport, opts->timeout);
+  if (!report.ok()) return report.status();
+  if (options_.observer != nullptr) {
+    TestResult view;
+    view.spec = spec;
+    view.test = spec->name;
+    view.local_opts = *opts;
+    view.remote_opts = *opts;
+    view.loc = SideStats::from_json(report->value("stats", nlohmann::json::object()));
+    view.rem = record->stats;
+    LatencyRecorder latency;
+    if (!record->latency.is_null()) {
+      auto mine = LatencyRecorder::from_json(record->latency);
+      if (mine.ok()) latency.merge(*mine);
+    }
+    if (report->contains("latency")) {
+      auto theirs = LatencyRecorder::from_json((*report)["latency"]);
+      if (theirs.ok()) latency.merge(*theirs);
+    }
+    derive_figures(view, latency, default_percentiles());
+    options_.observer->on_run_end(info, view);
+  }
+  return Status::Ok();
 }
 
-Status Server::RunTest(ControlChannel& ch, Slot& slot, const TestSpec& spec, const ParamSet& params,
-                       const std::string& name) {
-  TestContext ctx(Role::kServer, spec, params, ch, ch.peer_host());
-  ctx.stop = &slot.stop;
-  Status s = apply_cpu_affinity(params.str("cpu_affinity"));
-  if (s.ok()) s = ch.send(MsgType::kReady, nlohmann::json::object());
-  if (s.ok()) s = spec.server(ctx);
-  if (!s.ok()) return s.Prefixed(name);
-  nlohmann::json result = {{"stats", ctx.stats.to_json()}};
-  if (ctx.latency.count() > 0) result["latency"] = ctx.latency.to_json();
-  FP_RETURN_IF_ERROR(ch.send(MsgType::kResult, result));
-  // Wait for the client's goodbye so our close never resets unread data; a client that
-  // leaves without one has its results already.
-  ch.recv(params.seconds("timeout"));
-  return Status::Ok();
+Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const SessionInfo& info,
+                                  const TestSpec& spec, const RunOptions& opts) {
+  if (spec.family == TransportFamily::kFabric && options_.isolate) {
+    Needs needs = needs_of(spec, opts);
+    // The peer's processes are looked up here, before a session process that may run as
+    // another user (who cannot read the client's /proc entries) takes over.
+    ControlPeer peer = ControlPeer::resolved(ch.fd(), options_.trust_fabric_addrs);
+    return options_.isolate(ch, spec, opts, needs, Deadline(slot.deadline_ns), options_.run_as,
+                            peer);
+  }
+  ControlPeer peer = ControlPeer::of_connection(ch.fd());
+  peer.trust_fabric_only = options_.trust_fabric_addrs;
+  return serve_run(ch, spec, opts, peer, &slot.stop);
 }
 
 }  // namespace fabperf

@@ -30,8 +30,8 @@ Status set_timeouts(int fd, double seconds) {
   return Status::Ok();
 }
 
-Status tune_socket(int fd, const SocketProtocol& proto, const ParamSet& params) {
-  uint64_t buf = params.u64("sock_buf_size");
+Status tune_socket(int fd, const SocketProtocol& proto, const RunOptions& opts) {
+  uint64_t buf = opts.sock_buf_size;
   if (buf > 0) {
     int size = static_cast<int>(buf);
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size) < 0 ||
@@ -59,7 +59,7 @@ DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_
       recv_wait_s_(timeout_s),
       addressed_(!proto.connected && proto.type != SOCK_DGRAM) {
   if (busy_poll_) {
-    set_nonblocking(fd_.get(), true);
+    set_nonblocking(fd_.get(), true).IgnoreError();  // fails only for a bad fd
   } else {
     // The watchdog keeps the deadline; the kernel's per-call timers go (zero = none). Set-up
     // (connect) ran under SO_SNDTIMEO; from here on only measured calls are made.
@@ -198,11 +198,11 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
   Fd fd = std::move(*sock);
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.params));
+  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.opts));
   // Bind to the address the client reached us on: the data path follows the control path.
   SockAddr bind_addr = protocol_address(proto, local);
   // A fixed -ip is the first of a range: stream i of --streams takes port ip_port + i.
-  uint64_t fixed_port = ctx.params.u64("ip_port");
+  uint64_t fixed_port = ctx.opts.ip_port;
   if (fixed_port != 0 && fixed_port + static_cast<uint64_t>(stream) > 65535) {
     return Status::Usage("-ip " + std::to_string(fixed_port) + " with " +
                          std::to_string(stream + 1) + " streams runs past port 65535");
@@ -224,9 +224,9 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
       auto conn = accept_until(fd.get(), deadline, &peer);
       if (!conn.ok()) return conn.status().Prefixed("data connection");
       if (peer.host() != ctx.peer_host) continue;
-      FP_RETURN_IF_ERROR(tune_socket(conn->get(), proto, ctx.params));
+      FP_RETURN_IF_ERROR(tune_socket(conn->get(), proto, ctx.opts));
       FP_RETURN_IF_ERROR(set_timeouts(conn->get(), timeout));
-      return DataLink(proto, std::move(*conn), peer, ctx.params.on("cq_poll"), timeout);
+      return DataLink(proto, std::move(*conn), peer, ctx.opts.cq_poll, timeout);
     }
   }
   auto reply = ctx.exchange({{"port", port}});
@@ -244,7 +244,7 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
     return Status::Failed(errno_text("connect data socket"));
   }
   FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
-  return DataLink(proto, std::move(fd), peer, ctx.params.on("cq_poll"), timeout);
+  return DataLink(proto, std::move(fd), peer, ctx.opts.cq_poll, timeout);
 }
 
 Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto) {
@@ -253,7 +253,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
   auto sock = open_protocol_socket(proto, server.family());
   if (!sock.ok()) return sock.status();
   Fd fd = std::move(*sock);
-  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.params));
+  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.opts));
   double timeout = ctx.timeout_s();
   if (proto.connected) {
     auto reply = ctx.exchange(nlohmann::json::object());
@@ -269,7 +269,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
     if (connect(fd.get(), target.get(), target.len) < 0) {
       return Status::Failed(errno_text(("data connection to " + target.to_string()).c_str()));
     }
-    return DataLink(proto, std::move(fd), target, ctx.params.on("cq_poll"), timeout);
+    return DataLink(proto, std::move(fd), target, ctx.opts.cq_poll, timeout);
   }
   SockAddr source = protocol_address(proto, local);
   source.set_port(0);
@@ -286,7 +286,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
     return Status::Failed(errno_text("connect data socket"));
   }
   FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
-  return DataLink(proto, std::move(fd), target, ctx.params.on("cq_poll"), timeout);
+  return DataLink(proto, std::move(fd), target, ctx.opts.cq_poll, timeout);
 }
 
 }  // namespace fabperf

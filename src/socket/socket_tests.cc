@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "engine/latency_loop.h"
+#include "engine/run_limit.h"
 #include "engine/streams.h"
 #include "net/socket.h"
 #include "net/control.h"
@@ -23,8 +25,6 @@ namespace fabperf {
 
 namespace {
 
-// How often a long loop looks at the control channel for a peer's failure.
-constexpr int64_t kPeerCheckNs = 100'000'000;
 // Datagram receivers wake this often to look for the client's end-of-test message.
 constexpr double kDatagramWaitS = 0.1;
 // How long a ping-pong over an unreliable protocol waits for a reply before counting it lost.
@@ -33,23 +33,6 @@ constexpr double kMaxReplyWaitS = 1.0;
 const SocketProtocol& protocol_of(const TestContext& ctx) {
   return *find_socket_protocol(ctx.spec.transport);
 }
-
-// Ends the measured loop by count (-n) or by time (-t).
-class RunLimit {
- public:
-  explicit RunLimit(const ParamSet& params)
-      : count_(params.u64("no_msgs")),
-        duration_ns_(static_cast<int64_t>(params.seconds("time") * 1e9)) {}
-  void start(int64_t now) { end_ns_ = now + duration_ns_; }
-  bool done(uint64_t iterations, int64_t now) const {
-    return count_ > 0 ? iterations >= count_ : now >= end_ns_;
-  }
-
- private:
-  uint64_t count_;
-  int64_t duration_ns_;
-  int64_t end_ns_ = 0;
-};
 
 uint64_t touch(const char* buf, size_t len) {
   uint64_t sum = 0;
@@ -67,19 +50,19 @@ bool carries_seq(const SocketProtocol& proto, size_t size) {
 // it, and the percentiles show it; a closed loop would wait and record it once (coordinated
 // omission). Replies are matched by sequence number (datagrams) or by order (streams).
 Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
-  size_t size = ctx.params.u64("msg_size");
+  size_t size = ctx.opts.msg_size;
   bool seq_on = carries_seq(proto, size);
-  const double interval_ns = 1e9 / static_cast<double>(ctx.params.u64("rate"));
-  const uint64_t warmup = ctx.params.u64("warmup");
-  const uint64_t count = ctx.params.u64("no_msgs");
-  const bool poll_mode = ctx.params.on("cq_poll");
+  const double interval_ns = 1e9 / static_cast<double>(ctx.opts.rate);
+  const uint64_t warmup = ctx.opts.warmup;
+  const uint64_t count = ctx.opts.no_msgs;
+  const bool poll_mode = ctx.opts.cq_poll;
   std::vector<char> out(size, 'p'), in(size);
   ctx.latency.set_scale(0.5);  // one-way, as in the closed loop: half the round trip
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
   ctx.mark_start();
   const int64_t start = now_ns();
   auto due = [&](uint64_t k) { return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns); };
-  const int64_t send_until = due(warmup) + static_cast<int64_t>(ctx.params.seconds("time") * 1e9);
+  const int64_t send_until = due(warmup) + static_cast<int64_t>(ctx.opts.time * 1e9);
   uint64_t next = 0, replies = 0;  // messages sent; replies taken (streams: in order)
   size_t have = 0;                 // bytes of the reply being assembled (streams)
   bool sending = true;
@@ -151,8 +134,8 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
 
 Status lat_client(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
-  bool open_loop = ctx.params.has("rate") && ctx.params.u64("rate") > 0;
-  if (open_loop && !carries_seq(proto, ctx.params.u64("msg_size")) && !proto.reliable) {
+  bool open_loop = ctx.opts.rate > 0;
+  if (open_loop && !carries_seq(proto, ctx.opts.msg_size) && !proto.reliable) {
     return Status::Usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
                          "or more: each message carries its sequence number");
   }
@@ -161,27 +144,16 @@ Status lat_client(TestContext& ctx) {
   if (open_loop) {
     return lat_client_open_loop(ctx, *link, proto);
   }
-  size_t size = ctx.params.u64("msg_size");
+  size_t size = ctx.opts.msg_size;
   std::vector<char> out(size, 'p'), in(size);
   bool seq_on = carries_seq(proto, size);
   double reply_wait = proto.reliable ? -1 : std::min(ctx.timeout_s(), kMaxReplyWaitS);
   if (reply_wait >= 0) FP_RETURN_IF_ERROR(link->set_recv_wait(reply_wait));
-  uint64_t warmup = ctx.params.u64("warmup");
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
-  RunLimit limit(ctx.params);
-  uint64_t seq = 0, measured = 0;
-  int64_t next_check = 0;
-  bool access = ctx.params.on("access_recv");
+  uint64_t seq = 0;
+  const bool access = ctx.opts.access_recv;
   volatile uint64_t sink = 0;
-  for (uint64_t i = 0;; ++i) {
-    bool warming = i < warmup;
-    int64_t t0 = now_ns();
-    if (i == warmup) {
-      ctx.mark_start();
-      limit.start(t0);
-      next_check = t0 + kPeerCheckNs;
-    }
-    if (!warming && (limit.done(measured, t0) || ctx.stop_requested())) break;
+  auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
     ++seq;
     if (seq_on) memcpy(out.data(), &seq, sizeof seq);
     FP_RETURN_IF_ERROR(link->send_msg(out.data(), size));
@@ -195,7 +167,7 @@ Status lat_client(TestContext& ctx) {
           // A missing reply is also what a dead server looks like: ask the control channel
           // now rather than after another full reply wait.
           FP_RETURN_IF_ERROR(ctx.check_peer());
-          break;
+          return Sample{now_ns() - t0, true};
         }
         return got.status();
       }
@@ -207,18 +179,11 @@ Status lat_client(TestContext& ctx) {
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += *got;
       if (access) sink = sink + touch(in.data(), *got);
-      if (!warming) {
-        ctx.latency.record(static_cast<uint64_t>(t1 - t0));
-        ++measured;
-      }
-      break;
+      return Sample{t1 - t0, false};
     }
-    if (!warming && t0 >= next_check) {
-      FP_RETURN_IF_ERROR(ctx.check_peer());
-      next_check = t0 + kPeerCheckNs;
-    }
-  }
-  ctx.mark_end();
+  };
+  FP_RETURN_IF_ERROR(
+      run_latency_loop(ctx, once, [&](int64_t) { return ctx.check_peer(); }));
   link->finish_sending();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
   return Status::Ok();
@@ -229,9 +194,9 @@ Status lat_server(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
   auto link = open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
-  size_t size = ctx.params.u64("msg_size");
+  size_t size = ctx.opts.msg_size;
   std::vector<char> buf(size);
-  bool access = ctx.params.on("access_recv");
+  bool access = ctx.opts.access_recv;
   volatile uint64_t sink = 0;
   // Test hook (tests/e2e_openloop_test.cc): FABPERF_TEST_STALL_MS=N makes this server sleep
   // once for N ms after FABPERF_TEST_STALL_AT messages (default 1000), a stall on purpose that
@@ -278,7 +243,7 @@ Status lat_server(TestContext& ctx) {
 // Opens the --streams data links, in order, so stream i on one side is stream i on the other.
 template <typename Open>
 Result<std::vector<DataLink>> open_links(TestContext& ctx, const SocketProtocol& proto, Open open) {
-  int n = stream_count(ctx.params);
+  int n = stream_count(ctx.opts);
   std::vector<DataLink> links;
   links.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -297,13 +262,13 @@ Status bw_client(TestContext& ctx) {
     return open_client_link(c, p);
   });
   if (!links.ok()) return links.status();
-  size_t size = ctx.params.u64("msg_size");
+  size_t size = ctx.opts.msg_size;
   std::vector<char> buf(size);  // read only: every stream sends from it
   for (size_t i = 0; i < size; ++i) buf[i] = static_cast<char>('a' + i % 26);
   Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
     DataLink& link = (*links)[static_cast<size_t>(w.index)];
     StreamCounters& c = w.counters;
-    RunLimit limit(ctx.params);
+    RunLimit limit(ctx.opts);
     limit.start(w.start_ns);
     int64_t now = w.start_ns;
     while (!limit.done(c.send_msgs, now) && !w.stopping()) {
@@ -335,9 +300,9 @@ Status bw_server(TestContext& ctx) {
     return open_server_link(c, p, i);
   });
   if (!links.ok()) return links.status();
-  size_t size = ctx.params.u64("msg_size");
+  size_t size = ctx.opts.msg_size;
   std::vector<std::vector<char>> bufs(links->size(), std::vector<char>(size));
-  bool access = ctx.params.on("access_recv");
+  bool access = ctx.opts.access_recv;
   const int64_t idle_limit_ns = static_cast<int64_t>(ctx.timeout_s() * 1e9);
   Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
     DataLink& link = (*links)[static_cast<size_t>(w.index)];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/test_context.h"
+#include "options/option_table.h"
 #include "e2e_util.h"
 #include "fabric/fabric_tests.h"
 #include "fabric/provider.h"
@@ -27,45 +28,35 @@ struct PairOutcome {
   uint64_t samples = 0;
 };
 
-ParamSet make_params(const std::string& provider, uint64_t msg_size) {
-  ParamSet p;
-  p.set("msg_size", msg_size, false);
-  p.set("time", 0.0, false);
-  p.set("no_msgs", uint64_t{300}, true);
-  p.set("warmup", uint64_t{5}, false);
-  p.set("timeout", 5.0, false);
-  p.set("provider", provider, true);
-  p.set("domain", std::string(), false);
-  p.set("fabric", std::string(), false);
-  p.set("id", std::string(), false);
-  p.set("cq_poll", false, false);
-  p.set("tx_depth", uint64_t{16}, false);
-  p.set("rd_atomic", uint64_t{8}, false);
-  p.set("mtu_size", uint64_t{0}, false);
-  p.set("use_hp", std::string(), false);
-  p.set("access_recv", true, false);
-  p.set("verify", true, true);
-  p.set("atomic_op", std::string("SUM"), false);
-  p.set("atomic_type", std::string("UINT64"), false);
-  p.set("cswap_op", std::string("EQ"), false);
-  p.set("fetching", false, false);
+RunOptions make_params(const std::string& provider, uint64_t msg_size) {
+  RunOptions p = default_run_options();
+  p.msg_size = msg_size;
+  p.time = 0;
+  p.no_msgs = 300;
+  p.warmup = 5;
+  p.timeout = 5;
+  p.provider = provider;
+  p.tx_depth = 16;
+  p.rd_atomic = 8;
+  p.access_recv = true;
+  p.verify = true;
   return p;
 }
 
 // What the engine does around a role: run it, and on failure tell the peer.
-Status run_role(const TestSpec& spec, Role role, const ParamSet& params, Fd fd,
+Status run_role(const TestSpec& spec, Role role, const RunOptions& params, Fd fd,
                 SideStats* stats, uint64_t* samples) {
   ControlChannel channel(fd.release());
   channel.set_peer_label(role == Role::kClient ? "server" : "client");
   TestContext ctx(role, spec, params, channel, channel.peer_host());
   Status status = (role == Role::kClient ? spec.client : spec.server)(ctx);
-  if (!status.ok()) channel.send_error(status.message());
+  if (!status.ok()) channel.send_error(status.message()).IgnoreError();
   *stats = ctx.stats;
   if (samples != nullptr) *samples = ctx.latency.count();
   return status;
 }
 
-PairOutcome run_pair(const TestSpec& spec, const ParamSet& params) {
+PairOutcome run_pair(const TestSpec& spec, const RunOptions& params) {
   PairOutcome out;
   auto listener = listen_tcp("127.0.0.1", 0, 1);
   if (!listener.ok()) {
@@ -115,7 +106,7 @@ TEST_P(FabricRolesTest, RunsAndVerifies) {
   const Case& c = GetParam();
   const TestSpec* spec = find_spec(c.test);
   ASSERT_NE(spec, nullptr) << c.test;
-  ParamSet params = make_params(c.provider, spec->default_msg_size);
+  RunOptions params = make_params(c.provider, spec->default_msg_size);
   PairOutcome out = run_pair(*spec, params);
   // A known provider defect (e2e_util.h) gets one more run.
   auto flake = [&](const Status& s) {

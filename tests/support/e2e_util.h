@@ -47,6 +47,12 @@ class ServerProcess {
 
 bool contains(const std::string& haystack, const std::string& needle);
 
+// Server options that keep a root server's fabric sessions root: shm regions are mode 0600, so
+// a root client's shm session needs a session process of its own user, where the server would
+// otherwise drop to nobody (docs/security.md). Empty when not root. `spelling` is the dialect's
+// ("--run_as" for fabperf, "--run-as" for the fab_* tools).
+std::vector<std::string> keep_root_sessions(const std::string& spelling = "--run_as");
+
 // Known defects of libfabric 1.17's providers, each seen failing a run now and then on a loaded
 // machine or under ASan, never twice in a row; a test runs such a failure, and only such, once
 // more (a second failure fails it). `error` is what the run reported.

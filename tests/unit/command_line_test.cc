@@ -6,6 +6,8 @@
 #include <set>
 
 #include "app/all_tests.h"
+#include "cli/run_plan.h"
+#include "options/run_options_json.h"
 
 namespace fabperf {
 namespace {
@@ -48,21 +50,21 @@ TEST(CommandLine, QperfMultiLetterSpellings) {
   ASSERT_TRUE(cl.ok()) << cl.status().message();
   const auto& as = cl->tests[0].assignments;
   EXPECT_EQ(std::get<uint64_t>(find(as, "listen_port")->value), 4000u);
-  EXPECT_TRUE(cl->flag("verbose_more_used"));
-  EXPECT_TRUE(cl->flag("verbose_used"));  // implied by -vvu
-  EXPECT_FALSE(cl->flag("verbose_stat"));
-  EXPECT_TRUE(cl->flag("unify_units"));
-  EXPECT_EQ(std::get<int64_t>(cl->global("precision")), 5);
+  EXPECT_TRUE(cl->program.verbose_more_used);
+  EXPECT_TRUE(cl->program.verbose_used);  // implied by -vvu
+  EXPECT_FALSE(cl->program.verbose_stat);
+  EXPECT_TRUE(cl->program.unify_units);
+  EXPECT_EQ(cl->program.precision, 5);
   std::vector<std::string> warnings;
-  auto params = resolve_params(*all_tests().find("tcp_lat"), as, {}, &warnings);
+  auto params = resolve_run(*all_tests().find("tcp_lat"), as, {}, Dialect::kQperf, &warnings);
   ASSERT_TRUE(params.ok()) << params.status().message();
-  EXPECT_TRUE(params->local.on("cq_poll"));
-  EXPECT_FALSE(params->remote.on("cq_poll"));
-  EXPECT_TRUE(params->local.on("access_recv"));
-  EXPECT_EQ(params->local.str("cpu_affinity"), "1");
-  EXPECT_EQ(params->remote.str("cpu_affinity"), "any");
-  EXPECT_DOUBLE_EQ(params->local.seconds("timeout"), 3);
-  EXPECT_DOUBLE_EQ(params->remote.seconds("timeout"), 4);
+  EXPECT_TRUE(params->local.cq_poll);
+  EXPECT_FALSE(params->remote.cq_poll);
+  EXPECT_TRUE(params->local.access_recv);
+  EXPECT_EQ(params->local.cpu_affinity, "1");
+  EXPECT_EQ(params->remote.cpu_affinity, "any");
+  EXPECT_DOUBLE_EQ(params->local.timeout, 3);
+  EXPECT_DOUBLE_EQ(params->remote.timeout, 4);
   EXPECT_TRUE(warnings.empty());
 }
 
@@ -70,23 +72,24 @@ TEST(CommandLine, LongFormsWithEqualsAndLocRem) {
   auto cl = parse({"h", "--msg_size=64K", "--loc_sock_buf_size", "1M", "--rem_sock_buf_size=2M",
                    "--time", "1m", "tcp_bw"});
   ASSERT_TRUE(cl.ok()) << cl.status().message();
-  auto params = resolve_params(*all_tests().find("tcp_bw"), cl->tests[0].assignments, {}, nullptr);
+  auto params = resolve_run(*all_tests().find("tcp_bw"), cl->tests[0].assignments, {},
+                            Dialect::kQperf, nullptr);
   ASSERT_TRUE(params.ok());
-  EXPECT_EQ(params->local.u64("msg_size"), 65536u);
-  EXPECT_EQ(params->local.u64("sock_buf_size"), 1048576u);
-  EXPECT_EQ(params->remote.u64("sock_buf_size"), 2097152u);
-  EXPECT_DOUBLE_EQ(params->local.seconds("time"), 60);
-  EXPECT_TRUE(params->local.set_by_user("msg_size"));
-  EXPECT_FALSE(params->local.set_by_user("no_msgs"));
+  EXPECT_EQ(params->local.msg_size, 65536u);
+  EXPECT_EQ(params->local.sock_buf_size, 1048576u);
+  EXPECT_EQ(params->remote.sock_buf_size, 2097152u);
+  EXPECT_DOUBLE_EQ(params->local.time, 60);
+  EXPECT_TRUE(given(params->local, &RunOptions::msg_size));
+  EXPECT_FALSE(given(params->local, &RunOptions::no_msgs));
 }
 
 TEST(CommandLine, TestDefaultsForMessageSize) {
   for (const auto& [test, size] : std::vector<std::pair<std::string, uint64_t>>{
            {"tcp_lat", 1}, {"tcp_bw", 65536}, {"udp_bw", 32768}, {"udp_lat", 1}}) {
-    auto params = resolve_params(*all_tests().find(test), {}, {}, nullptr);
+    auto params = resolve_run(*all_tests().find(test), {}, {}, Dialect::kQperf, nullptr);
     ASSERT_TRUE(params.ok());
-    EXPECT_EQ(params->local.u64("msg_size"), size) << test;
-    EXPECT_EQ(params->remote.u64("msg_size"), size) << test;
+    EXPECT_EQ(params->local.msg_size, size) << test;
+    EXPECT_EQ(params->remote.msg_size, size) << test;
   }
 }
 
@@ -94,7 +97,9 @@ TEST(CommandLine, SetButNotUsedWarningNamesTheSpelling) {
   auto cl = parse({"h", "--verify", "-sl", "2", "tcp_lat"});
   ASSERT_TRUE(cl.ok());
   std::vector<std::string> warnings;
-  ASSERT_TRUE(resolve_params(*all_tests().find("tcp_lat"), cl->tests[0].assignments, {}, &warnings).ok());
+  ASSERT_TRUE(resolve_run(*all_tests().find("tcp_lat"), cl->tests[0].assignments, {},
+                          Dialect::kQperf, &warnings)
+                  .ok());
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_EQ(warnings[0], "warning: --verify set but not used in test tcp_lat");
   EXPECT_EQ(warnings[1], "warning: -sl set but not used in test tcp_lat");
@@ -154,38 +159,115 @@ TEST(CommandLine, SixtyFourBitSizes) {
 TEST(CommandLine, HelpTakesATopic) {
   auto cl = parse({"--help", "tests"});
   ASSERT_TRUE(cl.ok());
-  EXPECT_TRUE(cl->help);
+  EXPECT_TRUE(cl->program.help);
   EXPECT_EQ(cl->help_topic, "tests");
 }
 
-TEST(ParamsFromJson, RoundTripAndRejection) {
-  auto params = resolve_params(*all_tests().find("tcp_lat"), {}, {}, nullptr);
+TEST(RunOptionsJson, RoundTripAndRejection) {
+  auto params = resolve_run(*all_tests().find("tcp_lat"), {}, {}, Dialect::kQperf, nullptr);
   ASSERT_TRUE(params.ok());
-  auto back = params_from_json(params->remote.to_json());
+  auto back = run_options_from_json(to_json(params->remote));
   ASSERT_TRUE(back.ok()) << back.status().message();
-  EXPECT_EQ(back->u64("msg_size"), 1u);
-  EXPECT_DOUBLE_EQ(back->seconds("time"), 2);
-  EXPECT_FALSE(params_from_json({{"no_such_option", 1}}).ok());
-  EXPECT_FALSE(params_from_json({{"msg_size", "12Q"}}).ok());
-  EXPECT_FALSE(params_from_json({{"msg_size", -5}}).ok());
-  EXPECT_FALSE(params_from_json({{"msg_size", nlohmann::json::array()}}).ok());
-  EXPECT_FALSE(params_from_json({{"json", "/etc/passwd"}}).ok());  // client-only: never accepted
-  EXPECT_FALSE(params_from_json(nlohmann::json::array()).ok());
-  auto defaults = params_from_json(nlohmann::json::object());
+  EXPECT_EQ(back->msg_size, 1u);
+  EXPECT_DOUBLE_EQ(back->time, 2);
+  EXPECT_FALSE(run_options_from_json({{"no_such_option", 1}}).ok());
+  EXPECT_FALSE(run_options_from_json({{"msg_size", "12Q"}}).ok());
+  EXPECT_FALSE(run_options_from_json({{"msg_size", -5}}).ok());
+  EXPECT_FALSE(run_options_from_json({{"msg_size", nlohmann::json::array()}}).ok());
+  EXPECT_FALSE(run_options_from_json({{"atomic_op", "NAND"}}).ok());  // not one of the choices
+  EXPECT_FALSE(run_options_from_json({{"use_hp", "4M"}}).ok());
+  EXPECT_FALSE(run_options_from_json({{"json", "/etc/passwd"}}).ok());  // client-only: never
+  EXPECT_FALSE(run_options_from_json(nlohmann::json::array()).ok());
+  auto defaults = run_options_from_json(nlohmann::json::object());
   ASSERT_TRUE(defaults.ok());
-  EXPECT_DOUBLE_EQ(defaults->seconds("timeout"), 5);
+  EXPECT_DOUBLE_EQ(defaults->timeout, 5);
+  auto lower = run_options_from_json({{"atomic_op", "cswap"}});
+  ASSERT_TRUE(lower.ok());
+  EXPECT_EQ(lower->atomic_op, "CSWAP");  // stored as the table lists it
+}
+
+TEST(CommandLine, HostForgottenSaysSo) {
+  auto cl = parse({"-lp", "4000", "-t", "1", "tcp_lat"});
+  ASSERT_FALSE(cl.ok());
+  EXPECT_EQ(cl.status().message(), "must specify host name first; try: fabperf --help");
+}
+
+TEST(CommandLine, ZeroMessageSizeIsRefusedByName) {
+  auto cl = parse({"h", "-m", "0", "tcp_lat"});
+  ASSERT_TRUE(cl.ok());
+  auto plan = plan_runs(*cl, all_tests());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("-m 0"), std::string::npos) << plan.status().message();
+}
+
+TEST(CommandLine, LongOptionsTakeHyphensToo) {
+  auto cl = parse({"h", "--msg-size", "8", "--cq-poll", "1", "tcp_lat"});
+  ASSERT_TRUE(cl.ok()) << cl.status().message();
+  auto plan = plan_runs(*cl, all_tests());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->at(0).params.local.msg_size, 8u);
+  EXPECT_TRUE(plan->at(0).params.local.cq_poll);
 }
 
 TEST(Options, EverySpellingIsUniqueAndResolvable) {
   std::set<std::string> seen;
-  for (const Spelling& s : option_spellings()) {
+  for (const Spelling& s : qperf_spellings()) {
     EXPECT_TRUE(seen.insert(s.text).second) << "duplicate spelling " << s.text;
-    EXPECT_EQ(find_spelling(s.text), &s);
+    EXPECT_EQ(find_qperf_spelling(s.text), &s);
   }
   for (const OptionSpec& spec : option_table()) {
     if (spec.type == OptType::kLoop) continue;
-    EXPECT_TRUE(parse_option_value(spec, spec.default_text, spec.name).ok()) << spec.name;
+    for (Dialect d : {Dialect::kQperf, Dialect::kCxi}) {
+      EXPECT_TRUE(parse_option_value(spec, spec.default_for(d), spec.name).ok()) << spec.name;
+    }
   }
+}
+
+// The typed structs and the table agree: every field has exactly one row, which names it.
+TEST(Options, EveryFieldHasOneRow) {
+  size_t fields = 0;
+#define FABPERF_CHECK(type, name)                                                   \
+  {                                                                                 \
+    ++fields;                                                                       \
+    const OptionSpec* spec = find_option(#name);                                    \
+    ASSERT_NE(spec, nullptr) << #name;                                              \
+    EXPECT_EQ(&option_of(&RunOptions::name), spec) << #name;                        \
+    EXPECT_TRUE(spec->is_run_option()) << #name;                                    \
+  }
+  FABPERF_RUN_OPTION_FIELDS(FABPERF_CHECK)
+#undef FABPERF_CHECK
+#define FABPERF_CHECK(type, name)                                                   \
+  {                                                                                 \
+    ++fields;                                                                       \
+    const OptionSpec* spec = find_option(#name);                                    \
+    ASSERT_NE(spec, nullptr) << #name;                                              \
+    EXPECT_EQ(&option_of(&ProgramOptions::name), spec) << #name;                    \
+    EXPECT_FALSE(spec->is_run_option()) << #name;                                   \
+  }
+  FABPERF_PROGRAM_OPTION_FIELDS(FABPERF_CHECK)
+#undef FABPERF_CHECK
+  size_t rows_with_fields = 0;
+  for (const OptionSpec& spec : option_table()) {
+    if (!std::holds_alternative<std::monostate>(spec.field)) ++rows_with_fields;
+  }
+  EXPECT_EQ(rows_with_fields, fields);
+  EXPECT_LE(option_table().size(), kMaxOptions);
+}
+
+// Typed values land in their fields and come back out, with the dialect's defaults.
+TEST(Options, StoreLoadAndDialectDefaults) {
+  RunOptions q = default_run_options(Dialect::kQperf);
+  RunOptions c = default_run_options(Dialect::kCxi);
+  EXPECT_FALSE(q.cq_poll);
+  EXPECT_TRUE(c.cq_poll);  // the fab_* tools busy-poll, as the originals
+  EXPECT_EQ(q.latency_gap, 0u);
+  EXPECT_EQ(c.latency_gap, 1000u);
+  EXPECT_EQ(default_program_options(Dialect::kCxi).listen_port, 49194u);
+  const OptionSpec& size = option_of(&RunOptions::msg_size);
+  store(q, size, uint64_t{4096}, true);
+  EXPECT_EQ(q.msg_size, 4096u);
+  EXPECT_TRUE(given(q, &RunOptions::msg_size));
+  EXPECT_EQ(std::get<uint64_t>(load(q, size)), 4096u);
 }
 
 TEST(Options, Nearest) {

@@ -1,18 +1,31 @@
 // Golden tests of the CXI tools' text: the cxi_write_lat man page's two examples, byte for byte.
 #include <gtest/gtest.h>
 
+#include "cli/tool_grammar.h"
 #include "cxi/cxi_format.h"
-#include "cxi/cxi_options.h"
+#include "cxi/cxi_plan.h"
 
 namespace fabperf::cxi {
 namespace {
 
 const Tool& write_lat() { return *find_tool("fab_write_lat"); }
 
-CxiOptions parse(const Tool& tool, std::vector<std::string> args) {
-  auto o = parse_cxi_options(tool, args);
-  EXPECT_TRUE(o.ok()) << o.status().message();
-  return *o;
+// A tool's command line as its summary sees it: this process's options, the run's, the sizes.
+struct Parsed {
+  CommandLine cl;
+  RunOptions run;
+  std::vector<uint64_t> sizes;
+  SummaryView view() const { return SummaryView{cl.program, run, sizes.front(), sizes.back()}; }
+};
+
+Parsed parse(const Tool& tool, std::vector<std::string> args) {
+  auto cl = parse_tool_command_line(args, tool.bit, tool.name, true);
+  EXPECT_TRUE(cl.ok()) << cl.status().message();
+  Parsed out{*cl, {}, {}};
+  EXPECT_TRUE(apply_tool_defaults(tool, out.cl).ok());
+  out.run = resolve_own_run_options(out.cl.assignments, Dialect::kCxi);
+  out.sizes = tool_sizes(out.cl);
+  return out;
 }
 
 // The man page's Cassini endpoints, so the block can be compared with its text as printed.
@@ -24,7 +37,7 @@ Endpoints cassini(bool server) {
 const char* kDashes = "------------------------------------------------------------------------\n";
 
 TEST(CxiFormat, ManPageExample1SummaryBlock) {
-  CxiOptions o = parse(write_lat(), {"10.1.1.8", "-D", "1", "-s", "1:1024"});
+  Parsed o = parse(write_lat(), {"10.1.1.8", "-D", "1", "-s", "1:1024"});
   std::string expected = std::string(kDashes) +
                          "    CXI RDMA Write Latency Test\n"
                          "Device           : cxi0\n"
@@ -45,16 +58,16 @@ TEST(CxiFormat, ManPageExample1SummaryBlock) {
                          "Local (client)   : NIC 0x13 PID 0 VNI 10\n"
                          "Remote (server)  : NIC 0x12 PID 0\n" +
                          kDashes;
-  EXPECT_EQ(summary_block(write_lat(), o, cassini(false)), expected);
-  std::string server = summary_block(write_lat(), o, cassini(true));
+  EXPECT_EQ(summary_block(write_lat(), o.view(), cassini(false)), expected);
+  std::string server = summary_block(write_lat(), o.view(), cassini(true));
   EXPECT_NE(server.find("Local (server)   : NIC 0x12 PID 0 VNI 10\n"
                         "Remote (client)  : NIC 0x13 PID 0\n"),
             std::string::npos);
 }
 
 TEST(CxiFormat, ManPageExample2SummaryBlock) {
-  CxiOptions o = parse(write_lat(), {"10.1.1.8", "-n", "5", "--report-all"});
-  std::string block = summary_block(write_lat(), o, cassini(false));
+  Parsed o = parse(write_lat(), {"10.1.1.8", "-n", "5", "--report-all"});
+  std::string block = summary_block(write_lat(), o.view(), cassini(false));
   EXPECT_NE(block.find("Test Type        : Iteration\n"
                        "Iterations       : 5\n"
                        "Warmup Iters     : 10\n"
@@ -126,25 +139,25 @@ TEST(CxiFormat, BandwidthTables) {
 }
 
 TEST(CxiFormat, CxiOnlySwitchesAreNotApplicableElsewhere) {
-  CxiOptions o = parse(write_lat(), {"h", "--no-idc"});
+  Parsed o = parse(write_lat(), {"h", "--no-idc"});
   Endpoints tcp{"lo", "tcp;ofi_rxm", false, "127.0.0.1 PID 1", "127.0.0.1 PID 2"};
-  std::string block = summary_block(write_lat(), o, tcp);
+  std::string block = summary_block(write_lat(), o.view(), tcp);
   EXPECT_NE(block.find("Device           : lo (tcp;ofi_rxm)\n"), std::string::npos);
   EXPECT_NE(block.find("Service ID       : Not Applicable\n"), std::string::npos);
   EXPECT_NE(block.find("IDC              : Not Applicable\n"), std::string::npos);
   EXPECT_NE(block.find("LL Cmd Launch    : Not Applicable\n"), std::string::npos);
   // With cxi the switch acts, and the IDC line tells the truth about large sizes.
-  EXPECT_NE(summary_block(write_lat(), o, cassini(false)).find("IDC              : Disabled\n"),
+  EXPECT_NE(summary_block(write_lat(), o.view(), cassini(false)).find("IDC              : Disabled\n"),
             std::string::npos);
-  CxiOptions big = parse(write_lat(), {"h", "-s", "1024:4096"});
-  EXPECT_NE(summary_block(write_lat(), big, cassini(false))
+  Parsed big = parse(write_lat(), {"h", "-s", "1024:4096"});
+  EXPECT_NE(summary_block(write_lat(), big.view(), cassini(false))
                 .find("IDC              : Unused (sizes above 224)\n"),
             std::string::npos);
 }
 
 TEST(CxiFormat, BandwidthAndAtomicSummaryLines) {
   const Tool& bw = *find_tool("fab_write_bw");
-  std::string block = summary_block(bw, parse(bw, {"h", "-b"}), cassini(false));
+  std::string block = summary_block(bw, parse(bw, {"h", "-b"}).view(), cassini(false));
   EXPECT_NE(block.find("Iterations       : 1000\n"
                        "Write Size       : 65536\n"
                        "List Size        : 256\n"),
@@ -156,17 +169,17 @@ TEST(CxiFormat, BandwidthAndAtomicSummaryLines) {
             std::string::npos)
       << block;
   const Tool& amo = *find_tool("fab_atomic_lat");
-  std::string a = summary_block(amo, parse(amo, {"h", "-A", "min", "-T", "int32", "--fetching"}),
-                                cassini(false));
+  std::string a = summary_block(
+      amo, parse(amo, {"h", "-A", "min", "-T", "int32", "--fetching"}).view(), cassini(false));
   EXPECT_NE(a.find("Atomic Op        : FETCHING MIN\nAtomic Type      : INT32\n"), std::string::npos)
       << a;
-  std::string c = summary_block(amo, parse(amo, {"h", "-A", "CSWAP", "-C", "ne"}), cassini(false));
+  std::string c = summary_block(amo, parse(amo, {"h", "-A", "CSWAP", "-C", "ne"}).view(), cassini(false));
   EXPECT_NE(c.find("Atomic Op        : CSWAP NE\n"), std::string::npos) << c;
 }
 
 TEST(CxiFormat, GpuAndHugepageLines) {
-  CxiOptions o = parse(write_lat(), {"h", "-t", "0", "-g", "nvidia", "--use-hp", "2m"});
-  std::string block = summary_block(write_lat(), o, cassini(false));
+  Parsed o = parse(write_lat(), {"h", "-t", "0", "-g", "nvidia", "--use-hp", "2m"});
+  std::string block = summary_block(write_lat(), o.view(), cassini(false));
   EXPECT_NE(block.find("Client TX Mem    : GPU 0\nServer RX Mem    : System\n"
                        "Client GPU Type  : NVIDIA\n"),
             std::string::npos)

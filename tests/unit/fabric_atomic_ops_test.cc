@@ -1,5 +1,6 @@
 // Atomic op/type/compare-op parsing and the combination rules.
 #include "fabric/atomic_ops.h"
+#include "options/option_table.h"
 
 #include <gtest/gtest.h>
 
@@ -98,19 +99,17 @@ TEST(FabricAtomicOps, ComplexOnlySumSwapAndEqualityCswap) {
 }
 
 TEST(FabricAtomicOps, ValidatesParams) {
-  ParamSet params;
-  params.set("atomic_op", std::string("band"), true);
-  params.set("atomic_type", std::string("double"), true);
-  params.set("cswap_op", std::string("EQ"), false);
-  params.set("fetching", false, false);
-  Status status = validate_atomic_params(params);
+  RunOptions params = default_run_options();
+  params.atomic_op = "BAND";
+  params.atomic_type = "DOUBLE";
+  Status status = atomic_spec_from_options(params).status();
   EXPECT_EQ(status.code(), Code::kUsage);
   EXPECT_EQ(status.message(), "Invalid Op and Type combination: BAND DOUBLE");
-  params.set("atomic_op", std::string("bxor"), true);
-  params.set("atomic_type", std::string("int16"), true);
-  EXPECT_TRUE(validate_atomic_params(params).ok());
-  ParamSet defaults;  // absent parameters take the table's defaults: SUM UINT64
-  auto spec = atomic_spec_from_params(defaults);
+  params.atomic_op = "BXOR";
+  params.atomic_type = "INT16";
+  EXPECT_TRUE(atomic_spec_from_options(params).ok());
+  RunOptions defaults = default_run_options();  // the table's defaults: SUM UINT64
+  auto spec = atomic_spec_from_options(defaults);
   ASSERT_TRUE(spec.ok());
   EXPECT_EQ(spec->op, FI_SUM);
   EXPECT_EQ(spec->type, FI_UINT64);

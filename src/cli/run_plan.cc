@@ -1,0 +1,90 @@
+// Resolving each test run's options for both sides.
+#include "cli/run_plan.h"
+
+#include <algorithm>
+
+namespace fabperf {
+
+Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment>& assignments,
+                              const std::vector<Assignment>& loop_values, Dialect dialect,
+                              std::vector<std::string>* warnings) {
+  RunParams out{default_run_options(dialect), default_run_options(dialect)};
+  auto uses = [&](const char* name) {
+    return std::any_of(test.options.begin(), test.options.end(),
+                       [&](const char* o) { return std::string(o) == name; });
+  };
+  std::vector<std::string> warned;
+  auto apply = [&](const Assignment& a) {
+    const OptionSpec& spec = *a.spec;
+    if (!spec.is_run_option()) return;
+    if (spec.per_test && !uses(spec.name) && warnings != nullptr &&
+        test.kind != TestKind::kMisc &&
+        std::find(warned.begin(), warned.end(), a.spelling) == warned.end()) {
+      warned.push_back(a.spelling);
+      warnings->push_back("warning: " + a.spelling + " set but not used in test " + test.name);
+    }
+    if (a.side != Side::kRemote) store(out.local, spec, a.value, true);
+    if (a.side != Side::kLocal) store(out.remote, spec, a.value, true);
+  };
+  for (const Assignment& a : assignments) apply(a);
+  for (const Assignment& a : loop_values) apply(a);
+  for (RunOptions* side : {&out.local, &out.remote}) {
+    if (given(*side, &RunOptions::msg_size) && side->msg_size == 0) {
+      return Status::Usage(std::string(test.name) +
+                           ": -m 0: a message has at least 1 byte (leave -m out for the "
+                           "test's default, " + std::to_string(test.default_msg_size) + ")");
+    }
+    // msg_size 0 means "the test's own default", as in qperf.
+    if (side->msg_size == 0) side->msg_size = test.default_msg_size;
+  }
+  if (test.check != nullptr) {
+    for (const RunOptions* side : {&out.local, &out.remote}) FP_RETURN_IF_ERROR(test.check(*side));
+  }
+  if (out.local.time == 0 && out.local.no_msgs == 0 && test.kind != TestKind::kMisc) {
+    return Status::Usage(std::string(test.name) +
+                         ": -t 0 would run forever; give a positive time or -n");
+  }
+  return out;
+}
+
+std::vector<std::vector<Assignment>> expand_loops(const std::vector<LoopSpec>& loops) {
+  std::vector<std::vector<Assignment>> runs{{}};
+  for (const LoopSpec& loop : loops) {
+    std::vector<std::vector<Assignment>> next;
+    for (const auto& prefix : runs) {
+      for (const OptionValue& v : loop.values) {
+        auto run = prefix;
+        run.push_back({loop.var, Side::kBoth, v, std::string("-oo ") + loop.var->name});
+        next.push_back(std::move(run));
+      }
+    }
+    runs = std::move(next);
+    if (runs.size() > kMaxLoopValues) runs.resize(kMaxLoopValues);
+  }
+  return runs;
+}
+
+Result<std::vector<PlannedRun>> plan_runs(const CommandLine& cl, const TestRegistry& tests) {
+  std::vector<PlannedRun> plan;
+  for (const TestRequest& request : cl.tests) {
+    const TestSpec* spec = tests.find(request.name);
+    if (spec == nullptr) return Status::Usage(request.name + ": bad test");
+    for (const std::vector<Assignment>& loop_values : expand_loops(request.loops)) {
+      if (plan.size() >= kMaxLoopValues) {
+        return Status::Usage("more than " + std::to_string(kMaxLoopValues) +
+                             " test runs on one command line");
+      }
+      PlannedRun run;
+      run.spec = spec;
+      auto params = resolve_run(*spec, request.assignments, loop_values, cl.dialect,
+                                &run.warnings);
+      if (!params.ok()) return params.status();
+      run.params = std::move(*params);
+      for (const Assignment& a : loop_values) run.loop_values.emplace_back(a.spec, a.value);
+      plan.push_back(std::move(run));
+    }
+  }
+  return plan;
+}
+
+}  // namespace fabperf

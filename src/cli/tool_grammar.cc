@@ -1,0 +1,201 @@
+// getopt_long's grammar over a fab_* tool's spellings from the option table.
+#include "cli/tool_grammar.h"
+
+#include <algorithm>
+
+#include "core/units.h"
+
+namespace fabperf {
+
+namespace {
+
+constexpr uint64_t kMaxToolSize = 4294967295ull;  // the originals' largest -s (4 GiB - 1)
+
+bool power_of_two(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+std::string noun_of(const ToolSpelling& s) {
+  if (s.cxi->noun != nullptr) return s.cxi->noun;
+  std::string words = s.long_name;
+  std::replace(words.begin(), words.end(), '-', ' ');
+  return words;
+}
+
+// "Invalid iteration count: 0 (0 is out of range (1 to 1000000000000))", as the originals
+// name a bad value, with our reason after it.
+Status invalid(const ToolSpelling& s, const std::string& value, const Status& why) {
+  std::string reason = why.message();
+  if (size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
+  return Status::Usage("Invalid " + noun_of(s) + ": " + value + " (" + reason + ")");
+}
+
+// -s MIN[:MAX]: one size, or every power of two from MIN to MAX.
+Status apply_sweep(CommandLine& cl, const ToolSpelling& s, const std::string& value,
+                   std::vector<LoopSpec>& loops) {
+  size_t colon = value.find(':');
+  std::string lo = value.substr(0, colon);
+  std::string hi = colon == std::string::npos ? lo : value.substr(colon + 1);
+  auto a = parse_size(lo), b = parse_size(hi);
+  auto bad = [&](const char* why) {
+    return Status::Usage("Invalid " + noun_of(s) + ": " + value + " (" + why + ")");
+  };
+  if (!a.ok() || !b.ok() || *a == 0 || *b == 0 || *a > kMaxToolSize || *b > kMaxToolSize) {
+    return bad("sizes are 1 to 4294967295 bytes");
+  }
+  if (colon == std::string::npos) {
+    cl.assignments.push_back({s.spec, Side::kBoth, *a, "-" + std::string(1, s.cxi->short_name)});
+    return Status::Ok();
+  }
+  if (!power_of_two(*a) || !power_of_two(*b)) return bad("ranges must be powers of 2");
+  if (*a > *b) return bad("MIN is above MAX");
+  LoopSpec loop{s.spec, {}, value};
+  for (uint64_t v = *a; v <= *b && v != 0; v *= 2) loop.values.push_back(v);
+  loops = {loop};
+  return Status::Ok();
+}
+
+Status apply(CommandLine& cl, const ToolSpelling& s, const std::string& typed,
+             const std::string& value, std::vector<LoopSpec>& loops) {
+  if (s.cxi->sweep) return apply_sweep(cl, s, value, loops);
+  std::string text = s.cxi->fixed != nullptr ? s.cxi->fixed
+                     : s.spec->type == OptType::kFlag ? "1"
+                                                        : value;
+  auto parsed = parse_option_value(*s.spec, text, typed);
+  if (!parsed.ok()) return invalid(s, value, parsed.status());
+  cl.assignments.push_back({s.spec, Side::kBoth, *parsed, typed});
+  if (s.spec->field == FieldRef(&ProgramOptions::host)) cl.host = value;
+  return Status::Ok();
+}
+
+bool takes_arg(const ToolSpelling& s) {
+  return s.cxi->fixed == nullptr && s.spec->type != OptType::kFlag;
+}
+
+std::string try_help(const std::string& tool_name) {
+  return "\nTry '" + tool_name + " --help' for more information.";
+}
+
+}  // namespace
+
+Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args, uint32_t tool,
+                                            const std::string& tool_name, bool takes_server) {
+  CommandLine cl;
+  cl.dialect = Dialect::kCxi;
+  const std::vector<ToolSpelling> spellings = tool_spellings(tool);
+  std::vector<LoopSpec> loops;
+  bool options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-') {
+      if (!cl.host.empty() || !takes_server) return Status::Usage("Unexpected argument: " + arg);
+      cl.host = arg;
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) == 0) {
+      std::string name = arg.substr(2), value;
+      bool inline_value = false;
+      if (size_t eq = name.find('='); eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        inline_value = true;
+      }
+      // Exact name first, then a unique prefix (getopt_long's abbreviations).
+      const ToolSpelling* row = nullptr;
+      std::vector<const ToolSpelling*> prefixed;
+      for (const ToolSpelling& s : spellings) {
+        if (name == s.long_name) {
+          row = &s;
+          break;
+        }
+        if (s.long_name.rfind(name, 0) == 0 &&
+            std::none_of(prefixed.begin(), prefixed.end(),
+                         [&](const ToolSpelling* p) { return p->long_name == s.long_name; })) {
+          prefixed.push_back(&s);
+        }
+      }
+      if (row == nullptr && prefixed.size() == 1 && !name.empty()) row = prefixed[0];
+      if (row == nullptr) {
+        std::string msg = prefixed.size() > 1 ? "option '" + arg + "' is ambiguous"
+                                              : "unrecognized option '" + arg + "'";
+        std::vector<std::string> names;
+        for (const ToolSpelling& s : spellings) names.push_back("--" + s.long_name);
+        std::string guess = nearest("--" + name, names);
+        if (!guess.empty() && prefixed.size() <= 1) msg += " (did you mean " + guess + "?)";
+        return Status::Usage(tool_name + ": " + msg + try_help(tool_name));
+      }
+      if (!takes_arg(*row) && inline_value) {
+        return Status::Usage(tool_name + ": option '--" + row->long_name +
+                             "' doesn't allow an argument");
+      }
+      if (takes_arg(*row) && !inline_value) {
+        if (i + 1 >= args.size()) {
+          return Status::Usage(tool_name + ": option '--" + row->long_name +
+                               "' requires an argument");
+        }
+        value = args[++i];
+      }
+      FP_RETURN_IF_ERROR(apply(cl, *row, "--" + row->long_name, value, loops));
+      continue;
+    }
+    // A cluster of short options: -bR, -n5, -n 5.
+    for (size_t k = 1; k < arg.size(); ++k) {
+      char c = arg[k];
+      auto it = std::find_if(spellings.begin(), spellings.end(),
+                             [&](const ToolSpelling& s) { return s.cxi->short_name == c; });
+      if (it == spellings.end()) {
+        return Status::Usage(tool_name + ": invalid option -- '" + std::string(1, c) + "'" +
+                             try_help(tool_name));
+      }
+      std::string typed = std::string("-") + c;
+      if (!takes_arg(*it)) {
+        FP_RETURN_IF_ERROR(apply(cl, *it, typed, "", loops));
+        continue;
+      }
+      std::string value;
+      if (k + 1 < arg.size()) {
+        value = arg.substr(k + 1);
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return Status::Usage(tool_name + ": option requires an argument -- '" + std::string(1, c) +
+                             "'");
+      }
+      FP_RETURN_IF_ERROR(apply(cl, *it, typed, value, loops));
+      break;
+    }
+  }
+  cl.program = resolve_program(cl.assignments, Dialect::kCxi);
+  // A tool runs one test, named by its plan; the request carries every option and the sweep.
+  cl.tests.push_back(TestRequest{"", cl.assignments, loops});
+  return cl;
+}
+
+std::string tool_usage_options(uint32_t tool) {
+  std::string out;
+  for (const ToolSpelling& s : tool_spellings(tool)) {
+    const char* help = s.cxi->help != nullptr ? s.cxi->help : s.spec->help;
+    std::string spell = s.cxi->short_name ? std::string("  -") + s.cxi->short_name + ", "
+                                          : std::string(6, ' ');
+    spell += "--" + s.long_name;
+    if (takes_arg(s)) {
+      std::string arg = s.cxi->arg_name != nullptr ? s.cxi->arg_name
+                        : s.spec->arg_name != nullptr ? s.spec->arg_name
+                                                      : "VALUE";
+      std::transform(arg.begin(), arg.end(), arg.begin(),
+                     [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+      spell += "=" + arg;
+    }
+    if (spell.size() < 30) {
+      spell.resize(30, ' ');
+    } else {
+      spell += "\n" + std::string(30, ' ');
+    }
+    out += spell + help + "\n";
+  }
+  return out;
+}
+
+}  // namespace fabperf

@@ -1,0 +1,87 @@
+// Checking and writing result files.
+#include "core/output_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace fabperf {
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::Failed(std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status check_writable(const std::string& path, const std::string& option) {
+  if (path == "-") return Status::Ok();
+  auto refuse = [&](const std::string& why) {
+    return Status::Usage(option + " " + path + ": cannot write the file: " + why);
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return refuse("it is a directory");
+    if (::access(path.c_str(), W_OK) != 0) return refuse(std::strerror(errno));
+    return Status::Ok();
+  }
+  if (errno != ENOENT) return refuse(std::strerror(errno));
+  std::string dir = dir_of(path);
+  if (::stat(dir.c_str(), &st) != 0) return refuse("directory " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return refuse(dir + " is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return refuse(dir + ": " + std::strerror(errno));
+  return Status::Ok();
+}
+
+Status write_file_atomically(const std::string& path, const std::string& text,
+                             const std::string& option) {
+  auto failed = [&](const std::string& why) {
+    return Status::Failed(option + " " + path + ": cannot write the file: " + why);
+  };
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return std::ferror(stdout) ? failed("standard output") : Status::Ok();
+  }
+  struct stat st {};
+  bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (special) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return failed(std::strerror(errno));
+    Status s = write_all(fd, text);
+    ::close(fd);
+    return s.ok() ? s : failed(s.message());
+  }
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return failed(std::strerror(errno));
+  Status s = write_all(fd, text);
+  if (s.ok() && ::fsync(fd) != 0) s = Status::Failed(std::strerror(errno));
+  ::close(fd);
+  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Status::Failed(std::strerror(errno));
+  if (!s.ok()) {
+    ::unlink(tmp.c_str());
+    return failed(s.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace fabperf

@@ -1,0 +1,21 @@
+// Small text helpers shared by every layer: peer text made safe to show, times as words.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace fabperf {
+
+// Text from a peer (an error message, a host name, a log field), made safe for a terminal or a
+// log line: control characters and DEL become '?', and it is cut to `max` bytes ("..." marks
+// the cut). Nothing a peer sends reaches a terminal raw.
+std::string printable(std::string_view text, size_t max = 1024);
+
+// 2.5 -> "2.5 s", 3600 -> "3600 s".
+std::string seconds_text(double seconds);
+
+// Now, as ISO 8601 in UTC: "2026-11-23T10:01:02Z".
+std::string iso8601_now();
+
+}  // namespace fabperf

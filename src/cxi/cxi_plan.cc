@@ -1,0 +1,145 @@
+// From a fab_* command line to the runs of the fabperf test the tool names.
+#include "cxi/cxi_plan.h"
+
+#include <algorithm>
+
+#include "fabric/gpu_runtime.h"
+#include "fabric/provider.h"
+#include "options/gpu_spec.h"
+
+namespace fabperf::cxi {
+
+namespace {
+
+bool is_read(const Tool& tool) { return tool.bit & (kCxiReadLat | kCxiReadBw); }
+bool is_atomic(const Tool& tool) { return tool.bit & (kCxiAtomicLat | kCxiAtomicBw); }
+
+// This side's GPU buffer as --gpu names it ("" in host memory): a read moves data from the
+// server to the client, so the client's buffer is the one receiving.
+std::string gpu_arg(const Tool& tool, const ProgramOptions& p, bool server) {
+  bool rx = server != is_read(tool);
+  int64_t gpu = rx ? p.rx_gpu : p.tx_gpu;
+  if (gpu < 0) return "";
+  return p.gpu_type.empty() ? std::to_string(gpu) : p.gpu_type + ":" + std::to_string(gpu);
+}
+
+Assignment assign(FieldRef field, OptionValue value, Side side = Side::kBoth) {
+  const OptionSpec& spec = option_of(field);
+  const char* prefix = side == Side::kLocal ? "--loc_" : side == Side::kRemote ? "--rem_" : "--";
+  return Assignment{&spec, side, std::move(value), prefix + std::string(spec.name)};
+}
+
+uint64_t caps_of(const Tool& tool) {
+  if (tool.bit & (kCxiSendLat | kCxiSendBw)) return FI_MSG;
+  if (is_atomic(tool)) return FI_ATOMIC;
+  return FI_RMA;
+}
+
+}  // namespace
+
+uint64_t atomic_type_bytes(const std::string& type) {
+  static const std::pair<const char*, uint64_t> sizes[] = {
+      {"INT8", 1},   {"UINT8", 1},  {"INT16", 2},         {"UINT16", 2},
+      {"INT32", 4},  {"UINT32", 4}, {"INT64", 8},         {"UINT64", 8},
+      {"FLOAT", 4},  {"DOUBLE", 8}, {"FLOAT_COMPLEX", 8}, {"DOUBLE_COMPLEX", 16},
+      {"UINT128", 16}};
+  for (const auto& [name, bytes] : sizes) {
+    if (type == name) return bytes;
+  }
+  return 0;
+}
+
+Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
+  ProgramOptions& p = cl.program;
+  const bool by_duration =
+      std::any_of(cl.assignments.begin(), cl.assignments.end(), [](const Assignment& a) {
+        return a.spec->field == FieldRef(&RunOptions::time);
+      });
+  if (given(p, &ProgramOptions::iters) && by_duration && tool.kind != ToolKind::kHeatsink) {
+    return Status::Usage("-n/--iters and -D/--duration cannot both be given");
+  }
+  if (!given(p, &ProgramOptions::iters)) p.iters = tool.iters;
+  RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+  if (by_duration && own.time <= 0) {
+    return Status::Usage("Invalid duration: " + option_value_text(OptionValue(own.time)) +
+                         " (a duration is more than 0 seconds)");
+  }
+  std::vector<Assignment> a;
+  const bool bw = tool.kind != ToolKind::kLatency;
+  uint64_t list = given(own, &RunOptions::tx_depth) ? own.tx_depth : tool.list_size;
+  if (bw) a.push_back(assign(&RunOptions::tx_depth, list));
+  uint64_t size = is_atomic(tool) ? atomic_type_bytes(own.atomic_type) : tool.size;
+  a.push_back(assign(&RunOptions::msg_size, size));
+  // -n counts iterations; a bandwidth tool's iteration is a list of operations.
+  const uint64_t per_iter = bw ? list : 1;
+  if (!by_duration) {
+    if (p.iters > UINT64_MAX / per_iter) return Status::Usage("Invalid iteration count: too many");
+    a.push_back(assign(&RunOptions::no_msgs, p.iters * per_iter));
+  }
+  // Bandwidth tools warm up with one list; latency tools with --warmup iterations.
+  if (bw) a.push_back(assign(&RunOptions::warmup, per_iter));
+  if (std::string g = gpu_arg(tool, p, false); !g.empty()) {
+    a.push_back(assign(&RunOptions::gpu, g, Side::kLocal));
+  }
+  if (std::string g = gpu_arg(tool, p, true); !g.empty()) {
+    a.push_back(assign(&RunOptions::gpu, g, Side::kRemote));
+  }
+  // The user's own msg_size (-s N) comes after, and wins.
+  cl.assignments.insert(cl.assignments.begin(), a.begin(), a.end());
+  TestRequest& request = cl.tests.at(0);
+  request.assignments.insert(request.assignments.begin(), a.begin(), a.end());
+  request.name = p.bidirectional && tool.bi_test != nullptr ? tool.bi_test : tool.test;
+  return Status::Ok();
+}
+
+std::vector<uint64_t> tool_sizes(const CommandLine& cl) {
+  std::vector<uint64_t> out;
+  if (!cl.tests.empty()) {
+    for (const LoopSpec& loop : cl.tests[0].loops) {
+      if (loop.var->field != FieldRef(&RunOptions::msg_size)) continue;
+      for (const OptionValue& v : loop.values) out.push_back(std::get<uint64_t>(v));
+    }
+  }
+  if (out.empty()) out.push_back(resolve_own_run_options(cl.assignments, Dialect::kCxi).msg_size);
+  return out;
+}
+
+Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
+  FP_RETURN_IF_ERROR(apply_tool_defaults(tool, cl));
+  const ProgramOptions& p = cl.program;
+  RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+  // GPU buffers that cannot exist here are said before anything else: the type, its runtime,
+  // the device.
+  for (const Assignment& a : cl.tests.at(0).assignments) {
+    if (a.spec->field != FieldRef(&RunOptions::gpu) || a.side == Side::kRemote) continue;
+    auto spec = parse_gpu_spec(std::get<std::string>(a.value));
+    if (!spec.ok()) return spec.status();
+    auto runtime = open_gpu(*spec);
+    if (!runtime.ok()) return runtime.status();
+  }
+  ToolPlan plan;
+  // The provider: the user's, or the best RDM provider with the tool's capabilities, chosen
+  // here so both sides and the summary agree.
+  FabricRequest want;
+  want.ep_type = FI_EP_RDM;
+  want.caps = caps_of(tool) | (p.tx_gpu >= 0 || p.rx_gpu >= 0 ? FI_HMEM : 0);
+  want.provider = own.provider;
+  want.domain = own.domain;
+  auto choice = select_fabric(want);
+  if (!choice.ok()) return choice.status();
+  plan.provider = choice->provider();
+  const char* domain = choice->info->domain_attr->name;
+  plan.device = domain != nullptr ? domain : "";
+  if (own.provider.empty()) {
+    Assignment chosen = assign(&RunOptions::provider, plan.provider);
+    cl.assignments.push_back(chosen);
+    cl.tests.at(0).assignments.push_back(chosen);
+  }
+  auto runs = plan_runs(cl, tests);
+  if (!runs.ok()) return runs.status();
+  plan.runs = std::move(*runs);
+  plan.sizes = tool_sizes(cl);
+  return plan;
+}
+
+}  // namespace fabperf::cxi

@@ -1,0 +1,39 @@
+// A fab_* tool's run plan: its options (the CXI spellings of the one option table) mapped
+// onto the fabperf test the tool runs, once per size, with the tool's own defaults.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/run_plan.h"
+#include "cxi/cxi_format.h"
+#include "cxi/cxi_tools.h"
+#include "engine/registry.h"
+
+namespace fabperf::cxi {
+
+struct ToolPlan {
+  std::vector<PlannedRun> runs;        // one per size
+  std::vector<uint64_t> sizes;
+  std::string provider, device;        // where the runs happen, chosen before they start
+};
+
+// The tool's defaults (iterations, size, list size) under the user's options; -n becomes
+// iterations of the list for bandwidth tools; -t/-r/-g become each side's --gpu; the provider
+// is chosen here (the best RDM provider with the tool's capabilities) so both sides and the
+// summary name the same one. Usage errors name the option as the originals do.
+Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry& tests);
+
+// The tool's own defaults (iterations, size, list size, warm-up), and -n as iterations of the
+// list, put in front of the user's options (which win), in place. Usage error for -n with -D.
+Status apply_tool_defaults(const Tool& tool, CommandLine& cl);
+
+// The sizes a command line runs: -s MIN[:MAX], else the one size in force.
+std::vector<uint64_t> tool_sizes(const CommandLine& cl);
+
+// Bytes of one element of an atomic type name (0 when unknown).
+uint64_t atomic_type_bytes(const std::string& type);
+
+}  // namespace fabperf::cxi

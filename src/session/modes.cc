@@ -1,0 +1,121 @@
+// Server, client and loopback modes shared by both dialects.
+#include "session/modes.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "session/server_config.h"
+#include "core/signals.h"
+#include "session/client.h"
+
+namespace fabperf {
+
+namespace {
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return 2;
+}
+
+Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv& env) {
+  RunOptions own = resolve_own_run_options(cl.assignments, cl.dialect);
+  auto options = server_options_from(cl.program, own.timeout, *env.tests);
+  if (!options.ok()) return options.status();
+  options->isolate = env.isolate;
+  return options;
+}
+
+}  // namespace
+
+int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
+                    const std::string& banner, const std::string& tool) {
+  for (const Assignment& a : cl.assignments) {
+    if (a.spec->scope == OptScope::kClient && a.spec->field != FieldRef(&ProgramOptions::version)) {
+      return usage_error("you used a client-only option (" + a.spelling +
+                         ") but did not specify the server name; try: fabperf --help");
+    }
+  }
+  auto options = configured_server(cl, env);
+  if (!options.ok()) return usage_error(options.status().message());
+  options->observer = observer;
+  options->tool = tool;
+  auto server = Server::listen(*options);
+  if (!server.ok()) {
+    std::fprintf(stderr, "fabperf server: %s\n", server.status().message().c_str());
+    return 1;
+  }
+  if (!banner.empty()) {
+    std::fputs(banner.c_str(), stdout);
+    std::fflush(stdout);
+  }
+  Server* raw = server->get();
+  int id = add_stop_callback([raw] { raw->stop(); });
+  Status s = raw->serve();
+  remove_stop_callback(id);
+  if (s.code() == Code::kFailed) return 1;  // a once-server's session failed (logged)
+  if (!s.ok()) {
+    // A client that ignores "server shutting down" must not keep the process alive.
+    std::fprintf(stderr, "fabperf server: %s; exiting anyway\n", s.message().c_str());
+    std::fflush(stderr);
+    std::_Exit(0);
+  }
+  return 0;
+}
+
+int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
+                    std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
+                    const std::string& tool, const SessionEnv& env) {
+  if (!loopback) {
+    Status s = check_no_server_options(cl);
+    if (!s.ok()) return usage_error(s.message());
+  }
+  auto auth_key = auth_key_from(cl.program);
+  if (!auth_key.ok()) return usage_error(auth_key.status().message());
+  ClientConfig config;
+  config.host = cl.host;
+  config.tool = tool;
+  config.label_by_tool = cl.dialect == Dialect::kCxi;
+  config.auth_key = *auth_key;
+  config.port = static_cast<uint16_t>(cl.program.listen_port);
+  config.wait_server_s = cl.program.wait_server;
+  config.bind_addr = cl.program.bind;
+  config.stop = &stop_flag();
+
+  std::unique_ptr<Server> local_server;
+  std::thread server_thread;
+  if (loopback) {
+    auto options = configured_server(cl, env);
+    if (!options.ok()) return usage_error(options.status().message());
+    options->bind_addr = "127.0.0.1";
+    options->port = 0;
+    options->log = false;  // the client reports every failure itself, once
+    // Client and server are one process, one user: its sessions keep that user unless
+    // --run_as says otherwise.
+    if (cl.program.run_as.empty()) options->run_as.clear();
+    auto server = Server::listen(*options);
+    if (!server.ok()) {
+      std::fprintf(stderr, "loopback server: %s\n", server.status().message().c_str());
+      return 1;
+    }
+    local_server = std::move(*server);
+    config.host = "127.0.0.1";
+    config.port = local_server->port();
+    server_thread = std::thread([&] { local_server->serve().IgnoreError(); });
+  }
+  int code = run_plan(plan, config, info, reporters);
+  for (auto& reporter : reporters) {
+    Status s = reporter->finish(info);
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.message().c_str());
+      if (code == 0) code = 1;
+    }
+  }
+  if (local_server) {
+    local_server->stop();
+    server_thread.join();
+  }
+  return code;
+}
+
+}  // namespace fabperf

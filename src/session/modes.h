@@ -1,0 +1,35 @@
+// What a fabperf process does, whichever dialect parsed its command line: serve, run a plan
+// against a server, or run a plan against a server inside this process (--loopback).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/run_plan.h"
+#include "report/reporter.h"
+#include "session/server.h"
+
+namespace fabperf {
+
+// What the app gives the modes: the tests it knows, and how it isolates fabric runs.
+struct SessionEnv {
+  const TestRegistry* tests = nullptr;
+  IsolatedRunner isolate;  // empty: fabric runs' server sides run on the session's thread
+};
+
+// Serves until stopped (SIGINT/SIGTERM, a client's quit, or the end of the first session with
+// --once). `banner` is printed once listening ("" for none). Returns the exit status.
+// `tool` is a fab_* server's name (its clients must be the same tool), "" for fabperf's.
+int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
+                    const std::string& banner, const std::string& tool = "");
+
+// Runs `plan` against cl.host, or against a server in this process when `loopback`. The
+// reporters get every result and finish() at the end, interrupted or not. Returns the exit
+// status: 0, 1 a run failed, 2 bad usage, 130 interrupted.
+int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
+                    std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
+                    const std::string& tool, const SessionEnv& env);
+
+}  // namespace fabperf

@@ -1,0 +1,23 @@
+// ServerOptions and the client's key from the program options, where usage errors are caught.
+#pragma once
+
+#include <string>
+
+#include "cli/command_line.h"
+#include "core/status.h"
+#include "session/server.h"
+
+namespace fabperf {
+
+// Every server option (--max_*, --allow, --auth_key_file, -to, -lp, --bind, --concurrent,
+// --queue_timeout, --once) with its checks; failures are Status::Usage naming the option.
+Result<ServerOptions> server_options_from(const ProgramOptions& program, double timeout_s,
+                                          const TestRegistry& tests);
+
+// The key from --auth_key_file, "" when none is given.
+Result<std::string> auth_key_from(const ProgramOptions& program);
+
+// A client talking to a remote server has no use for server options: say so, not ignore them.
+Status check_no_server_options(const CommandLine& cl);
+
+}  // namespace fabperf

@@ -1,0 +1,22 @@
+// What /proc says of a process, and waiting on a condition, for the session child tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fabperf::testing {
+
+// The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...); empty once
+// the process is gone.
+std::vector<std::string> stat_fields(pid_t pid);
+// The "Uid:" line of /proc/PID/status: real, effective, saved and filesystem uid.
+std::string uid_line(pid_t pid);
+// Gone, or a zombie waiting for its parent.
+bool gone(pid_t pid);
+// Polls `condition` every 20 ms for at most `seconds`; its last value.
+bool wait_until(const std::function<bool()>& condition, double seconds);
+
+}  // namespace fabperf::testing
