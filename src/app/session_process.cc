@@ -63,6 +63,7 @@ IsolatedRunner session_process_runner() {
     request.peer = peer.to_json();
     ChildOptions options;
     options.deadline_ns = deadline.at_ns();
+    options.deadline_span_s = bound_s;
     options.hangup_fd = ch.fd();  // a client that dies frees its slot in seconds (D3)
     auto outcome = run_session_child(ch.fd(), request, options);
     if (!outcome.ok()) return outcome.status();

@@ -21,9 +21,8 @@ using Handler = std::function<bool(const fi_cq_data_entry&)>;
 Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type type,
                                                    const AtomicSpec& spec, size_t window,
                                                    bool latency) {
-  SessionNeeds needs{type, FI_ATOMIC, latency && !spec.fetching(), 1, 1, window, 1, true,
-                     RxInit::kZero};
-  auto session = FabricSession::establish(ctx, needs);
+  auto session =
+      FabricSession::establish(ctx, atomic_needs(type, window, latency && !spec.fetching()));
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   FP_RETURN_IF_ERROR(check_provider_atomic(f.endpoint().domain(), spec, f.choice().provider()));
@@ -174,6 +173,11 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
 }
 
 }  // namespace
+
+SessionNeeds atomic_needs(fi_ep_type type, size_t window, bool delivery_complete) {
+  return {.ep_type = type, .caps = FI_ATOMIC, .delivery_complete = delivery_complete,
+          .tx_window = window, .atomic = true};
+}
 
 Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   auto spec = atomic_spec_from_options(ctx.opts);

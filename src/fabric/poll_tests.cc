@@ -42,8 +42,12 @@ void check_between(FabricSession& f) {
 
 }  // namespace
 
+SessionNeeds poll_needs(fi_ep_type type) {
+  return {.ep_type = type, .caps = FI_RMA, .tx_window = 2};
+}
+
 Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
-  SessionNeeds needs{type, FI_RMA, false, 1, 1, 2, 1, false, RxInit::kZero};
+  SessionNeeds needs = poll_needs(type);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;

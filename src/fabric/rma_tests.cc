@@ -116,13 +116,35 @@ Result<nlohmann::json> serve(FabricSession& f, const Handler& on) {
 
 }  // namespace
 
+SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool count_at_target) {
+  const size_t window = opts.tx_depth;
+  return {.ep_type = type, .caps = FI_RMA | (count_at_target ? FI_MSG : 0), .tx_slots = window,
+          .rx_slots = window, .tx_window = window, .rx_window = window,
+          .rx_init = RxInit::kPoison};
+}
+
+SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type) {
+  const size_t window = std::min(opts.tx_depth, opts.rd_atomic);
+  return {.ep_type = type, .caps = FI_RMA, .rx_slots = window, .tx_window = window,
+          .rx_init = RxInit::kPattern};
+}
+
+SessionNeeds one_sided_needs(fi_ep_type type, bool read) {
+  return {.ep_type = type, .caps = FI_RMA, .delivery_complete = !read, .tx_window = 2,
+          .rx_init = read ? RxInit::kPattern : RxInit::kPoison};
+}
+
+SessionNeeds rma_pingpong_needs(fi_ep_type type) {
+  return {.ep_type = type, .caps = FI_RMA | FI_MSG, .tx_window = 2, .rx_window = 2,
+          .rx_init = RxInit::kPoison};
+}
+
 Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool count_at_target) {
   const bool client = ctx.role == Role::kClient;
   const bool writing = client || bidirectional;
   const bool target = !client || bidirectional;
   const size_t window = ctx.opts.tx_depth;
-  SessionNeeds needs{type, FI_RMA | (count_at_target ? FI_MSG : 0), false, window, window,
-                     window, window, false, RxInit::kPoison};
+  SessionNeeds needs = rma_write_bw_needs(ctx.opts, type, count_at_target);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -186,7 +208,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
 Status rma_read_bw(TestContext& ctx, fi_ep_type type) {
   const size_t window =
       std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
-  SessionNeeds needs{type, FI_RMA, false, 1, window, window, 1, false, RxInit::kPattern};
+  SessionNeeds needs = rma_read_bw_needs(ctx.opts, type);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -220,8 +242,7 @@ namespace {
 
 // Issue-to-completion latency of one operation at a time (the CXI tools' definition).
 Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
-  SessionNeeds needs{type, FI_RMA, !read, 1, 1, 2, 1, false,
-                     read ? RxInit::kPattern : RxInit::kPoison};
+  SessionNeeds needs = one_sided_needs(type, read);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -276,7 +297,7 @@ Status rma_read_lat(TestContext& ctx, fi_ep_type type) {
 }
 
 Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
-  SessionNeeds needs{type, FI_RMA | FI_MSG, false, 1, 1, 2, 2, false, RxInit::kPoison};
+  SessionNeeds needs = rma_pingpong_needs(type);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;

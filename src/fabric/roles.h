@@ -5,6 +5,7 @@
 
 #include "core/status.h"
 #include "engine/test_context.h"
+#include "fabric/session.h"
 
 namespace fabperf {
 
@@ -35,6 +36,18 @@ Status fetch_add_rate(TestContext& ctx, fi_ep_type type);
 // qperf's ver_* tests: every returned old value checked against the expected sequence.
 Status verify_compare_swap(TestContext& ctx, fi_ep_type type);
 Status verify_fetch_add(TestContext& ctx, fi_ep_type type);
+
+// What each role's session holds (FabricSession::establish allocates by these; the server
+// admits a run by the same numbers through the test's needs).
+SessionNeeds pingpong_needs(Role role, fi_ep_type type);
+SessionNeeds stream_side_needs(size_t window, fi_ep_type type, bool sending, bool receiving);
+SessionNeeds stream_needs(const RunOptions& opts, Role role, fi_ep_type type, bool bidirectional);
+SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool count_at_target);
+SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type);
+SessionNeeds one_sided_needs(fi_ep_type type, bool read);
+SessionNeeds rma_pingpong_needs(fi_ep_type type);
+SessionNeeds poll_needs(fi_ep_type type);
+SessionNeeds atomic_needs(fi_ep_type type, size_t window, bool delivery_complete);
 
 // uc_* and xrc_*: no libfabric endpoint type gives these semantics.
 Status unsupported_transport(TestContext& ctx);

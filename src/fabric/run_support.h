@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,9 @@ Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
   uint32_t polls = 0;
   while (true) {
     if (!f.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
-    if (keep_polling) sched_yield();
+    // Busy-polling (-cp1) never yields: a yield is a system call per poll (~5 a round trip
+    // over shm), and on a loaded host it hands the CPU away between a message and its reply.
+    if (keep_polling && !f.busy_poll()) sched_yield();
     if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
     int64_t now = now_ns();
     if (f.peer_message_waiting(now)) return f.read_peer_done();
@@ -92,6 +95,7 @@ struct WindowRun {
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
+  window = std::min(window, f.tx_window());
   bool measuring = false;
   while (true) {
     int64_t now = now_ns();

@@ -24,8 +24,7 @@ bool carries_seq(fi_ep_type type, size_t size) {
 }
 
 Status pingpong_client(TestContext& ctx, fi_ep_type type) {
-  SessionNeeds needs{type, FI_MSG, false, 1, 2, 2, 2, false};
-  auto session = FabricSession::establish(ctx, needs);
+  auto session = FabricSession::establish(ctx, pingpong_needs(Role::kClient, type));
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   ctx.stats.info["send"] = f.inject ? "fi_inject" : "fi_send";
@@ -96,8 +95,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
 }
 
 Status pingpong_server(TestContext& ctx, fi_ep_type type) {
-  SessionNeeds needs{type, FI_MSG, false, 2, 2, 4, 2, false};
-  auto session = FabricSession::establish(ctx, needs);
+  auto session = FabricSession::establish(ctx, pingpong_needs(Role::kServer, type));
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   ctx.stats.info["send"] = f.inject ? "fi_inject" : "fi_send";
@@ -150,8 +148,7 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
 Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receiving) {
   const bool client = ctx.role == Role::kClient;
   const size_t window = ctx.opts.tx_depth;
-  SessionNeeds needs{type, FI_MSG, false, sending ? window : 1, receiving ? window : 1,
-                     window, receiving ? window : 1, false};
+  SessionNeeds needs = stream_side_needs(window, type, sending, receiving);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -239,6 +236,27 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
 }
 
 }  // namespace
+
+SessionNeeds pingpong_needs(Role role, fi_ep_type type) {
+  // Two receives posted; the server alternates two send slots, so a send still in flight
+  // never has its slot overwritten by the next echo.
+  const bool server = role == Role::kServer;
+  return {.ep_type = type, .caps = FI_MSG, .tx_slots = server ? 2u : 1u, .rx_slots = 2,
+          .tx_window = server ? 4u : 2u, .rx_window = 2};
+}
+
+SessionNeeds stream_side_needs(size_t window, fi_ep_type type, bool sending, bool receiving) {
+  return {.ep_type = type, .caps = FI_MSG, .tx_slots = sending ? window : 1,
+          .rx_slots = receiving ? window : 1, .tx_window = window,
+          .rx_window = receiving ? window : 1};
+}
+
+SessionNeeds stream_needs(const RunOptions& opts, Role role, fi_ep_type type,
+                          bool bidirectional) {
+  const bool client = role == Role::kClient;
+  return stream_side_needs(opts.tx_depth, type, client || bidirectional,
+                           !client || bidirectional);
+}
 
 Status send_pingpong(TestContext& ctx, fi_ep_type type) {
   return ctx.role == Role::kClient ? pingpong_client(ctx, type) : pingpong_server(ctx, type);

@@ -29,6 +29,28 @@ std::string domain_from(const RunOptions& opts) {
 
 }  // namespace
 
+BufferLayout BufferLayout::of(const SessionNeeds& needs, uint64_t msg_size) {
+  BufferLayout out;
+  out.stride = (std::max<uint64_t>(1, msg_size) + 63) / 64 * 64;
+  out.tx_slots = std::max<size_t>(1, needs.tx_slots);
+  out.rx_slots = std::max<size_t>(1, needs.rx_slots);
+  while ((out.tx_slots + out.rx_slots) * out.stride > kMaxSlotBytes &&
+         (out.tx_slots > 1 || out.rx_slots > 1)) {
+    out.tx_slots = (out.tx_slots + 1) / 2;
+    out.rx_slots = (out.rx_slots + 1) / 2;
+  }
+  out.atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
+  return out;
+}
+
+Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts) {
+  Needs out;
+  out.buffer_bytes = BufferLayout::of(needs, opts.msg_size).total() + kFabricProviderAllowance;
+  out.threads = 2;  // the session's and a provider's progress thread
+  out.descriptors = 16;
+  return out;
+}
+
 void ContextPool::init(OpKind kind, size_t count) {
   contexts_.assign(count, OpContext{});
   free_.clear();
@@ -133,8 +155,21 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   if (on_gpu_ && !opts.use_hp.empty()) {
     ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
   }
-  tx_pool.init(OpKind::kTx, needs.tx_window);
-  rx_pool.init(OpKind::kRx, needs.rx_window);
+  // Windows no deeper than the provider's queues: a deeper one never fills.
+  size_t tx_window = needs.tx_window, rx_window = needs.rx_window;
+  if (const fi_tx_attr* tx = choice_.info->tx_attr; tx != nullptr && tx->size > 0 &&
+      tx_window > tx->size) {
+    ctx.stats.info["tx_depth"] = "lowered from " + std::to_string(tx_window) +
+                                 " to the provider's transmit queue size " +
+                                 std::to_string(tx->size);
+    tx_window = tx->size;
+  }
+  if (const fi_rx_attr* rx = choice_.info->rx_attr; rx != nullptr && rx->size > 0 &&
+      rx_window > rx->size) {
+    rx_window = rx->size;
+  }
+  tx_pool.init(OpKind::kTx, tx_window);
+  rx_pool.init(OpKind::kRx, rx_window);
   int64_t now = now_ns();
   next_check_ns_ = now + kPeerCheckNs;
   last_progress_ns_ = now;
@@ -217,17 +252,13 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
 }
 
 Status FabricSession::register_memory(const SessionNeeds& needs) {
-  tx_slots_ = std::max<size_t>(1, needs.tx_slots);
-  rx_slots_ = std::max<size_t>(1, needs.rx_slots);
-  while ((tx_slots_ + rx_slots_) * stride > kMaxSlotBytes && (tx_slots_ > 1 || rx_slots_ > 1)) {
-    tx_slots_ = (tx_slots_ + 1) / 2;
-    rx_slots_ = (rx_slots_ + 1) / 2;
-  }
+  BufferLayout layout = BufferLayout::of(needs, msg_size);
+  tx_slots_ = layout.tx_slots;
+  rx_slots_ = layout.rx_slots;
   tx_offset_ = 0;
   rx_offset_ = tx_slots_ * stride;
   atomic_offset_ = rx_offset_ + rx_slots_ * stride;
-  size_t atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
-  size_t total = atomic_offset_ + atomic_bytes;
+  size_t total = layout.total();
   const std::string& gpu = ctx.opts.gpu;
   auto buffer = TestBuffer::allocate(total, gpu.empty() ? ctx.opts.use_hp : "", gpu);
   if (!buffer.ok()) return buffer.status();

@@ -76,6 +76,23 @@ struct SessionNeeds {
   RxInit rx_init = RxInit::kZero;
 };
 
+// The buffer of a session: tx and rx slots of `stride` bytes (together under 1 GiB, halved
+// until they fit: slots then serve several operations in flight, with the same pattern) and
+// an atomic area. register_memory() allocates by it and admission counts by it.
+struct BufferLayout {
+  size_t tx_slots = 1, rx_slots = 1;
+  size_t stride = 64;        // msg_size rounded up to 64
+  size_t atomic_bytes = 0;   // target, operand, compare and one result per operation in flight
+  size_t total() const { return (tx_slots + rx_slots) * stride + atomic_bytes; }
+  static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size);
+};
+
+// What the server's side of a fabric run holds: its buffer, and what libfabric and the
+// provider hold beside it (program, library, queues, threads: 26-94 MiB measured per session
+// process over shm, sockets, udp;ofi_rxd and tcp;ofi_rxm).
+inline constexpr uint64_t kFabricProviderAllowance = uint64_t{64} << 20;
+Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts);
+
 class FabricSession {
  public:
   // Chooses the provider (the client's choice is sent to the server), opens the endpoints,
@@ -108,6 +125,9 @@ class FabricSession {
   uint8_t* atomic_compare() const { return atomic_target() + 128; }
   uint8_t* atomic_result(size_t slot) const { return atomic_target() + 192 + slot * 16; }
   size_t tx_slots() const { return tx_slots_; }
+  // Operations a windowed loop keeps in flight: the test's window, at most the provider's
+  // transmit queue (a deeper window never fills, and posts spin on EAGAIN).
+  size_t tx_window() const { return tx_pool.capacity(); }
   size_t rx_slots() const { return rx_slots_; }
   size_t peer_rx_slots() const { return peer_rx_slots_; }
   uint64_t remote_rx(size_t slot) const { return remote_->addr((slot % peer_rx_slots_) * stride); }
@@ -119,11 +139,15 @@ class FabricSession {
   ContextPool rx_pool;
 
   // Reads a batch of completions (blocking mode: sleeps up to slice_ms) and hands each to fn.
-  // Returns false on an error completion (error() says which).
+  // Returns false on an error completion (error() says which). The batch holds a whole
+  // default window (tx_depth 128): a receiver that takes fewer per call than the provider
+  // takes off the wire falls behind, and tcp;ofi_rxm then queues every message as unexpected
+  // in a fresh buffer (a 64 B rdm_send_bw server grew 1 GB/s with 16 per call).
+  static constexpr size_t kCqBatch = 128;
   template <typename Fn>
   bool progress(Fn&& fn, int slice_ms) {
-    fi_cq_data_entry entries[16];
-    ssize_t n = endpoint_->wait(entries, 16, slice_ms);
+    fi_cq_data_entry entries[kCqBatch];
+    ssize_t n = endpoint_->wait(entries, kCqBatch, slice_ms);
     if (n < 0) {
       if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
       return fail(endpoint_->completion_error(n));
@@ -141,7 +165,11 @@ class FabricSession {
       ssize_t ret = post_op();
       if (ret == 0) return true;
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
-      if (!progress(fn, 0) || !not_stalled(now_ns())) return false;
+      if (!progress(fn, 0)) return false;
+      // A post refused again and again must not outlive the peer or the deadline.
+      int64_t now = now_ns();
+      if (!not_stalled(now)) return false;
+      if (!(ctx.role == Role::kClient ? periodic(now) : client_alive(now))) return false;
     }
   }
   // Sends tx slot `slot`: fi_inject where the message fits (then no completion will come, and

@@ -107,6 +107,10 @@ std::vector<OptionSpec> build_option_rows() {
        .default_text = "0", .max = 65535, .scope = S::kShared, .per_test = true,
        .group = "socket", .arg_name = "Port",
        .help = "Port the socket tests' data connection uses on the server (default: ephemeral)"},
+      {.name = "nodelay", .type = T::kFlag, .field = &RunOptions::nodelay, .default_text = "0",
+       .max = 1, .scope = S::kPerSide, .per_test = true, .group = "socket",
+       .help = "TCP/SCTP bandwidth: Nagle off (TCP_NODELAY) on the data socket, as iperf3 -N "
+               "(ping-pongs always turn it off; qperf and iperf3 leave it on for streaming)"},
       // ---- fabrics
       {.name = "verify", .type = T::kFlag, .field = &RunOptions::verify, .default_text = "0",
        .max = 1, .scope = S::kShared, .per_test = true, .group = "fabric",

@@ -26,6 +26,7 @@ namespace fabperf {
   X(uint64_t, latency_gap)           \
   X(uint64_t, sock_buf_size)         \
   X(uint64_t, ip_port)               \
+  X(bool, nodelay)                   \
   X(bool, verify)                    \
   X(std::string, id)                 \
   X(std::string, provider)           \

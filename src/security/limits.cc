@@ -1,6 +1,8 @@
 // Checks of a client's request against the server's limits, with the reason for a refusal.
 #include "security/limits.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -32,15 +34,45 @@ std::string size_text(uint64_t bytes) {
   return with_commas(bytes) + " bytes";
 }
 
-uint64_t session_memory(const TestSpec& spec, const RunOptions& opts) {
-  uint64_t buffers = needs_of(spec, opts).buffer_bytes;
+std::string approx_size_text(uint64_t bytes) {
+  const char* suffixes[] = {"T", "G", "M", "K"};
+  const int shifts[] = {40, 30, 20, 10};
+  for (int i = 0; i < 4; ++i) {
+    uint64_t unit = uint64_t{1} << shifts[i];
+    if (bytes < unit) continue;
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3g%s", static_cast<double>(bytes) / static_cast<double>(unit),
+             suffixes[i]);
+    return buf;
+  }
+  return with_commas(bytes) + " bytes";
+}
+
+uint64_t descriptor_budget() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1u << 20;
+  constexpr uint64_t kServerReserve = 64;  // listener, log, the sessions' control connections
+  return rl.rlim_cur > kServerReserve ? rl.rlim_cur - kServerReserve : 0;
+}
+
+RunCost run_cost(const TestSpec& spec, const RunOptions& opts) {
+  Needs needs = needs_of(spec, opts);
+  RunCost cost;
   // Saturate rather than wrap: a wrapped sum would pass the check.
-  if (buffers > UINT64_MAX - kSessionOverhead) return UINT64_MAX;
-  return buffers + kSessionOverhead;
+  cost.memory = needs.buffer_bytes > UINT64_MAX - kSessionOverhead
+                    ? UINT64_MAX
+                    : needs.buffer_bytes + kSessionOverhead;
+  cost.threads = needs.threads;
+  cost.descriptors = needs.descriptors;
+  return cost;
+}
+
+uint64_t session_memory(const TestSpec& spec, const RunOptions& opts) {
+  return run_cost(spec, opts).memory;
 }
 
 Status check_request(const ServerLimits& limits, const TestSpec& spec, const RunOptions& opts,
-                     uint64_t in_use) {
+                     const RunCost& in_use) {
   auto refuse = [](const std::string& what) { return Status::Failed("refused: " + what); };
   if (opts.msg_size > limits.max_msg_size) {
     return refuse("message size " + size_text(opts.msg_size) +
@@ -59,16 +91,38 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
     return refuse("-t " + seconds_text(opts.time) + " exceeds this server's limit of " +
                   seconds_text(limits.max_time) + " (server option --max_time)");
   }
-  uint64_t need = session_memory(spec, opts);
-  if (need > limits.max_memory) {
-    return refuse("the run needs about " + size_text(need) + " of buffers, more than this " +
-                  "server's limit of " + size_text(limits.max_memory) +
+  RunCost need = run_cost(spec, opts);
+  if (need.descriptors > limits.max_descriptors) {
+    return refuse("the run needs " + std::to_string(need.descriptors) +
+                  " descriptors (--streams " + std::to_string(opts.streams) +
+                  "), more than this server's " + std::to_string(limits.max_descriptors) +
+                  " (its open-files limit)");
+  }
+  if (need.threads > limits.max_threads) {
+    return refuse("the run needs " + std::to_string(need.threads) + " threads (--streams " +
+                  std::to_string(opts.streams) + "), more than this server's " +
+                  std::to_string(limits.max_threads));
+  }
+  auto busy = [](const std::string& what) {
+    return Status::Failed("server busy: " + what + " in use by other clients; try again later");
+  };
+  if (need.descriptors > limits.max_descriptors - std::min(in_use.descriptors,
+                                                           limits.max_descriptors)) {
+    return busy(std::to_string(in_use.descriptors) + " of its " +
+                std::to_string(limits.max_descriptors) + " descriptors are");
+  }
+  if (need.threads > limits.max_threads - std::min(in_use.threads, limits.max_threads)) {
+    return busy(std::to_string(in_use.threads) + " of its " + std::to_string(limits.max_threads) +
+                " measuring threads are");
+  }
+  if (need.memory > limits.max_memory) {
+    return refuse("the run needs about " + approx_size_text(need.memory) +
+                  " of buffers, more than this server's limit of " + size_text(limits.max_memory) +
                   " (server option --max_memory)");
   }
-  if (need > limits.max_memory - std::min(in_use, limits.max_memory)) {
-    return Status::Failed("server busy: " + size_text(in_use) + " of its " +
-                          size_text(limits.max_memory) +
-                          " buffer memory is in use by other clients; try again later");
+  if (need.memory > limits.max_memory - std::min(in_use.memory, limits.max_memory)) {
+    return busy(approx_size_text(in_use.memory) + " of its " + size_text(limits.max_memory) +
+                " buffer memory is");
   }
   return Status::Ok();
 }

@@ -11,24 +11,38 @@ namespace fabperf {
 
 struct TestSpec;
 
-// Each field is a server option (--max_*); the defaults are the option table's.
+// Each field is a server option (--max_*) or what the process may hold; the defaults are the
+// option table's and the process's limits.
 struct ServerLimits {
   uint64_t max_msg_size = uint64_t{1} << 30;  // --max_msg_size 1G
   double max_time = 3600;                     // --max_time 1h: -t and the run itself
   uint64_t max_msgs = 1'000'000'000;          // --max_msgs: -n and --warmup
   uint64_t max_memory = uint64_t{2} << 30;    // --max_memory 2G: buffers of all sessions
+  uint64_t max_descriptors = 960;             // the open-files limit, less what the server keeps
+  uint64_t max_threads = 1024;                // measuring threads of all runs at once
 };
 
-// Memory a run of `spec` makes the server hold: the test's buffers (its declared needs) and a
-// session's fixed overhead.
+// The process's open-files limit, less a reserve for the server's own descriptors.
+uint64_t descriptor_budget();
+
+// What a run of `spec` makes the server hold: the test's declared needs (buffers, threads,
+// descriptors: --streams counts against all three) and a session's fixed memory overhead.
+struct RunCost {
+  uint64_t memory = 0, threads = 0, descriptors = 0;
+};
+RunCost run_cost(const TestSpec& spec, const RunOptions& opts);
+// run_cost's memory alone.
 uint64_t session_memory(const TestSpec& spec, const RunOptions& opts);
 
 // Refuses a request beyond the limits with a message naming the parameter, the value asked
-// for, the limit and the option that sets it. `in_use` is the memory other sessions hold.
+// for, the limit and the option that sets it. `in_use` is what other runs hold now: what
+// fits alone but not beside them is "server busy, try again later".
 Status check_request(const ServerLimits& limits, const TestSpec& spec, const RunOptions& opts,
-                     uint64_t in_use);
+                     const RunCost& in_use);
 
 // 1073741824 -> "1G", 1536 -> "1.5K", 1000 -> "1,000 bytes" (qperf's binary upper case).
 std::string size_text(uint64_t bytes);
+// An estimate to three figures in the same units ("1.06G"); never used for a limit itself.
+std::string approx_size_text(uint64_t bytes);
 
 }  // namespace fabperf

@@ -32,6 +32,7 @@ struct SessionInfo {
   std::string local_host; // this server's address on that connection
   std::string tool;       // the client's HELLO: "fabperf", "fab_write_lat" ...
   int64_t peer_pid = 0;   // the client's pid, as it says (fab_* summaries show it)
+  bool authenticated = false;  // proved it holds the key, or the server needs none
 };
 
 // What a dialect shows on the server's terminal while sessions run (the fab_* tools print a
@@ -100,7 +101,7 @@ class Server {
     ControlChannel* channel = nullptr;
     std::atomic<bool> stop{false};    // the session's runs end early when set
     int64_t deadline_ns = INT64_MAX;  // the current run's deadline, kept by the supervisor
-    uint64_t memory = 0;              // reserved against --max_memory by the current run
+    RunCost cost;                     // reserved by the current run (memory, threads, fds)
     bool told = false;                // already sent its ERROR by the supervisor
   };
 
@@ -109,8 +110,9 @@ class Server {
   Status handshake(ControlChannel& ch, SessionInfo& info);
   Status serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info);
   Status run(ControlChannel& ch, Slot& slot, const SessionInfo& info, const nlohmann::json& body);
-  Result<RunRecord> execute(ControlChannel& ch, Slot& slot, const SessionInfo& info,
-                            const TestSpec& spec, const RunOptions& opts);
+  bool counts_for_once(const SessionInfo& info) const;
+  Result<RunRecord> execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
+                            const RunOptions& opts);
   // The latest a run may end: its length (or --max_time for -n runs) and two timeouts.
   int64_t run_deadline_ns(const RunOptions& opts) const;
   // Answers a connection that will not be served, without waiting on it.
@@ -127,10 +129,10 @@ class Server {
   std::atomic<int> sessions_ended_{0};
   std::string first_failure_;  // with `once`: why the session failed (guarded by mu_)
   MeasurementQueue queue_;
-  std::mutex mu_;  // guards sessions_, memory_in_use_, and the channels listed
+  std::mutex mu_;  // guards sessions_, in_use_, and the channels listed
   std::condition_variable sessions_done_;
   std::list<Slot*> sessions_;
-  uint64_t memory_in_use_ = 0;
+  RunCost in_use_;  // what the runs under way hold
   std::mutex log_mu_;
   int64_t log_window_ns_ = 0;
   int log_lines_ = 0;

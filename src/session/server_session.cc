@@ -61,16 +61,22 @@ void Server::session(int fd) {
         if (s.code() != Code::kInterrupted) ch.send_error(for_client(s.message()), 1).IgnoreError();
       }
       std::lock_guard<std::mutex> lock(mu_);
-      if (first_failure_.empty()) first_failure_ = s.message();
+      if (first_failure_.empty() && counts_for_once(info)) first_failure_ = s.message();
     }
     if (options_.observer != nullptr && !info.tool.empty()) options_.observer->on_session_end(info);
     std::lock_guard<std::mutex> lock(mu_);
     sessions_.remove(&slot);
   }
   std::lock_guard<std::mutex> lock(mu_);
-  sessions_ended_.fetch_add(1);
+  if (counts_for_once(info)) sessions_ended_.fetch_add(1);
   active_.fetch_sub(1);
   sessions_done_.notify_all();
+}
+
+// A one-client (fab_*) server ends after its client, as the originals do; with a key, only a
+// client that proved it holds the key is that client, so a stranger cannot end the server.
+bool Server::counts_for_once(const SessionInfo& info) const {
+  return options_.auth_key.empty() || info.authenticated;
 }
 
 Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
@@ -96,6 +102,7 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   if (auto it = hello->find("auth"); it != hello->end() && it->is_object()) auth = &*it;
   if (options_.auth_key.empty()) {
     // A client with a key refuses us itself: it cannot tell us from an impostor.
+    info.authenticated = true;
     return ch.send(MsgType::kWelcome, {{"server", node_info()}, {"pid", getpid()}});
   }
   std::string client_nonce = auth != nullptr ? string_field(*auth, "nonce") : "";
@@ -117,6 +124,7 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
         "authentication failed: the client's key does not match this "
         "server's (--auth_key_file)");
   }
+  info.authenticated = true;
   return ch.send(MsgType::kAuth,
                  {{"proof", server_proof(options_.auth_key, *server_nonce, client_nonce)},
                   {"server", node_info()},
@@ -180,7 +188,7 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   if (spec->check != nullptr) FP_RETURN_IF_ERROR(spec->check(*opts).Prefixed(name));
   // The server's -to bounds every wait of the run, whatever the client asked for.
   opts->timeout = std::min(opts->timeout, options_.timeout_s);
-  Status allowed = check_request(options_.limits, *spec, *opts, 0);
+  Status allowed = check_request(options_.limits, *spec, *opts, RunCost{});
   if (!allowed.ok()) return allowed.Prefixed(name);
 
   // Wait for the turn to measure (other clients' runs first), telling the client so.
@@ -189,25 +197,28 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
                                return ch.send(MsgType::kQueued, {{"ahead", ahead}}, 1);
                              });
   if (!ticket.ok()) return ticket.status().Prefixed(name);
-  uint64_t need = session_memory(*spec, *opts);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Status fits = check_request(options_.limits, *spec, *opts, memory_in_use_);
+    Status fits = check_request(options_.limits, *spec, *opts, in_use_);
     if (!fits.ok()) {
       queue_.leave(*ticket);
       return fits.Prefixed(name);
     }
-    slot.memory = need;
-    memory_in_use_ += need;
+    slot.cost = run_cost(*spec, *opts);
+    in_use_.memory += slot.cost.memory;
+    in_use_.threads += slot.cost.threads;
+    in_use_.descriptors += slot.cost.descriptors;
     slot.deadline_ns = run_deadline_ns(*opts);
   }
   if (options_.observer != nullptr) options_.observer->on_run_start(info, *spec, *opts);
-  auto record = execute(ch, slot, info, *spec, *opts);
+  auto record = execute(ch, slot, *spec, *opts);
   std::vector<std::string> overlapped = queue_.leave(*ticket);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    memory_in_use_ -= slot.memory;
-    slot.memory = 0;
+    in_use_.memory -= slot.cost.memory;
+    in_use_.threads -= slot.cost.threads;
+    in_use_.descriptors -= slot.cost.descriptors;
+    slot.cost = RunCost{};
     slot.deadline_ns = INT64_MAX;
   }
   if (!record.ok()) return record.status().Prefixed(name);
@@ -240,8 +251,8 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   return Status::Ok();
 }
 
-Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const SessionInfo& info,
-                                  const TestSpec& spec, const RunOptions& opts) {
+Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
+                                  const RunOptions& opts) {
   if (spec.family == TransportFamily::kFabric && options_.isolate) {
     Needs needs = needs_of(spec, opts);
     // The peer's processes are looked up here, before a session process that may run as

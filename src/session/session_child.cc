@@ -211,7 +211,9 @@ void SessionChild::Describe(int status, const rusage& usage) {
       break;
     case ChildOutcome::End::kKilledAtDeadline:
       o.description = "killed at " + options_.deadline_name + " of " +
-                      seconds_text((options_.deadline_ns - started_ns_) / 1e9);
+                      seconds_text(options_.deadline_span_s > 0
+                                       ? options_.deadline_span_s
+                                       : (options_.deadline_ns - started_ns_) / 1e9);
       break;
     case ChildOutcome::End::kKilledOnCancel:
       o.description = "killed: it did not end within " + seconds_text(options_.cancel_grace_s) +

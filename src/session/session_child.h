@@ -38,6 +38,9 @@ struct ChildOptions {
   // When the server's patience ends (now_ns() clock): the child is SIGKILLed then, whatever it
   // is doing. INT64_MAX: no deadline.
   int64_t deadline_ns = INT64_MAX;
+  // How long that deadline was when the server set it, for the words ("killed at the server's
+  // deadline of 12 s"); 0: counted from the child's start, which a loaded machine delays.
+  double deadline_span_s = 0;
   // When set and true, the child is asked to end (its control connection is the caller's to
   // shut down) and SIGKILLed if it has not ended within cancel_grace_s.
   const std::atomic<bool>* cancel = nullptr;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 
 #include <vector>
@@ -12,16 +13,17 @@ namespace fabperf {
 namespace {
 constexpr int kAfInetSdp = 27;  // AF_INET_SDP: not in glibc headers
 constexpr int kAfRds = 21;      // AF_RDS
+constexpr int kSctpNodelay = 3;  // SCTP_NODELAY (linux/sctp.h; 1 there is SCTP_ASSOCINFO)
 
 const std::vector<SocketProtocol>& protocols() {
   static const std::vector<SocketProtocol> table = {
-      {"tcp", "TCP", 0, SOCK_STREAM, IPPROTO_TCP, true, true, true, true, ""},
-      {"udp", "UDP", 0, SOCK_DGRAM, IPPROTO_UDP, false, false, false, false, ""},
-      {"sctp", "SCTP", 0, SOCK_STREAM, IPPROTO_SCTP, true, true, true, true,
+      {"tcp", "TCP", 0, SOCK_STREAM, IPPROTO_TCP, true, true, true, TCP_NODELAY, ""},
+      {"udp", "UDP", 0, SOCK_DGRAM, IPPROTO_UDP, false, false, false, 0, ""},
+      {"sctp", "SCTP", 0, SOCK_STREAM, IPPROTO_SCTP, true, true, true, kSctpNodelay,
        "load the kernel's sctp module (modprobe sctp)"},
-      {"sdp", "SDP", kAfInetSdp, SOCK_STREAM, 0, true, true, true, false,
+      {"sdp", "SDP", kAfInetSdp, SOCK_STREAM, 0, true, true, true, 0,
        "SDP needs an out-of-tree kernel module (OFED's ib_sdp) and InfiniBand"},
-      {"rds", "RDS", kAfRds, SOCK_SEQPACKET, 0, false, false, true, false,
+      {"rds", "RDS", kAfRds, SOCK_SEQPACKET, 0, false, false, true, 0,
        "load the kernel's rds and rds_tcp (or rds_rdma) modules"},
   };
   return table;

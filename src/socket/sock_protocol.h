@@ -18,7 +18,9 @@ struct SocketProtocol {
   bool connected;         // listen/accept/connect, versus addressed datagrams
   bool byte_stream;       // no message boundaries: a message may arrive in pieces
   bool reliable;          // losses are impossible (else counted)
-  bool needs_nodelay;     // Nagle must be off for ping-pong (TCP)
+  // setsockopt name, at level `protocol`, of its NODELAY (Nagle off) option: TCP_NODELAY,
+  // SCTP_NODELAY; 0 when it has none. Ping-pongs set it; bandwidth tests with --nodelay.
+  int nodelay_opt;
   const char* hint;       // what to do when the kernel lacks it
 };
 

@@ -30,8 +30,8 @@ Status set_timeouts(int fd, double seconds) {
   return Status::Ok();
 }
 
-Status tune_socket(int fd, const SocketProtocol& proto, const RunOptions& opts) {
-  uint64_t buf = opts.sock_buf_size;
+Status tune_socket(int fd, const SocketProtocol& proto, const TestContext& ctx) {
+  uint64_t buf = ctx.opts.sock_buf_size;
   if (buf > 0) {
     int size = static_cast<int>(buf);
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size) < 0 ||
@@ -39,15 +39,45 @@ Status tune_socket(int fd, const SocketProtocol& proto, const RunOptions& opts) 
       return Status::Failed(errno_text("setsockopt SO_SNDBUF/SO_RCVBUF"));
     }
   }
-  // qperf leaves Nagle on, which turns a TCP ping-pong into a measure of the delayed-ACK timer.
-  if (proto.needs_nodelay) {
+  if (wants_nodelay(proto, ctx.spec.kind, ctx.opts)) {
     int one = 1;
-    setsockopt(fd, proto.protocol, 1 /* TCP_NODELAY == SCTP_NODELAY == 1 */, &one, sizeof one);
+    if (setsockopt(fd, proto.protocol, proto.nodelay_opt, &one, sizeof one) < 0) {
+      return Status::Failed(
+          errno_text((std::string("setsockopt ") + proto.display + " NODELAY").c_str()));
+    }
   }
   return Status::Ok();
 }
 
+// The data socket's Nagle setting as the kernel reports it, in this side's info (JSON, -vc):
+// what the run used, rather than what was asked.
+void record_nodelay(TestContext& ctx, int fd, const SocketProtocol& proto) {
+  auto on = socket_nodelay(fd, proto);
+  if (!on.ok()) return;  // a protocol without the option: nothing to record
+  ctx.stats.info[std::string(proto.name) + "_nodelay"] = *on ? "on" : "off";
+}
+
 }  // namespace
+
+bool wants_nodelay(const SocketProtocol& proto, TestKind kind, const RunOptions& opts) {
+  if (proto.nodelay_opt == 0) return false;
+  // A ping-pong message Nagle held would wait for the peer's delayed ACK; streaming leaves it
+  // on (qperf, iperf3): small messages coalesce into full segments.
+  if (kind == TestKind::kLatency) return true;
+  return opts.nodelay;
+}
+
+Result<bool> socket_nodelay(int fd, const SocketProtocol& proto) {
+  if (proto.nodelay_opt == 0) {
+    return Status::Unsupported(std::string(proto.display) + " has no NODELAY option");
+  }
+  int on = 0;
+  socklen_t len = sizeof on;
+  if (getsockopt(fd, proto.protocol, proto.nodelay_opt, &on, &len) < 0) {
+    return Status::Failed(errno_text("getsockopt NODELAY"));
+  }
+  return on != 0;
+}
 
 DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_poll,
                    double timeout_s)
@@ -198,7 +228,7 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
   Fd fd = std::move(*sock);
   int one = 1;
   setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.opts));
+  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx));
   // Bind to the address the client reached us on: the data path follows the control path.
   SockAddr bind_addr = protocol_address(proto, local);
   // A fixed -ip is the first of a range: stream i of --streams takes port ip_port + i.
@@ -224,8 +254,9 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
       auto conn = accept_until(fd.get(), deadline, &peer);
       if (!conn.ok()) return conn.status().Prefixed("data connection");
       if (peer.host() != ctx.peer_host) continue;
-      FP_RETURN_IF_ERROR(tune_socket(conn->get(), proto, ctx.opts));
+      FP_RETURN_IF_ERROR(tune_socket(conn->get(), proto, ctx));
       FP_RETURN_IF_ERROR(set_timeouts(conn->get(), timeout));
+      record_nodelay(ctx, conn->get(), proto);
       return DataLink(proto, std::move(*conn), peer, ctx.opts.cq_poll, timeout);
     }
   }
@@ -253,7 +284,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
   auto sock = open_protocol_socket(proto, server.family());
   if (!sock.ok()) return sock.status();
   Fd fd = std::move(*sock);
-  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx.opts));
+  FP_RETURN_IF_ERROR(tune_socket(fd.get(), proto, ctx));
   double timeout = ctx.timeout_s();
   if (proto.connected) {
     auto reply = ctx.exchange(nlohmann::json::object());
@@ -269,6 +300,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
     if (connect(fd.get(), target.get(), target.len) < 0) {
       return Status::Failed(errno_text(("data connection to " + target.to_string()).c_str()));
     }
+    record_nodelay(ctx, fd.get(), proto);
     return DataLink(proto, std::move(fd), target, ctx.opts.cq_poll, timeout);
   }
   SockAddr source = protocol_address(proto, local);

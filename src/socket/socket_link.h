@@ -94,5 +94,12 @@ class DataLink {
 Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto, int stream = 0);
 Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto);
 
+// Whether a data socket turns Nagle off: always for a ping-pong (a message Nagle held would
+// wait for the peer's delayed ACK), for a bandwidth test only with --nodelay on that side, as
+// qperf and iperf3 leave Nagle on for streaming (small messages coalesce into full segments).
+bool wants_nodelay(const SocketProtocol& proto, TestKind kind, const RunOptions& opts);
+// The socket's NODELAY option as the kernel reports it; Unsupported where the protocol has none.
+Result<bool> socket_nodelay(int fd, const SocketProtocol& proto);
+
 
 }  // namespace fabperf

@@ -377,8 +377,10 @@ std::vector<TestSpec> build() {
                    "half the round trip, every round trip recorded."});
     out.back().summary = lat_summary;
     texts.push_back(std::string(p.display) + " streaming one way bandwidth");
+    std::vector<const char*> opts = bw_opts;
+    if (find_socket_protocol(p.transport)->nodelay_opt != 0) opts.push_back("nodelay");
     out.push_back({p.bw, TransportFamily::kSocket, TestKind::kBandwidth, p.transport, nullptr,
-                   bw_opts, p.bw_size, bw_client, bw_server,
+                   opts, p.bw_size, bw_client, bw_server,
                    "The client sends messages for the test time; the server counts what "
                    "arrives. send_bw is the client's rate, recv_bw the server's."});
     out.back().summary = texts.back().c_str();

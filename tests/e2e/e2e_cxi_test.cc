@@ -180,6 +180,32 @@ TEST(E2eCxi, HelpAndVersion) {
   EXPECT_TRUE(contains(r.out, "fab_stat version: ")) << r.out;
 }
 
+// The fab_* servers share fabperf's session: the allow-list and the key apply, a refused
+// client does not use up a one-client server, and the one it serves ends it as the originals.
+TEST(E2eCxi, ServerHonoursAllowListAndKey) {
+  REQUIRE_RDM();
+  std::string key = "/tmp/fabperf_cxi_key_" + std::to_string(getpid());
+  {
+    std::ofstream f(key);
+    f << "0123456789abcdef0123456789abcdef";
+  }
+  chmod(key.c_str(), 0600);
+  CxiServer server("fab_send_lat", {"--allow", "127.0.0.0/8", "--auth-key-file", key});
+  RunOutput keyless = tool("fab_send_lat", {"127.0.0.1", "-p", server.port(), "-n", "5"});
+  EXPECT_EQ(keyless.exit_code, 1) << keyless.out;
+  EXPECT_TRUE(contains(keyless.err, "key")) << keyless.err;
+  RunOutput keyed = tool("fab_send_lat",
+                         {"127.0.0.1", "-p", server.port(), "-n", "5", "--auth-key-file", key});
+  EXPECT_EQ(keyed.exit_code, 0) << keyed.err;
+  EXPECT_EQ(server.wait(), 0) << server.output();
+  CxiServer elsewhere("fab_send_lat", {"--allow", "127.0.0.2/32"});
+  RunOutput outsider = tool("fab_send_lat", {"127.0.0.1", "-p", elsewhere.port(), "-n", "5"});
+  EXPECT_EQ(outsider.exit_code, 1);
+  EXPECT_TRUE(contains(outsider.err, "not in this server's --allow list")) << outsider.err;
+  EXPECT_TRUE(contains(elsewhere.output(), "refused: access denied")) << elsewhere.output();
+  unlink(key.c_str());
+}
+
 TEST(E2eCxi, ClientAndServerOfDifferentToolsRefuseEachOther) {
   CxiServer server("fab_read_lat");
   RunOutput r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-n", "5"});

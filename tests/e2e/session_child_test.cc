@@ -40,6 +40,7 @@ ChildOptions options_with_deadline(double seconds) {
   ChildOptions options;
   options.executable = beside_fabperf("session_child_helper");
   options.deadline_ns = now_ns() + static_cast<int64_t>(seconds * 1e9);
+  options.deadline_span_s = seconds;
   return options;
 }
 

@@ -1,6 +1,7 @@
 // A stand-in for fabperf in the session child tests: its child mode runs test-only entries
 // (spin, block, allocate, open files, report who it is, leave shm files), and its --parent
 // mode is a server in miniature, for tests that signal or kill the parent.
+// Its reports ignore send errors: a report the parent never gets fails the test that waits on it.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -48,7 +49,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
   std::string test = request.value("test", "");
   const json& params = request["params"];
   if (test == "echo") {
-    sink.Send({{"params", params}, {"timeout_s", request["timeout_s"]}});
+    sink.Send({{"params", params}, {"timeout_s", request["timeout_s"]}}).IgnoreError();
     return 0;
   }
   if (test == "spin") {
@@ -62,12 +63,12 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
   }
   if (test == "wait") {  // a run that ends when told on its control connection, or in time
     bool told = wait_control(control_fd, params.value("seconds", 30.0));
-    sink.Send({{"told", told}});
+    sink.Send({{"told", told}}).IgnoreError();
     return 0;
   }
   if (test == "alloc") {
     volatile int sink_value = touch_megabytes(params.value("mib", uint64_t{64}));
-    sink.Send({{"allocated_mib", params.value("mib", uint64_t{64})}, {"v", sink_value}});
+    sink.Send({{"allocated_mib", params.value("mib", uint64_t{64})}, {"v", sink_value}}).IgnoreError();
     if (params.value("then_spin", false)) {
       spin_forever();
     }
@@ -83,7 +84,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
       }
       ++opened;
     }
-    sink.Send({{"opened", opened}, {"error", err != 0 ? strerror(err) : ""}});
+    sink.Send({{"opened", opened}, {"error", err != 0 ? strerror(err) : ""}}).IgnoreError();
     return 0;
   }
   if (test == "list_fds") {
@@ -91,7 +92,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
       fds.push_back(std::stoi(e.path().filename().string()));
     }
-    sink.Send({{"fds", fds}});
+    sink.Send({{"fds", fds}}).IgnoreError();
     return 0;
   }
   if (test == "whoami") {
@@ -102,7 +103,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     sink.Send({{"uid", getuid()},
                {"euid", geteuid()},
                {"open_error", open_errno != 0 ? strerror(open_errno) : ""},
-               {"regained_root", regained}});
+               {"regained_root", regained}}).IgnoreError();
     wait_control(control_fd, 30);
     return 0;
   }
@@ -113,7 +114,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
       int fd = open(name.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
       if (fd >= 0) close(fd);
     }
-    sink.Send({{"pid", getpid()}});
+    sink.Send({{"pid", getpid()}}).IgnoreError();
     wait_control(control_fd, 30);
     return 0;
   }
@@ -127,18 +128,18 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
       sink.Fail(Status::Failed(std::string("mmap of ") + std::to_string(bytes) +
-                               " bytes failed: " + strerror(errno)));
+                               " bytes failed: " + strerror(errno))).IgnoreError();
       return 1;
     }
-    sink.Send({{"mapped", bytes}});
+    sink.Send({{"mapped", bytes}}).IgnoreError();
     return 0;
   }
   if (test == "fail") {
-    sink.Fail(Status::Failed("stand-in failure: the peer went away"));
+    sink.Fail(Status::Failed("stand-in failure: the peer went away")).IgnoreError();
     return 1;
   }
   if (test == "exit") return params.value("code", 0);
-  sink.Fail(Status::Failed("stand-in: unknown entry " + test));
+  sink.Fail(Status::Failed("stand-in: unknown entry " + test)).IgnoreError();
   return 1;
 }
 
@@ -159,6 +160,7 @@ int parent_mode(const std::string& entry, double seconds) {
   fabperf::ChildOptions options;
   options.executable = "/proc/self/exe";
   options.deadline_ns = fabperf::now_ns() + static_cast<int64_t>(seconds * 1e9);
+  options.deadline_span_s = seconds;
   auto child = fabperf::SessionChild::Start(pair[1], request, options);
   if (!child.ok()) {
     std::printf("start failed: %s\n", child.status().message().c_str());

@@ -21,13 +21,13 @@ const TestSpec& tcp_bw() { return *all_tests().find("tcp_bw"); }
 
 TEST(ServerLimits, DefaultsAcceptOrdinaryRuns) {
   ServerLimits limits;
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), 0).ok());
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 1 << 30}}), 0).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), RunCost{}).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 1 << 30}}), RunCost{}).ok());
 }
 
 TEST(ServerLimits, MessageSizeBeyondTheLimitIsRefusedWithTheReason) {
   ServerLimits limits;
-  Status s = check_request(limits, tcp_bw(), request({{"msg_size", 5ull << 30}}), 0);
+  Status s = check_request(limits, tcp_bw(), request({{"msg_size", 5ull << 30}}), RunCost{});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kFailed);
   EXPECT_NE(s.message().find("message size 5G exceeds this server's limit of 1G"),
@@ -40,30 +40,30 @@ TEST(ServerLimits, TimeCountAndTimeout) {
   ServerLimits limits;
   limits.max_time = 10;
   limits.max_msgs = 1000;
-  Status t = check_request(limits, tcp_bw(), request({{"time", 11}}), 0);
+  Status t = check_request(limits, tcp_bw(), request({{"time", 11}}), RunCost{});
   EXPECT_NE(t.message().find("-t 11 s exceeds this server's limit of 10 s"), std::string::npos)
       << t.message();
   // With -n the duration is not -t's.
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"time", 11}, {"no_msgs", 10}}), 0).ok());
-  Status n = check_request(limits, tcp_bw(), request({{"no_msgs", 1001}}), 0);
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"time", 11}, {"no_msgs", 10}}), RunCost{}).ok());
+  Status n = check_request(limits, tcp_bw(), request({{"no_msgs", 1001}}), RunCost{});
   EXPECT_NE(n.message().find("--max_msgs"), std::string::npos) << n.message();
-  Status w = check_request(limits, tcp_bw(), request({{"warmup", 5000}}), 0);
+  Status w = check_request(limits, tcp_bw(), request({{"warmup", 5000}}), RunCost{});
   EXPECT_NE(w.message().find("--warmup"), std::string::npos) << w.message();
   // -to is not refused: the server caps it at its own (server_session.cc).
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"timeout", 3600}}), 0).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"timeout", 3600}}), RunCost{}).ok());
 }
 
 TEST(ServerLimits, MemoryAloneAndTogether) {
   ServerLimits limits;
   limits.max_memory = 64 << 20;
-  Status alone = check_request(limits, tcp_bw(), request({{"msg_size", 100 << 20}}), 0);
+  Status alone = check_request(limits, tcp_bw(), request({{"msg_size", 100 << 20}}), RunCost{});
   EXPECT_NE(alone.message().find("--max_memory"), std::string::npos) << alone.message();
   EXPECT_NE(alone.message().find("refused"), std::string::npos);
   // What fits alone but not beside the other sessions is "busy, try again".
-  Status together = check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), 40 << 20);
+  Status together = check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{40 << 20, 0, 0});
   EXPECT_NE(together.message().find("server busy"), std::string::npos) << together.message();
   EXPECT_NE(together.message().find("try again"), std::string::npos);
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), 0).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{}).ok());
 }
 
 TEST(ServerLimits, MemoryEstimateNeverWraps) {
