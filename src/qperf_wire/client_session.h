@@ -17,16 +17,15 @@ namespace fabperf::qperf_wire {
 // Runs result's test (a socket test, conf or quit) against the qperf server of `config`:
 // fills result.loc (this side, timed by fabperf's clock), result.rem (the server's results
 // block, read as qperf's client reads it), the round trips in `latency`, and conf's answer.
-// `no_session`: the server could not be reached at all. `server_version` marks the remote side
-// in the results ("qperf 0.4.11"), "" when unknown.
+// `server_version` marks the remote side in the results ("qperf 0.4.11"), "" when unknown.
 Status run_qperf_test(const ClientConfig& config, TestResult& result, LatencyRecorder& latency,
-                      const std::string& server_version, bool& no_session);
+                      const std::string& server_version);
 
-// The client engine's entry (client/client.cc): before the first test, learns the server's
-// conf (node, cpu, os, version) for the report's "server" (with "tool": "qperf") and
-// `version` ("0.4.11") when still unknown; then runs the test as run_qperf_test does.
-Status run_against_qperf(const ClientConfig& config, RunInfo& info, TestResult& result,
-                         LatencyRecorder& latency, std::string& version, bool& no_session);
+// Before the first test: learns the server's conf (node, cpu, os, version) for the report's
+// "server" (with "tool": "qperf") and `version` ("0.4.11") when still unknown. Fails when the
+// server cannot be reached or this client holds a key (a qperf server cannot prove it has it).
+Status greet_qperf_server(const ClientConfig& config, RunInfo& info, std::string& version,
+                          double timeout_s);
 
 // Recognises a stock qperf server once fabperf's HELLO has drawn an answer that is not a
 // frame: qperf reads our frame's magic as a version and says so on its error channel, "upgrade

@@ -91,7 +91,7 @@ void QperfControl::send_error(const std::string& text) {
   // prints an empty "server: " (qperf's own server loses this race too, about one time in
   // five); fabperf's client waits for the text.
   if (::send(fd_, "?", 1, MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT) != 1) return;
-  send_all(fd_, line.data(), line.size(), Deadline::After(0.5));
+  send_all(fd_, line.data(), line.size(), Deadline::After(0.5)).IgnoreError();  // best effort
   ::shutdown(fd_, SHUT_WR);
 }
 
