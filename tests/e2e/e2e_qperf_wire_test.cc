@@ -5,8 +5,11 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <chrono>
+#include <csignal>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "e2e_qperf_util.h"
 #include "e2e_robust_util.h"
@@ -182,6 +185,63 @@ TEST(QperfWireServe, TheServersRulesApplyToQperfClients) {
   r = qperf_error({"-t", "1", "127.0.0.1", "conf"}, keyed.port(), "needs a pre-shared key");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err + r.out, "needs a pre-shared key")) << r.err << r.out;
+}
+
+TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
+  REQUIRE_QPERF();
+  LoggedServer server({"--max_clients", "1", "--max_time", "2", "-to", "1"});
+  // --max_clients: a fabperf client that said hello and thinks holds the only place; a qperf
+  // client hears "busy" in its own terms, and the server logs it as a qperf client.
+  {
+    auto holder = fake_session(server.port());
+    ASSERT_TRUE(holder);
+    RunOutput busy = qperf_error({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(),
+                                 "server: server busy");
+    EXPECT_EQ(busy.exit_code, 1);
+    EXPECT_TRUE(contains(busy.err + busy.out, "server: server busy")) << busy.err << busy.out;
+  }
+  EXPECT_TRUE(contains(server.log(), "refused (a qperf client): server busy")) << server.log();
+  // --max_time: a longer run is refused before it starts, with the option's name.
+  RunOutput longer = qperf_error({"-t", "3", "127.0.0.1", "tcp_lat"}, server.port(),
+                                 "exceeds this server's limit of 2 s");
+  EXPECT_EQ(longer.exit_code, 1);
+  EXPECT_TRUE(contains(server.log(), "qperf tcp_lat: refused: -t 3 s exceeds")) << server.log();
+  // A run without a timer (a stock client ignores -n for tcp_lat and would go on for ever) is
+  // ended by the server's deadline, and the client is told why.
+  RunOutput endless = qperf_error({"-n", "100000000", "127.0.0.1", "tcp_lat"}, server.port(),
+                                  "run time limit reached");
+  ASSERT_FALSE(endless.timed_out);
+  EXPECT_EQ(endless.exit_code, 1);
+  EXPECT_TRUE(contains(server.log(), "run time limit reached")) << server.log();
+  // The place is free again, for either protocol.
+  RunOutput ok = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
+  RunOutput still = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
+  EXPECT_EQ(still.exit_code, 0) << still.err;
+}
+
+TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
+  REQUIRE_QPERF();
+  // A run without a timer has no end of its own: when its client stops (here: stopped by a
+  // signal mid-run), the server's -to ends it long before --max_time, and says why.
+  LoggedServer server({"-to", "1", "--max_time", "600"});
+  int lines = server.log_lines();
+  Proc client({"-lp", server.port_arg(), "-n", "100000000", "127.0.0.1", "tcp_lat"},
+              qperf_program());
+  // Running once the server holds the control and the data connection.
+  for (int i = 0; i < 300 && connected_peers(server.pid()).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(connected_peers(server.pid()).size(), 2u) << server.log() << client.err();
+  client.signal(SIGSTOP);
+  EXPECT_GE(server.wait_log_lines(lines + 1, 60), lines + 1) << server.log();
+  client.signal(SIGCONT);
+  EXPECT_TRUE(contains(server.log(), "qperf tcp_lat: nothing from the client within the timeout"))
+      << server.log();
+  EXPECT_FALSE(contains(server.log(), "run time limit reached")) << server.log();
+  EXPECT_NE(client.wait(30), 0) << client.out() << client.err();
+  RunOutput ok = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
 }
 
 TEST(QperfWireClient, MeasuresAgainstAStockServerAndRecordsIt) {
