@@ -4,10 +4,10 @@
 
 #include <cstdint>
 
-#include "socket/sock_protocol.h"
 #include "qperf_wire/data_io.h"
 #include "qperf_wire/data_link.h"
 #include "qperf_wire/wire.h"
+#include "socket/sock_protocol.h"
 #include "stats/latency.h"
 
 namespace fabperf::qperf_wire {

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "session/client.h"
-#include "engine/test_result.h"
 #include "core/status.h"
+#include "engine/test_result.h"
 #include "report/reporter.h"
+#include "session/client.h"
 #include "stats/latency.h"
 
 namespace fabperf::qperf_wire {

@@ -5,10 +5,10 @@
 #include <cstdint>
 
 #include "core/status.h"
-#include "socket/sock_protocol.h"
 #include "net/socket.h"
 #include "qperf_wire/control.h"
 #include "qperf_wire/wire.h"
+#include "socket/sock_protocol.h"
 
 namespace fabperf::qperf_wire {
 

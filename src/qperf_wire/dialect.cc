@@ -1,4 +1,4 @@
-// The first-byte test of the shared port, and refusals in qperf's terms.
+// Refusals in qperf's terms on the shared port.
 #include "qperf_wire/dialect.h"
 
 #include <poll.h>
@@ -13,25 +13,6 @@
 #include "qperf_wire/wire.h"
 
 namespace fabperf::qperf_wire {
-
-ClientDialect sniff_client(int fd, double timeout_s, const std::atomic<bool>* cancel) {
-  Deadline deadline = Deadline::After(timeout_s);
-  for (;;) {
-    if (cancel != nullptr && cancel->load()) return ClientDialect::kFabperf;
-    if (deadline.expired()) return ClientDialect::kSilent;
-    // Short slices so a stopping server is noticed while waiting.
-    int64_t slice_end = std::min(deadline.at_ns(), now_ns() + 100'000'000);
-    auto ready = wait_fd(fd, POLLIN, Deadline(slice_end));
-    if (!ready.ok()) return ClientDialect::kFabperf;
-    if (*ready == 0) continue;
-    uint8_t first = 0;
-    ssize_t n = ::recv(fd, &first, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    // A close or an error: the fabperf path reports it as it always has.
-    if (n != 1) return ClientDialect::kFabperf;
-    return looks_like_request(&first, 1) ? ClientDialect::kQperf : ClientDialect::kFabperf;
-  }
-}
 
 namespace {
 

@@ -1,23 +1,12 @@
-// Telling a stock qperf client from a fabperf client on the port they share, by the first
-// byte: a qperf request opens with a zero byte (its major version), a fabperf frame with "F".
+// Refusing a stock qperf client in its own terms on the port it shares with fabperf clients
+// (the first-byte test itself is session/server_qperf.cc's, through QperfHooks::opens_request).
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace fabperf::qperf_wire {
-
-enum class ClientDialect {
-  kFabperf,  // anything that is not a qperf request: the fabperf path names what it is
-  kQperf,
-  kSilent,  // nothing within the timeout
-};
-
-// Waits at most timeout_s (ending early when `cancel` is set) for the connection's first byte,
-// and looks at it without taking it.
-ClientDialect sniff_client(int fd, double timeout_s, const std::atomic<bool>* cancel);
 
 // What a refused client already sent, `size` bytes of it: when it is a qperf request, answers
 // `why` on qperf's error channel and returns true (the caller closes); else false. With

@@ -215,8 +215,7 @@ Status serve_qperf(QperfLease& lease) {
   std::string name;
   Status s = serve_request(ctl, lease, name);
   // A failure is the client's to hear too, unless the server's supervisor already told it.
-  if (!s.ok() && s.code() != Code::kInterrupted &&
-      !(lease.stop != nullptr && lease.stop->load())) {
+  if (!s.ok() && s.code() != Code::kInterrupted && !(lease.stop != nullptr && lease.stop->load())) {
     ctl.send_error(s.message());
     ctl.drain(std::min(3.0, lease.timeout_s));
   }

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "options/run_options.h"
-#include "session/qperf_hooks.h"
 #include "qperf_wire/wire.h"
+#include "session/qperf_hooks.h"
 
 namespace fabperf::qperf_wire {
 

@@ -26,7 +26,8 @@ Result<bool> Server::qperf_client(ControlChannel& ch, Slot& slot) {
       return Status::Timeout("no answer from client within " + seconds_text(options_.timeout_s));
     }
     // Short slices, so a stopping server is noticed while the client is silent.
-    auto ready = wait_fd(ch.fd(), POLLIN, Deadline(std::min(deadline.at_ns(), now_ns() + 100'000'000)));
+    auto ready =
+        wait_fd(ch.fd(), POLLIN, Deadline(std::min(deadline.at_ns(), now_ns() + 100'000'000)));
     if (!ready.ok()) return false;
     if (*ready == 0) continue;
     uint8_t first = 0;
@@ -52,8 +53,8 @@ Status Server::serve_qperf(ControlChannel& ch, Slot& slot, const SessionInfo& in
         "this server needs a pre-shared key, which a qperf client cannot prove it holds: run "
         "fabperf HOST --auth_key_file FILE with qperf's arguments instead";
   } else if (!options_.tool.empty()) {
-    lease.refusal = "this is a " + options_.tool + " server: it serves " + options_.tool +
-                    " clients only";
+    lease.refusal =
+        "this is a " + options_.tool + " server: it serves " + options_.tool + " clients only";
   }
   std::optional<uint64_t> ticket;
   lease.admit = [&](const TestSpec& spec, RunOptions& opts,

@@ -195,8 +195,8 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
   {
     auto holder = fake_session(server.port());
     ASSERT_TRUE(holder);
-    RunOutput busy = qperf_error({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(),
-                                 "server: server busy");
+    RunOutput busy =
+        qperf_error({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(), "server: server busy");
     EXPECT_EQ(busy.exit_code, 1);
     EXPECT_TRUE(contains(busy.err + busy.out, "server: server busy")) << busy.err << busy.out;
   }
@@ -276,8 +276,8 @@ TEST(QperfWireClient, KernelProtocolsRunOrFailWithTheServersWords) {
   // RDS goes through qperf's helper exchange of addresses before the server's socket fails;
   // a client that left it half done would wedge the stock server for every later client.
   for (const Optional& p : optional_protocols()) {
-    RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3",
-                       p.bw, p.lat});
+    RunOutput r =
+        run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", p.bw, p.lat});
     if (p.present) {
       EXPECT_EQ(r.exit_code, 0) << r.err;
     } else {
