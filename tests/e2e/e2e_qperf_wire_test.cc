@@ -244,6 +244,27 @@ TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
 }
 
+TEST(QperfWireServe, AFabToolServerRefusesQperfClients) {
+  REQUIRE_QPERF();
+  // A fab_* server serves its own tool's clients only; a qperf client is told so, in its own
+  // terms, and the server ends as it does after its one session. The server's log is checked
+  // (the stock client's text can be lost to qperf's error-channel race, and this server takes
+  // one session only, so it cannot be asked twice).
+  int port = free_port();
+  Proc server({"-p", std::to_string(port)}, beside_fabperf("fab_read_lat"));
+  for (int i = 0; i < 1000 && !contains(server.out() + server.err(), "for client to connect");
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  RunOutput r = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, port, 30);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(server.wait(30), 1);
+  EXPECT_TRUE(contains(server.out() + server.err(),
+                       "qperf tcp_lat: this is a fab_read_lat server: it serves fab_read_lat "
+                       "clients only"))
+      << server.out() << server.err();
+}
+
 TEST(QperfWireClient, MeasuresAgainstAStockServerAndRecordsIt) {
   REQUIRE_QPERF();
   QperfServer server;
