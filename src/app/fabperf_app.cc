@@ -15,6 +15,7 @@
 #include "cxi/cxi_main.h"
 #include "engine/misc_tests.h"
 #include "fabric/fabric_list.h"
+#include "qperf_wire/hooks.h"
 #include "stats/latency.h"
 
 namespace fabperf {
@@ -100,6 +101,7 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
   info.argv.insert(info.argv.end(), args.begin(), args.end());
   info.client = node_info();
   SessionEnv env{&all_tests(), session_process_runner()};
+  env.qperf = qperf_wire::hooks();  // stock qperf peers on the same port and behind the client
   // fab_write_lat and its siblings are this program under other names: their own dialect.
   if (cxi::is_cxi_program(program)) return cxi::cxi_main(program, args, info, env);
   return qperf_main(args, info, env);

@@ -280,6 +280,10 @@ std::vector<OptionSpec> build_option_rows() {
        .field = &ProgramOptions::wait_server, .default_text = "5", .max = 86400,
        .scope = S::kClient, .group = "connection", .arg_name = "Time",
        .help = "Keep trying to connect to the server this long", .cxi_default = "0"},
+      {.name = "qperf_server", .type = T::kFlag, .field = &ProgramOptions::qperf_server,
+       .default_text = "0", .max = 1, .scope = S::kClient, .group = "connection",
+       .help = "The server is a stock qperf (0.4.x): speak its protocol (noticed by itself "
+               "otherwise)"},
       {.name = "loop", .short_name = "oo", .type = T::kLoop, .scope = S::kClient,
        .group = "test", .arg_name = "Var:Init:Last:Incr",
        .help = "Run each following test once per value (Incr *N multiplies); may be nested"},
@@ -312,6 +316,10 @@ std::vector<OptionSpec> build_option_rows() {
        .help = "Server: serve only clients from these address blocks (IPv4 or IPv6; default: "
                "any)",
        .cxi = {{.tools = kCxiPairTools}}},
+      {.name = "no_qperf", .type = T::kFlag, .field = &ProgramOptions::no_qperf,
+       .default_text = "0", .max = 1, .scope = S::kServer, .group = "server",
+       .help = "Server: refuse stock qperf clients (served on the same port otherwise; they "
+               "cannot prove a key)"},
       {.name = "auth_key_file", .type = T::kString, .field = &ProgramOptions::auth_key_file,
        .scope = S::kAny, .group = "server", .arg_name = "File",
        .help = "Pre-shared key (16+ bytes, mode 600); client and server prove they hold it "

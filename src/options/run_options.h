@@ -63,12 +63,14 @@ namespace fabperf {
   X(std::string, bind)                   \
   X(bool, loopback)                      \
   X(double, wait_server)                 \
+  X(bool, qperf_server)                  \
   X(uint64_t, max_clients)               \
   X(uint64_t, max_msg_size)              \
   X(double, max_time)                    \
   X(uint64_t, max_msgs)                  \
   X(uint64_t, max_memory)                \
   X(std::string, allow)                  \
+  X(bool, no_qperf)                      \
   X(std::string, auth_key_file)          \
   X(std::string, run_as)                 \
   X(bool, trust_fabric_addrs)            \

@@ -54,7 +54,9 @@ class QperfTextReporter : public Reporter {
     for (const char* key : {"node", "cpu", "os"}) {
       add_text(lines, side + key, printable(conf.value(key, std::string("?")), 256));
     }
-    add_text(lines, side + "fabperf", printable(conf.value("version", std::string("?")), 64));
+    // A stock qperf server's conf (src/qperf_wire/) reads rem_qperf, as a qperf client shows it.
+    std::string tool = conf.value("tool", std::string()) == "qperf" ? "qperf" : "fabperf";
+    add_text(lines, side + tool, printable(conf.value("version", std::string("?")), 64));
   }
 
   void add_figures(std::vector<Line>& lines, const RunInfo& info, const TestResult& r) {

@@ -48,9 +48,10 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   return Status::Ok();
 }
 
-// A control connection that has been greeted: connected, versions checked, key proven.
+// A control connection that has been greeted: connected, versions checked, key proven. A
+// stock qperf server's answer to HELLO sets `qperf_version` (and fails).
 Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config, double timeout,
-                                                     RunInfo& info) {
+                                                     RunInfo& info, std::string& qperf_version) {
   HostSpec host = split_host_iface(config.host);
   ConnectOptions options{config.wait_server_s, timeout, config.bind_addr, host.iface};
   auto fd = connect_tcp(host.host, config.port, options);
@@ -74,7 +75,13 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
     return sent;
   }
   auto welcome = ch->expect(MsgType::kWelcome, timeout);
-  if (!welcome.ok()) return welcome.status();
+  if (!welcome.ok()) {
+    // A stock qperf server reads HELLO as a request of another version and says so its way.
+    if (config.qperf != nullptr && !ch->peer_reported_error()) {
+      if (auto version = config.qperf->recognise(ch->fd())) qperf_version = *version;
+    }
+    return welcome.status();
+  }
   nlohmann::json greeting = *welcome;
   if (!config.auth_key.empty()) {
     FP_RETURN_IF_ERROR(authenticate(*ch, config, *welcome, client_nonce, timeout, greeting));
@@ -185,6 +192,17 @@ void print_partial(const char* test, const SideStats& loc) {
 
 bool stopped(const ClientConfig& config) { return config.stop != nullptr && config.stop->load(); }
 
+// One run against a stock qperf server (config.qperf), announced to the reporters as
+// run_measurement does.
+Status run_against_qperf(const ClientConfig& config, TestResult& result, LatencyRecorder& latency,
+                         const std::vector<std::unique_ptr<Reporter>>& reporters,
+                         const RunInfo& info, const std::string& version) {
+  if (result.spec->kind != TestKind::kMisc) {
+    for (const auto& reporter : reporters) reporter->on_run_start(info, result);
+  }
+  return config.qperf->run(config, result, latency, version);
+}
+
 }  // namespace
 
 int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
@@ -192,6 +210,20 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
   int exit_code = 0;
   std::unique_ptr<ControlChannel> session;
   bool started = false;
+  // A stock qperf server (--qperf_server, or recognised by its answer to HELLO): every run
+  // speaks qperf's protocol; `greeted` once its conf is known.
+  bool qperf = config.qperf != nullptr && config.qperf_server;
+  bool greeted = false;
+  std::string qperf_version;
+  // A server that cannot be reached, or turns us away (busy, access, key), will not serve the
+  // next run either.
+  auto cannot_open = [&](TestResult& result, const std::string& label, const Status& s) {
+    result.status = RunStatus::kError;
+    result.error = s.message();
+    std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
+    for (auto& reporter : reporters) reporter->on_result(info, result);
+    return stopped(config) ? 130 : 1;
+  };
   for (const PlannedRun& run : plan) {
     if (stopped(config)) return 130;
     for (const std::string& w : run.warnings) std::fprintf(stderr, "%s\n", w.c_str());
@@ -204,27 +236,34 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     result.loop_values = run.loop_values;
     LatencyRecorder latency;
     Status s;
-    if (!session) {
-      auto opened = open_session(config, run.params.local.timeout, info);
-      if (!opened.ok()) {
-        // A server that cannot be reached, or turns us away (busy, access, key), will not
-        // serve the next run either.
-        s = opened.status();
-        result.status = RunStatus::kError;
-        result.error = s.message();
-        std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
-        for (auto& reporter : reporters) reporter->on_result(info, result);
-        return stopped(config) ? 130 : 1;
+    if (!session && !qperf) {
+      auto opened = open_session(config, run.params.local.timeout, info, qperf_version);
+      if (!opened.ok() && !qperf_version.empty()) {
+        qperf = true;
+        std::fprintf(stderr, "%s: the server is qperf %s: measuring with qperf's protocol\n",
+                     label.c_str(), qperf_version.c_str());
+      } else if (!opened.ok()) {
+        return cannot_open(result, label, opened.status());
+      } else {
+        session = std::move(*opened);
       }
-      session = std::move(*opened);
+    }
+    if (qperf && !greeted) {
+      s = config.qperf->greet(config, info, qperf_version, run.params.local.timeout);
+      if (!s.ok()) return cannot_open(result, label, s);
+      greeted = true;
     }
     if (!started) {
       for (auto& reporter : reporters) reporter->on_start(info);
       started = true;
     }
-    s = run.spec->kind == TestKind::kMisc
-            ? run_misc(*session, result, run.params.local.timeout)
-            : run_measurement(*session, config, result, latency, reporters, info);
+    if (qperf) {
+      s = run_against_qperf(config, result, latency, reporters, info, qperf_version);
+    } else {
+      s = run.spec->kind == TestKind::kMisc
+              ? run_misc(*session, result, run.params.local.timeout)
+              : run_measurement(*session, config, result, latency, reporters, info);
+    }
     if (!s.ok()) {
       result.status = RunStatus::kError;
       result.error = s.message();

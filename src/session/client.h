@@ -12,6 +12,7 @@
 #include "engine/registry.h"
 #include "engine/test_result.h"
 #include "report/reporter.h"
+#include "session/qperf_hooks.h"
 
 namespace fabperf {
 
@@ -24,6 +25,10 @@ struct ClientConfig {
   std::string tool = "fabperf";  // the name HELLO gives (a fab_* server wants its own)
   bool label_by_tool = false;    // messages start with the tool's name, not the test's (fab_*)
   const std::atomic<bool>* stop = nullptr;  // set on SIGINT/SIGTERM
+  // Stock qperf servers: recognised by their answer to HELLO (or, with --qperf_server, assumed)
+  // and measured with qperf's protocol (null: fabperf servers only).
+  const QperfHooks* qperf = nullptr;
+  bool qperf_server = false;
 };
 
 // Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.

@@ -23,6 +23,7 @@ Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv&
   auto options = server_options_from(cl.program, own.timeout, *env.tests);
   if (!options.ok()) return options.status();
   options->isolate = env.isolate;
+  options->qperf = env.qperf;
   return options;
 }
 
@@ -80,6 +81,9 @@ int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, 
   config.port = static_cast<uint16_t>(cl.program.listen_port);
   config.wait_server_s = cl.program.wait_server;
   config.bind_addr = cl.program.bind;
+  // qperf's grammar only: a fab_* tool's test has no qperf counterpart.
+  if (cl.dialect == Dialect::kQperf) config.qperf = env.qperf;
+  config.qperf_server = cl.program.qperf_server;
   config.stop = &stop_flag();
 
   std::unique_ptr<Server> local_server;

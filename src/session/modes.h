@@ -17,6 +17,7 @@ namespace fabperf {
 struct SessionEnv {
   const TestRegistry* tests = nullptr;
   IsolatedRunner isolate;  // empty: fabric runs' server sides run on the session's thread
+  const QperfHooks* qperf = nullptr;  // stock qperf peers (qperf_wire/); null: fabperf's only
 };
 
 // Serves until stopped (SIGINT/SIGTERM, a client's quit, or the end of the first session with

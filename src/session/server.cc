@@ -61,9 +61,20 @@ void Server::log(const std::string& line) {
 
 void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why) {
   // Read what the client already sent, so closing does not reset the connection and throw
-  // away our answer before the client reads it. Never waits: the accept loop must go on.
-  char scratch[4096];
-  while (::recv(conn.get(), scratch, sizeof scratch, MSG_DONTWAIT) > 0) {
+  // away our answer before the client reads it. Never waits (but for a qperf client's first
+  // byte, briefly and within a budget): the accept loop must go on.
+  uint8_t scratch[4096];
+  uint8_t opening = 0;
+  size_t got = 0;
+  for (ssize_t n; (n = ::recv(conn.get(), scratch, sizeof scratch, MSG_DONTWAIT)) > 0;) {
+    if (got == 0) opening = scratch[0];
+    got += static_cast<size_t>(n);
+  }
+  // A qperf client hears why in its own terms (its request opens with a zero byte).
+  if (options_.qperf != nullptr &&
+      options_.qperf->refuse(conn.get(), &opening, got > 0 ? 1 : 0, why)) {
+    log(peer.host() + ": refused (a qperf client): " + why);
+    return;
   }
   ControlChannel ch(conn.release());
   ch.send_error(why, 0.2).IgnoreError();  // it may have gone already
@@ -85,7 +96,11 @@ void Server::supervise(bool stopping) {
                                              "server's deadline (server option --max_time ") +
                                      limit + " s)";
     // Short deadline: a client that stopped reading must not hold up the supervisor.
-    slot->channel->send_error(why, 0.5).IgnoreError();
+    if (slot->tell) {
+      slot->tell(why);  // bounded as well (qperf_wire::QperfControl::send_error)
+    } else {
+      slot->channel->send_error(why, 0.5).IgnoreError();
+    }
     slot->channel->shut_down();
     if (!stopping) log(slot->channel->peer_host() + ": " + why);
   }

@@ -20,6 +20,7 @@
 #include "security/access.h"
 #include "security/limits.h"
 #include "session/measurement_queue.h"
+#include "session/qperf_hooks.h"
 #include "session/server_run.h"
 
 namespace fabperf {
@@ -72,6 +73,10 @@ struct ServerOptions {
   std::string run_as;      // --run_as: the user those processes run as when the server is root
   bool trust_fabric_addrs = false;  // accept fabric addresses no IP ties to the client
   ServerObserver* observer = nullptr;  // the dialect's server output (may be null)
+  // Stock qperf clients on the same port, told apart by their first byte (null: none, and a
+  // qperf client hears fabperf's error frame).
+  const QperfHooks* qperf = nullptr;
+  bool no_qperf = false;   // --no_qperf: qperf clients are refused, in qperf's terms
 };
 
 // Frames a client may send are small; this bounds what one costs before it is checked.
@@ -103,6 +108,8 @@ class Server {
     int64_t deadline_ns = INT64_MAX;  // the current run's deadline, kept by the supervisor
     RunCost cost;                     // reserved by the current run (memory, threads, fds)
     bool told = false;                // already sent its ERROR by the supervisor
+    // Set: the supervisor tells the client this way (a qperf client, in qperf's terms).
+    std::function<void(const std::string&)> tell;
   };
 
   explicit Server(const ServerOptions& options, Fd listener, uint16_t port);
@@ -110,6 +117,18 @@ class Server {
   Status handshake(ControlChannel& ch, SessionInfo& info);
   Status serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info);
   Status run(ControlChannel& ch, Slot& slot, const SessionInfo& info, const nlohmann::json& body);
+  // A run's turn, the same for both protocols: the limits, its place in the measurement queue
+  // (on_wait while it waits), its memory and its deadline. Caps opts.timeout at the server's.
+  Result<uint64_t> admit(Slot& slot, const std::string& who, const TestSpec& spec,
+                         RunOptions& opts, const std::function<Status(size_t ahead)>& on_wait);
+  // The turn is over: the queue moves on, the memory is returned. Returns the runs that
+  // measured at the same time.
+  std::vector<std::string> end_turn(Slot& slot, uint64_t ticket);
+  // Both protocols share the port: true when the client's first byte opens a qperf request;
+  // Timeout when it sends nothing within the server's -to (server_qperf.cc).
+  Result<bool> qperf_client(ControlChannel& ch, Slot& slot);
+  // A stock qperf client's session, under the rules of a fabperf client's (server_qperf.cc).
+  Status serve_qperf(ControlChannel& ch, Slot& slot, const SessionInfo& info);
   bool counts_for_once(const SessionInfo& info) const;
   Result<RunRecord> execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
                             const RunOptions& opts);

@@ -26,6 +26,7 @@ Result<ServerOptions> server_options_from(const ProgramOptions& program, double 
   options.queue_timeout_s = program.queue_timeout;
   options.once = program.once;
   options.trust_fabric_addrs = program.trust_fabric_addrs;
+  options.no_qperf = program.no_qperf;
   options.limits.max_msg_size = program.max_msg_size;
   options.limits.max_time = program.max_time;
   options.limits.max_msgs = program.max_msgs;

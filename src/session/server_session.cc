@@ -46,8 +46,15 @@ void Server::session(int fd) {
       if (stop_.load()) slot.stop.store(true);
       sessions_.push_back(&slot);
     }
-    Status s = handshake(ch, info);
-    if (s.ok()) s = serve_requests(ch, slot, info);
+    // Both protocols share the port; the first byte tells them apart (docs/protocol.md).
+    auto qperf = qperf_client(ch, slot);
+    Status s = qperf.status();
+    if (qperf.ok() && *qperf) {
+      s = serve_qperf(ch, slot, info);  // a qperf client heard its failures in its own terms
+    } else if (qperf.ok()) {
+      s = handshake(ch, info);
+      if (s.ok()) s = serve_requests(ch, slot, info);
+    }
     if (!s.ok()) {
       // One line per failed session; the client hears the same reason when it can. A session
       // the supervisor ended was logged and told there.
@@ -58,7 +65,9 @@ void Server::session(int fd) {
       }
       if (!told) {
         log(ch.peer_host() + ": " + s.message());
-        if (s.code() != Code::kInterrupted) ch.send_error(for_client(s.message()), 1).IgnoreError();
+        if (s.code() != Code::kInterrupted && !(qperf.ok() && *qperf)) {
+          ch.send_error(for_client(s.message()), 1).IgnoreError();
+        }
       }
       std::lock_guard<std::mutex> lock(mu_);
       if (first_failure_.empty() && counts_for_once(info)) first_failure_ = s.message();
@@ -170,8 +179,11 @@ Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info)
 }
 
 int64_t Server::run_deadline_ns(const RunOptions& opts) const {
-  double length = opts.no_msgs > 0 ? options_.limits.max_time
-                                   : std::min(opts.time, options_.limits.max_time);
+  // A run counted by -n, or one without a timer (a qperf request's time 0, ended by its
+  // client), may last as long as the server allows.
+  double length = opts.no_msgs > 0 || opts.time <= 0
+                      ? options_.limits.max_time
+                      : std::min(opts.time, options_.limits.max_time);
   return now_ns() + static_cast<int64_t>((length + 2 * opts.timeout + 5) * 1e9);
 }
 
@@ -185,42 +197,14 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   }
   auto opts = run_options_from_json(body.contains("params") ? body["params"] : nlohmann::json());
   if (!opts.ok()) return opts.status().Prefixed(name);
-  if (spec->check != nullptr) FP_RETURN_IF_ERROR(spec->check(*opts).Prefixed(name));
-  // The server's -to bounds every wait of the run, whatever the client asked for.
-  opts->timeout = std::min(opts->timeout, options_.timeout_s);
-  Status allowed = check_request(options_.limits, *spec, *opts, RunCost{});
-  if (!allowed.ok()) return allowed.Prefixed(name);
-
   // Wait for the turn to measure (other clients' runs first), telling the client so.
-  auto ticket = queue_.enter(info.peer_host + " " + name, options_.queue_timeout_s, slot.stop,
-                             [&](size_t ahead) {
-                               return ch.send(MsgType::kQueued, {{"ahead", ahead}}, 1);
-                             });
+  auto ticket = admit(slot, info.peer_host + " " + name, *spec, *opts, [&](size_t ahead) {
+    return ch.send(MsgType::kQueued, {{"ahead", ahead}}, 1);
+  });
   if (!ticket.ok()) return ticket.status().Prefixed(name);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    Status fits = check_request(options_.limits, *spec, *opts, in_use_);
-    if (!fits.ok()) {
-      queue_.leave(*ticket);
-      return fits.Prefixed(name);
-    }
-    slot.cost = run_cost(*spec, *opts);
-    in_use_.memory += slot.cost.memory;
-    in_use_.threads += slot.cost.threads;
-    in_use_.descriptors += slot.cost.descriptors;
-    slot.deadline_ns = run_deadline_ns(*opts);
-  }
   if (options_.observer != nullptr) options_.observer->on_run_start(info, *spec, *opts);
   auto record = execute(ch, slot, *spec, *opts);
-  std::vector<std::string> overlapped = queue_.leave(*ticket);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    in_use_.memory -= slot.cost.memory;
-    in_use_.threads -= slot.cost.threads;
-    in_use_.descriptors -= slot.cost.descriptors;
-    slot.cost = RunCost{};
-    slot.deadline_ns = INT64_MAX;
-  }
+  std::vector<std::string> overlapped = end_turn(slot, *ticket);
   if (!record.ok()) return record.status().Prefixed(name);
   nlohmann::json result = record->to_json();
   result["overlapped"] = overlapped;
@@ -249,6 +233,40 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
     options_.observer->on_run_end(info, view);
   }
   return Status::Ok();
+}
+
+Result<uint64_t> Server::admit(Slot& slot, const std::string& who, const TestSpec& spec,
+                               RunOptions& opts,
+                               const std::function<Status(size_t ahead)>& on_wait) {
+  if (spec.check != nullptr) FP_RETURN_IF_ERROR(spec.check(opts));
+  // The server's -to bounds every wait of the run, whatever the client asked for.
+  opts.timeout = std::min(opts.timeout, options_.timeout_s);
+  FP_RETURN_IF_ERROR(check_request(options_.limits, spec, opts, RunCost{}));
+  auto ticket = queue_.enter(who, options_.queue_timeout_s, slot.stop, on_wait);
+  if (!ticket.ok()) return ticket.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  Status fits = check_request(options_.limits, spec, opts, in_use_);
+  if (!fits.ok()) {
+    queue_.leave(*ticket);
+    return fits;
+  }
+  slot.cost = run_cost(spec, opts);
+  in_use_.memory += slot.cost.memory;
+  in_use_.threads += slot.cost.threads;
+  in_use_.descriptors += slot.cost.descriptors;
+  slot.deadline_ns = run_deadline_ns(opts);
+  return *ticket;
+}
+
+std::vector<std::string> Server::end_turn(Slot& slot, uint64_t ticket) {
+  std::vector<std::string> overlapped = queue_.leave(ticket);
+  std::lock_guard<std::mutex> lock(mu_);
+  in_use_.memory -= slot.cost.memory;
+  in_use_.threads -= slot.cost.threads;
+  in_use_.descriptors -= slot.cost.descriptors;
+  slot.cost = RunCost{};
+  slot.deadline_ns = INT64_MAX;
+  return overlapped;
 }
 
 Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,

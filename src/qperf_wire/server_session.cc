@@ -1,0 +1,226 @@
+// The server side of qperf's protocol: request, checks, conf, quit and the socket tests' loops.
+#include "qperf_wire/server_session.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/affinity.h"
+#include "engine/misc_tests.h"
+#include "options/option_table.h"
+#include "qperf_wire/control.h"
+#include "qperf_wire/data_io.h"
+#include "qperf_wire/data_link.h"
+#include "qperf_wire/stat_times.h"
+#include "socket/sock_protocol.h"
+
+namespace fabperf::qperf_wire {
+
+RunOptions request_options(const Request& r) {
+  RunOptions o = default_run_options();
+  o.msg_size = r.msg_size;
+  o.time = r.time;
+  o.no_msgs = r.no_msgs;
+  o.timeout = r.timeout;
+  o.sock_buf_size = r.sock_buf_size;
+  o.ip_port = r.port;
+  o.access_recv = r.access_recv != 0;
+  o.cpu_affinity = r.affinity == 0 ? std::string() : std::to_string(r.affinity - 1ull);
+  o.warmup = 0;
+  return o;
+}
+
+namespace {
+
+struct Totals {
+  Counters sent, received;
+};
+
+// What one run needs from the request, with its buffer (sized within the server's limits).
+struct Run {
+  const Request& req;
+  int fd;
+  TestClock& clock;
+  std::vector<char> buf;
+  bool access;
+  uint64_t max_msgs;  // qperf's -n: carried by every request, ended on here (0: by time)
+  volatile uint64_t sink = 0;
+
+  bool counted_enough(const Totals& t) const { return max_msgs > 0 && t.received.msgs >= max_msgs; }
+};
+
+void stream_bw(Run& run, Totals& t) {
+  while (!run.clock.finished()) {
+    ssize_t n = recv_full(run.fd, run.buf.data(), run.buf.size(), run.clock);
+    if (run.clock.finished()) break;
+    if (!count_transfer(t.received, n)) continue;
+    if (run.access) run.sink = run.sink + touch_bytes(run.buf.data(), run.buf.size());
+    if (run.counted_enough(t)) run.clock.mark_finished();
+  }
+}
+
+void stream_lat(Run& run, Totals& t) {
+  while (!run.clock.finished()) {
+    ssize_t n = recv_full(run.fd, run.buf.data(), run.buf.size(), run.clock);
+    if (run.clock.finished()) break;
+    if (!count_transfer(t.received, n)) continue;
+    n = send_full(run.fd, run.buf.data(), run.buf.size(), run.clock);
+    if (run.clock.finished()) break;
+    if (!count_transfer(t.sent, n)) continue;
+    if (run.counted_enough(t)) run.clock.mark_finished();
+  }
+}
+
+// UDP and RDS. Only the control connection's peer is counted or answered; the first datagram
+// from it fixes the UDP socket on its address (connect), so the kernel drops everyone else's.
+void datagram(Run& run, Totals& t, bool echo, bool whole_only, const std::string& client,
+              const DataSocket& data) {
+  // RDS counts a message only when it is whole (qperf's rds.c): a short one is an error.
+  const size_t size = run.buf.size();
+  auto whole = [&](ssize_t n) {
+    return whole_only && n >= 0 && static_cast<size_t>(n) != size ? ssize_t{-1} : n;
+  };
+  bool fixed = data.peer_known;
+  while (!run.clock.finished()) {
+    SockAddr from;
+    from.len = sizeof from.storage;
+    ssize_t n = whole(recv_one(run.fd, run.buf.data(), size, run.clock, from.get(), &from.len));
+    if (run.clock.finished()) break;
+    if (n >= 0 && from.len > 0 && !same_host(from, client)) continue;  // not the client's
+    if (!count_transfer(t.received, n)) continue;
+    if (run.access) run.sink = run.sink + touch_bytes(run.buf.data(), static_cast<size_t>(n));
+    if (echo) {
+      if (!fixed && connect(run.fd, from.get(), from.len) == 0) fixed = true;
+      // RDS answers the client's RDS address; UDP, once fixed, needs none.
+      const SockAddr* to = data.peer_known ? &data.peer : fixed ? nullptr : &from;
+      n = whole(send_one(run.fd, run.buf.data(), size, run.clock, to ? to->get() : nullptr,
+                         to ? to->len : 0));
+      if (run.clock.finished()) break;
+      if (!count_transfer(t.sent, n)) continue;
+    }
+    if (run.counted_enough(t)) run.clock.mark_finished();
+  }
+}
+
+Status run_test(QperfControl& ctl, const QperfLease& lease, const Request& req,
+                const SocketProtocol& proto, const TestSpec& spec, double timeout) {
+  auto data = open_server_data(proto, ctl, req, timeout);
+  if (!data.ok()) return data.status();
+  FP_RETURN_IF_ERROR(ctl.sync(kSyncBefore, timeout));
+  TestClock clock(req.time, ctl, lease.stop);
+  clock.set_idle_limit(timeout);  // used only without a timer (-n, or a hostile time of 0)
+  Run run{req,        data->fd.get(), clock, std::vector<char>(req.msg_size), req.access_recv != 0,
+          req.no_msgs};
+  Totals t;
+  clock.start();
+  bool latency = spec.kind == TestKind::kLatency;
+  if (proto.connected) {
+    latency ? stream_lat(run, t) : stream_bw(run, t);
+  } else {
+    datagram(run, t, latency, proto.family_override != 0, peer_address(ctl.fd()).host(), *data);
+  }
+  clock.mark_finished();
+  if (!clock.control_status().ok()) return clock.control_status();
+  if (lease.stop != nullptr && lease.stop->load()) return Status::Interrupted("stopped");
+  if (run.counted_enough(t)) {
+    // Ended by -n: a client without a timer learns it from the closed connection (streams) or
+    // '.' (datagrams; sent only then: a stock client outside its test loop takes '.' for an
+    // error).
+    if (proto.connected) {
+      data->fd.reset();  // unread data makes this a reset: a blocked writer fails at once
+    } else if (req.time == 0) {
+      ctl.send_finished();
+    }
+  }
+  Stat stat = make_stat(clock.start_times(), clock.end_times(), t.sent, t.received);
+  auto bytes = encode_stat(stat);
+  FP_RETURN_IF_ERROR(ctl.send(bytes.data(), bytes.size(), "results", timeout));
+  char after[kSyncAfter.size()];
+  FP_RETURN_IF_ERROR(ctl.recv(after, sizeof after, "synchronization after test", timeout));
+  if (std::string_view(after, sizeof after) != kSyncAfter) {
+    return Status::Failed("synchronize synchronization after test failure: data does not match");
+  }
+  return Status::Ok();
+}
+
+std::string index_text(uint16_t index) { return "bad request index: " + std::to_string(index); }
+
+// The request, read and checked, then conf, quit or a socket test on `ctl`.
+Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
+  uint8_t bytes[kRequestSize];
+  FP_RETURN_IF_ERROR(ctl.recv(bytes, kRequestVersionSize, "request version", lease.timeout_s));
+  uint16_t maj = static_cast<uint16_t>(get_le(bytes, 2));
+  uint16_t min = static_cast<uint16_t>(get_le(bytes + 2, 2));
+  std::string mismatch = version_mismatch(maj, min, static_cast<uint16_t>(get_le(bytes + 4, 2)));
+  if (!mismatch.empty()) return Status::Failed(mismatch);
+  FP_RETURN_IF_ERROR(ctl.recv(bytes + kRequestVersionSize, kRequestSize - kRequestVersionSize,
+                              "request data", lease.timeout_s));
+  Request req = decode_request(bytes);
+  const char* test = test_name(req.req_index);
+  if (test == nullptr) return Status::Failed(index_text(req.req_index));
+  name = std::string("qperf ") + test;
+  if (!lease.refusal.empty()) return Status::Failed(lease.refusal);
+  if (req.req_index >= kFirstRdmaIndex) {
+    return Status::Unsupported(index_text(req.req_index) + " (" + test +
+                               ": fabperf serves qperf clients the socket tests, conf and quit; "
+                               "run the fabperf client for RDMA tests)");
+  }
+  // The request's -to replaces the server's from here, as in qperf, within the server's own
+  // (which bounds every wait of a fabperf client's run too); conf and quit need no more.
+  RunOptions opts = request_options(req);
+  opts.timeout = req.timeout > 0 ? std::min<double>(req.timeout, lease.timeout_s) : lease.timeout_s;
+  if (req.req_index == kConfIndex) {
+    nlohmann::json me = node_info();
+    Conf conf{me.value("node", ""), me.value("cpu", ""), me.value("os", ""),
+              std::string("fabperf ") + FABPERF_VERSION};
+    auto reply = encode_conf(conf);
+    return ctl.send(reply.data(), reply.size(), "configuration", opts.timeout);
+  }
+  if (req.req_index == kQuitIndex) {
+    FP_RETURN_IF_ERROR(ctl.sync(kSyncBefore, opts.timeout));
+    lease.quit();
+    return Status::Ok();
+  }
+  const TestSpec* spec = lease.tests != nullptr ? lease.tests->find(test) : nullptr;
+  const SocketProtocol* proto = spec != nullptr && spec->family == TransportFamily::kSocket
+                                    ? find_socket_protocol(spec->transport)
+                                    : nullptr;
+  if (proto == nullptr) return Status::Failed(index_text(req.req_index));
+  if (req.msg_size == 0) {
+    return Status::Failed("message size 0 cannot be measured: give -m 1 or more");
+  }
+  // The limits, then this client's turn among every client's measurements: qperf has no word
+  // for "wait", so its client simply waits (within its own -to); one that gives up meanwhile
+  // ends the wait.
+  FP_RETURN_IF_ERROR(lease.admit(*spec, opts, [&] { return ctl.check(); }));
+  if (req.affinity != 0) {
+    Status pinned = apply_cpu_affinity(opts.cpu_affinity);
+    if (!pinned.ok()) {
+      return Status::Failed("cannot set processor affinity (cpu " + opts.cpu_affinity +
+                            "): " + pinned.message());
+    }
+  }
+  return run_test(ctl, lease, req, *proto, *spec, opts.timeout);
+}
+
+}  // namespace
+
+Status serve_qperf(QperfLease& lease) {
+  QperfControl ctl(lease.fd, "client");
+  ctl.set_cancel(lease.stop);
+  // The server's supervisor (the run's deadline, a stopping server) speaks qperf's words.
+  lease.set_teller([&ctl](const std::string& why) { ctl.send_error(why); });
+  std::string name;
+  Status s = serve_request(ctl, lease, name);
+  // A failure is the client's to hear too, unless the server's supervisor already told it.
+  if (!s.ok() && s.code() != Code::kInterrupted && !(lease.stop != nullptr && lease.stop->load())) {
+    ctl.send_error(s.message());
+    ctl.drain(std::min(3.0, lease.timeout_s));
+  }
+  lease.set_teller(nullptr);  // before ctl goes
+  return s.ok() || name.empty() ? s : s.Prefixed(name);
+}
+
+}  // namespace fabperf::qperf_wire

@@ -1,0 +1,335 @@
+// End-to-end: stock qperf 0.4.11 and fabperf on qperf's wire protocol, both directions
+// (src/qperf_wire/): a qperf client against a fabperf server, a fabperf client against a
+// qperf server, qperf's errors, and the server's rules for qperf clients. Runs are short.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "e2e_qperf_util.h"
+#include "e2e_robust_util.h"
+#include "e2e_util.h"
+#include "net/socket.h"
+
+namespace fabperf::testing {
+namespace {
+
+#define REQUIRE_QPERF()                                         \
+  if (qperf_program().empty())                                  \
+  GTEST_SKIP() << "qperf is not installed (make deps installs " \
+                  "Debian's qperf 0.4.11)"
+
+RunOutput qperf(const std::vector<std::string>& args, int port, double timeout_s = 60) {
+  std::vector<std::string> all = {"-lp", std::to_string(port)};
+  all.insert(all.end(), args.begin(), args.end());
+  return run(all, timeout_s, qperf_program());
+}
+
+// A stock client's view of a server's error: qperf's error channel loses the text now and then
+// (a stock client reads it without waiting, and prints "server: " alone; qperf's own server
+// loses it too, about one time in five), so a run is repeated until the text shows, a few
+// times at most. Each try must fail, and say "server:".
+RunOutput qperf_error(const std::vector<std::string>& args, int port, const std::string& text) {
+  RunOutput r;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    r = qperf(args, port, 30);
+    if (r.exit_code != 1 || !contains(r.err + r.out, "server:")) return r;
+    if (contains(r.err + r.out, text)) return r;
+  }
+  return r;
+}
+
+// Every value of `name` in qperf's -vu output, in order.
+std::vector<std::string> values_of(const std::string& out, const std::string& name) {
+  std::vector<std::string> values;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string key, eq, value;
+    if (words >> key >> eq >> value && key == name && eq == "=") values.push_back(value);
+  }
+  return values;
+}
+
+// The kernel protocols qperf tests beyond TCP and UDP, with what a stock server says without.
+struct Optional {
+  const char* bw;
+  const char* lat;
+  bool present;
+  const char* error;
+};
+std::vector<Optional> optional_protocols() {
+  return {
+      {"sctp_bw", "sctp_lat", kernel_has(AF_INET, SOCK_STREAM, IPPROTO_SCTP),
+       "server: unable to make SCTP socket"},
+      {"sdp_bw", "sdp_lat", kernel_has(27, SOCK_STREAM, 0), "server: unable to make SDP socket"},
+      {"rds_bw", "rds_lat", kernel_has(21, SOCK_SEQPACKET, 0), "server: socket failed"}};
+}
+
+TEST(QperfWireServe, StockClientRunsEverySocketTestConfAndQuit) {
+  REQUIRE_QPERF();
+  LoggedServer server;
+  RunOutput r = qperf({"-t", "1", "127.0.0.1", "tcp_bw", "tcp_lat", "udp_bw", "udp_lat", "conf"},
+                      server.port());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << server.log();
+  EXPECT_GT(qperf_figure(r.out, "tcp_bw", "bw"), 1e6) << r.out;
+  EXPECT_GT(qperf_figure(r.out, "tcp_lat", "latency"), 0) << r.out;
+  EXPECT_GT(qperf_figure(r.out, "udp_bw", "recv_bw"), 1e5) << r.out;
+  EXPECT_GT(qperf_figure(r.out, "udp_lat", "latency"), 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "rem_qperf  =  fabperf " FABPERF_VERSION)) << r.out;
+  for (const Optional& p : optional_protocols()) {
+    for (const char* test : {p.bw, p.lat}) {
+      if (p.present) {
+        RunOutput o = qperf({"-t", "1", "127.0.0.1", test}, server.port());
+        EXPECT_EQ(o.exit_code, 0) << test << ": " << o.err;
+      } else {
+        RunOutput o = qperf_error({"-t", "1", "127.0.0.1", test}, server.port(), p.error);
+        EXPECT_EQ(o.exit_code, 1) << test;
+        EXPECT_TRUE(contains(o.err + o.out, p.error)) << test << ": " << o.err << o.out;
+      }
+    }
+  }
+  RunOutput quit = qperf({"127.0.0.1", "quit"}, server.port());
+  EXPECT_EQ(quit.exit_code, 0) << quit.err;
+  EXPECT_EQ(server.proc().wait(15), 0) << server.log();
+  EXPECT_TRUE(contains(server.log(), "quit (a qperf client)")) << server.log();
+}
+
+TEST(QperfWireServe, LoopsAndTheRequestsParametersAreHonoured) {
+  REQUIRE_QPERF();
+  LoggedServer server;
+  RunOutput loop =
+      qperf({"-t", "1", "-oo", "msg_size:1:4:*2", "-vu", "127.0.0.1", "tcp_lat"}, server.port());
+  ASSERT_EQ(loop.exit_code, 0) << loop.err << server.log();
+  EXPECT_EQ(values_of(loop.out, "msg_size"), (std::vector<std::string>{"1", "2", "4"})) << loop.out;
+  // -n: a stock server ignores it (and a stock client without -t runs forever); ours stops
+  // after that many and ends the client's side too.
+  RunOutput counted =
+      qperf({"-n", "300", "-vv", "127.0.0.1", "udp_lat", "tcp_bw"}, server.port(), 30);
+  ASSERT_FALSE(counted.timed_out);
+  EXPECT_EQ(counted.exit_code, 0) << counted.err;
+  EXPECT_EQ(qperf_figure(counted.out, "udp_lat", "rem_recv_msgs"), 300) << counted.out;
+  EXPECT_EQ(qperf_figure(counted.out, "tcp_bw", "recv_msgs"), 300) << counted.out;
+  // -ip: the server binds its data socket to that port (here one already taken).
+  auto taken = listen_tcp("127.0.0.1", 0, 1);
+  ASSERT_TRUE(taken.ok());
+  std::string port = std::to_string(local_address(taken->get()).port());
+  RunOutput ip = qperf_error({"-t", "1", "-ip", port, "127.0.0.1", "tcp_bw"}, server.port(),
+                             "server: unable to make TCP socket: bind");
+  EXPECT_EQ(ip.exit_code, 1);
+  EXPECT_TRUE(contains(ip.err + ip.out, "server: unable to make TCP socket: bind")) << ip.err;
+  // -rca: the server pins itself, with qperf's words when it cannot.
+  RunOutput cpu = qperf_error({"-t", "1", "-rca", "999", "127.0.0.1", "tcp_lat"}, server.port(),
+                              "server: cannot set processor affinity (cpu 998)");
+  EXPECT_EQ(cpu.exit_code, 1);
+  EXPECT_TRUE(contains(cpu.err + cpu.out, "server: cannot set processor affinity (cpu 998)"))
+      << cpu.err;
+  RunOutput ok =
+      qperf({"-t", "1", "-sb", "64K", "-ar1", "-rca", "0", "-m", "8K", "127.0.0.1", "tcp_bw"},
+            server.port());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(QperfWireServe, BadRequestsGetQperfsErrors) {
+  LoggedServer server({"-to", "1", "--max_msg_size", "1M"});
+  qperf_wire::Request req;
+  req.req_index = 99;
+  EXPECT_EQ(qperf_request_error(server.port(), req, 5), "server: bad request index: 99");
+  req.req_index = 13;  // rc_bw: RDMA
+  EXPECT_TRUE(contains(qperf_request_error(server.port(), req, 5),
+                       "server: bad request index: 13 (rc_bw: fabperf serves qperf clients"));
+  req.req_index = 9;
+  req.ver_min = 3;
+  req.ver_inc = 0;
+  EXPECT_EQ(qperf_request_error(server.port(), req, 5),
+            "server: upgrade qperf on client from 0.3.0 to 0.4.11");
+  req = qperf_wire::Request();
+  req.req_index = 8;
+  req.msg_size = 2 << 20;
+  req.time = 1;
+  req.timeout = 5;
+  EXPECT_TRUE(contains(qperf_request_error(server.port(), req, 5),
+                       "server: refused: message size 2M exceeds this server's limit of 1M"));
+  req.msg_size = 0;
+  EXPECT_TRUE(contains(qperf_request_error(server.port(), req, 5), "message size 0"));
+  // A request cut short: the server's -to (1 s) ends the wait, with qperf's words.
+  EXPECT_EQ(qperf_request_error(server.port(), req, 10, 50),
+            "server: failed to receive request data: timed out");
+  EXPECT_GE(server.wait_log_lines(6, 5), 6) << server.log();
+  EXPECT_TRUE(contains(server.log(), "qperf tcp_bw: refused: message size 2M")) << server.log();
+  RunOutput still = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
+  EXPECT_EQ(still.exit_code, 0) << still.err;
+}
+
+TEST(QperfWireServe, TheServersRulesApplyToQperfClients) {
+  REQUIRE_QPERF();
+  LoggedServer refusing({"--no_qperf"});
+  RunOutput r = qperf_error({"-t", "1", "127.0.0.1", "tcp_lat"}, refusing.port(),
+                            "server: this fabperf server does not serve qperf clients");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err + r.out, "server: this fabperf server does not serve qperf clients"))
+      << r.err << r.out;
+  LoggedServer allowing({"--allow", "10.0.0.0/8"});
+  r = qperf_error({"-t", "1", "127.0.0.1", "tcp_lat"}, allowing.port(), "access denied: 127.0.0.1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err + r.out, "access denied: 127.0.0.1")) << r.err << r.out;
+  TempDir dir;
+  write_file(dir.file("key"), "0123456789abcdef0123456789abcdef\n");
+  LoggedServer keyed({"--auth_key_file", dir.file("key")});
+  r = qperf_error({"-t", "1", "127.0.0.1", "conf"}, keyed.port(), "needs a pre-shared key");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err + r.out, "needs a pre-shared key")) << r.err << r.out;
+}
+
+TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
+  REQUIRE_QPERF();
+  LoggedServer server({"--max_clients", "1", "--max_time", "2", "-to", "1"});
+  // --max_clients: a fabperf client that said hello and thinks holds the only place; a qperf
+  // client hears "busy" in its own terms, and the server logs it as a qperf client.
+  {
+    auto holder = fake_session(server.port());
+    ASSERT_TRUE(holder);
+    RunOutput busy =
+        qperf_error({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(), "server: server busy");
+    EXPECT_EQ(busy.exit_code, 1);
+    EXPECT_TRUE(contains(busy.err + busy.out, "server: server busy")) << busy.err << busy.out;
+  }
+  EXPECT_TRUE(contains(server.log(), "refused (a qperf client): server busy")) << server.log();
+  // --max_time: a longer run is refused before it starts, with the option's name.
+  RunOutput longer = qperf_error({"-t", "3", "127.0.0.1", "tcp_lat"}, server.port(),
+                                 "exceeds this server's limit of 2 s");
+  EXPECT_EQ(longer.exit_code, 1);
+  EXPECT_TRUE(contains(server.log(), "qperf tcp_lat: refused: -t 3 s exceeds")) << server.log();
+  // A run without a timer (a stock client ignores -n for tcp_lat and would go on for ever) is
+  // ended by the server's deadline, and the client is told why.
+  RunOutput endless = qperf_error({"-n", "100000000", "127.0.0.1", "tcp_lat"}, server.port(),
+                                  "run time limit reached");
+  ASSERT_FALSE(endless.timed_out);
+  EXPECT_EQ(endless.exit_code, 1);
+  EXPECT_TRUE(contains(server.log(), "run time limit reached")) << server.log();
+  // The place is free again, for either protocol.
+  RunOutput ok = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
+  RunOutput still = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
+  EXPECT_EQ(still.exit_code, 0) << still.err;
+}
+
+TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
+  REQUIRE_QPERF();
+  // A run without a timer has no end of its own: when its client stops (here: stopped by a
+  // signal mid-run), the server's -to ends it long before --max_time, and says why.
+  LoggedServer server({"-to", "1", "--max_time", "600"});
+  int lines = server.log_lines();
+  Proc client({"-lp", server.port_arg(), "-n", "100000000", "127.0.0.1", "tcp_lat"},
+              qperf_program());
+  // Running once the server holds the control and the data connection.
+  for (int i = 0; i < 300 && connected_peers(server.pid()).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_GE(connected_peers(server.pid()).size(), 2u) << server.log() << client.err();
+  client.signal(SIGSTOP);
+  EXPECT_GE(server.wait_log_lines(lines + 1, 60), lines + 1) << server.log();
+  client.signal(SIGCONT);
+  EXPECT_TRUE(contains(server.log(), "qperf tcp_lat: nothing from the client within the timeout"))
+      << server.log();
+  EXPECT_FALSE(contains(server.log(), "run time limit reached")) << server.log();
+  EXPECT_NE(client.wait(30), 0) << client.out() << client.err();
+  RunOutput ok = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
+}
+
+TEST(QperfWireServe, AFabToolServerRefusesQperfClients) {
+  REQUIRE_QPERF();
+  // A fab_* server serves its own tool's clients only; a qperf client is told so, in its own
+  // terms, and the server ends as it does after its one session. The server's log is checked
+  // (the stock client's text can be lost to qperf's error-channel race, and this server takes
+  // one session only, so it cannot be asked twice).
+  int port = free_port();
+  Proc server({"-p", std::to_string(port)}, beside_fabperf("fab_read_lat"));
+  for (int i = 0; i < 1000 && !contains(server.out() + server.err(), "for client to connect");
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  RunOutput r = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, port, 30);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(server.wait(30), 1);
+  EXPECT_TRUE(contains(server.out() + server.err(),
+                       "qperf tcp_lat: this is a fab_read_lat server: it serves fab_read_lat "
+                       "clients only"))
+      << server.out() << server.err();
+}
+
+TEST(QperfWireClient, MeasuresAgainstAStockServerAndRecordsIt) {
+  REQUIRE_QPERF();
+  QperfServer server;
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", "--json",
+                     "-", "tcp_bw", "tcp_lat", "udp_bw", "udp_lat", "conf"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["server"]["tool"], "qperf");
+  EXPECT_EQ(doc["server"]["version"], "0.4.11");
+  ASSERT_EQ(doc["results"].size(), 5u);
+  for (const auto& result : doc["results"]) {
+    EXPECT_EQ(result["status"], "ok") << result.dump();
+    if (result["test"] == "conf") {
+      EXPECT_EQ(result["conf"]["rem"]["version"], "0.4.11");
+      continue;
+    }
+    EXPECT_EQ(result["info"]["rem"]["tool"], "qperf 0.4.11") << result.dump();
+    EXPECT_GT(result["counters"]["rem"]["real_time_ns"].get<double>(), 0) << result.dump();
+  }
+  EXPECT_GT(doc["results"][0]["bandwidth"]["recv_Bps"].get<double>(), 1e6);
+  EXPECT_GT(doc["results"][1]["latency_ns"]["samples"].get<double>(), 10);
+  EXPECT_GT(doc["results"][2]["bandwidth"]["recv_Bps"].get<double>(), 1e5);
+  EXPECT_GT(doc["results"][3]["latency_ns"]["mean"].get<double>(), 0);
+}
+
+TEST(QperfWireClient, KernelProtocolsRunOrFailWithTheServersWords) {
+  REQUIRE_QPERF();
+  QperfServer server;
+  // RDS goes through qperf's helper exchange of addresses before the server's socket fails;
+  // a client that left it half done would wedge the stock server for every later client.
+  for (const Optional& p : optional_protocols()) {
+    RunOutput r =
+        run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", p.bw, p.lat});
+    if (p.present) {
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    } else {
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_TRUE(contains(r.err, std::string(p.bw) + ": " + p.error)) << r.err;
+      EXPECT_TRUE(contains(r.err, std::string(p.lat) + ": " + p.error)) << r.err;
+    }
+  }
+  RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "conf"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+}
+
+TEST(QperfWireClient, NoticesAStockServerBySelf) {
+  REQUIRE_QPERF();
+  QperfServer server;
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "-v", "tcp_lat"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "the server is qperf 0.4.11: measuring with qperf's protocol"))
+      << r.err;
+  EXPECT_TRUE(contains(r.out, "rem_tool")) << r.out;
+  EXPECT_TRUE(contains(r.out, "qperf 0.4.11")) << r.out;
+  EXPECT_TRUE(contains(r.out, "latency_p99")) << r.out;  // fabperf's own record of the run
+  if (!kernel_has(AF_INET, SOCK_STREAM, IPPROTO_SCTP)) {
+    RunOutput sctp = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "sctp_lat"});
+    EXPECT_EQ(sctp.exit_code, 1);
+    EXPECT_TRUE(contains(sctp.err, "sctp_lat: server: unable to make SCTP socket")) << sctp.err;
+  }
+  RunOutput quit = run({"127.0.0.1", "-lp", server.port_arg(), "quit"});
+  EXPECT_EQ(quit.exit_code, 0) << quit.err;
+  EXPECT_EQ(server.proc().wait(15), 0);
+}
+
+}  // namespace
+}  // namespace fabperf::testing
