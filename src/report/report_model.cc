@@ -149,7 +149,7 @@ std::string run_status(const nlohmann::json& doc) {
     const nlohmann::json& m = doc["matrix"];
     auto complete = m.find("complete");
     return complete != m.end() && complete->is_boolean() && !complete->get<bool>() ? "interrupted"
-                                                                                    : "ok";
+                                                                                   : "ok";
   }
   std::string status = "ok";
   for (const nlohmann::json& r : doc["results"]) {

@@ -109,8 +109,8 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
 
 nlohmann::json results_section(const std::vector<ResultRef>& refs, const std::string& id) {
   nlohmann::json sec = section(id, "Every result");
-  nlohmann::json tab = table("Results", {"test", "series", "status", "elapsed", "figure", "value",
-                                         "overlapped", "error"});
+  nlohmann::json tab = table(
+      "Results", {"test", "series", "status", "elapsed", "figure", "value", "overlapped", "error"});
   for (const ResultRef& r : refs) {
     const nlohmann::json& res = *r.result;
     const std::string status = string_at(res, "status");
@@ -132,7 +132,8 @@ nlohmann::json results_section(const std::vector<ResultRef>& refs, const std::st
     const auto elapsed = number_at(res, "elapsed_s");
     std::string overlapped;
     if (auto o = res.find("overlapped"); o != res.end() && o->is_array()) {
-      for (const nlohmann::json& who : *o) overlapped += (overlapped.empty() ? "" : ", ") + text_of(who);
+      for (const nlohmann::json& who : *o)
+        overlapped += (overlapped.empty() ? "" : ", ") + text_of(who);
     }
     tab["rows"].push_back({text_cell(string_at(res, "test")), text_cell(r.label), status_cell,
                            elapsed ? value_cell(*elapsed, {"s", 1}, "elapsed_s") : text_cell(""),
