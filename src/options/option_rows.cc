@@ -411,7 +411,7 @@ std::vector<OptionSpec> build_option_rows() {
        .help = "Write one CSV row per result, with a header (- for standard output)"},
       {.name = "html", .type = T::kString, .field = &ProgramOptions::html, .group = "output",
        .arg_name = "File",
-       .help = "Write a self-contained HTML report with charts (`fabperf report` draws saved JSON)",
+       .help = "Write a self-contained HTML report with charts (- for standard output)",
        .cxi = {{.tools = kCxiPairTools | kCxiLoopbackBw,
                 .help = "Also write an HTML report with charts of the run (- for standard output)",
                 .arg_name = "FILE"}}},

@@ -3,7 +3,9 @@
 // each), whose screenshots are kept in build/report-screenshots/ for a person to look at. The
 // matrix and interval pages are checked by the data step's unit tests (report_model_test.cc).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include <sstream>
 
 #include "browser_util.h"
+#include "e2e_robust_util.h"
 #include "e2e_util.h"
 #include "report_docs_util.h"
 
@@ -114,6 +117,41 @@ TEST(ReportCxi, FabToolsWriteTheReportToo) {
                                                              : bw["send_Bps"].get<double>();
     EXPECT_EQ(rows[i][1]["v"].get<double>(), expected) << i;
   }
+}
+
+// SIGINT during a run: the page is still written, from the figures measured so far, and says
+// the run was interrupted (the JSON beside it says the same, its histogram as full as its
+// figures).
+TEST(ReportSignals, InterruptedRunStillWritesItsPageMarkedSo) {
+  LoggedServer server;
+  TempDir dir;
+  const std::string json_path = dir.file("cut.json"), html = dir.file("cut.html");
+  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-t", "30", "--json", json_path, "--html",
+               html, "tcp_lat"});
+  // Measuring: the server holds the control connection and the test's own.
+  bool measuring = false;
+  for (int i = 0; i < 400 && !measuring; ++i) {
+    measuring = connected_peers(server.pid()).size() >= 2;
+    if (!measuring) usleep(50 * 1000);
+  }
+  ASSERT_TRUE(measuring) << "the run never started: " << client.err();
+  usleep(300 * 1000);  // some samples (the figures are checked against each other, not a count)
+  client.signal(SIGINT);
+  ASSERT_EQ(client.wait(20), 130) << client.err();
+  const json doc = json::parse(read_file(json_path));
+  ASSERT_EQ(doc["results"].size(), 1u);
+  const json& res = doc["results"][0];
+  EXPECT_EQ(res["status"], "interrupted");
+  EXPECT_EQ(res["latency_histogram"]["count"], res["latency_ns"]["samples"]);
+  const json model = model_of(read_file(html));
+  ASSERT_TRUE(model.is_object()) << read_file(html).substr(0, 500);
+  EXPECT_EQ(model["runs"][0]["status"], "interrupted");
+  EXPECT_TRUE(contains(model["title"].get<std::string>(), "(interrupted)")) << model["title"];
+  bool histogram = false;
+  for (const json& sec : model["sections"]) {
+    for (const json& chart : sec["charts"]) histogram = histogram || chart["type"] == "histogram";
+  }
+  EXPECT_TRUE(histogram) << "the measured part is drawn";
 }
 
 class ReportBrowserTest : public ::testing::Test {
