@@ -16,6 +16,7 @@
 #include "engine/misc_tests.h"
 #include "fabric/fabric_list.h"
 #include "qperf_wire/hooks.h"
+#include "report/report_command.h"
 #include "stats/latency.h"
 
 namespace fabperf {
@@ -67,18 +68,17 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
   info.percentiles = *parse_percentiles(p.percentiles);
 
   std::vector<std::unique_ptr<Reporter>> reporters;
-  if (p.json == "-" && p.csv == "-") {
-    return usage_error("--json - and --csv - cannot share standard output");
+  const int to_stdout = (p.json == "-") + (p.csv == "-") + (p.html == "-");
+  if (to_stdout > 1) {
+    return usage_error("only one of --json, --csv and --html can be - (standard output)");
   }
   // Text goes to standard output unless a machine format has taken it.
-  if (p.json != "-" && p.csv != "-") reporters.push_back(make_qperf_text_reporter(display_of(p)));
-  if (!p.json.empty()) {
-    auto r = make_json_reporter(p.json);
-    if (!r.ok()) return usage_error(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
-  if (!p.csv.empty()) {
-    auto r = make_csv_reporter(p.csv);
+  if (to_stdout == 0) reporters.push_back(make_qperf_text_reporter(display_of(p)));
+  for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
+                                   std::pair{&p.csv, &make_csv_reporter},
+                                   std::pair{&p.html, &make_html_reporter}}) {
+    if (path->empty()) continue;
+    auto r = make(*path);
     if (!r.ok()) return usage_error(r.status().message());
     reporters.push_back(std::move(*r));
   }
@@ -92,6 +92,11 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
   if (is_session_child_args(args)) {
     register_session_entry();
     return session_child_main(args);
+  }
+  // A subcommand, not a server name (a host called "report" is reached with -H report). It
+  // measures nothing, so it keeps the default signal handling: Ctrl-C simply stops it.
+  if (!cxi::is_cxi_program(program) && !args.empty() && args[0] == "report") {
+    return report_main(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   // Before any thread exists, so every thread inherits the blocked SIGINT/SIGTERM.
   start_signal_thread();

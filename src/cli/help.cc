@@ -21,6 +21,7 @@ std::string main_text() {
     fabperf
     fabperf SERVERNODE [OPTIONS] TESTS
     fabperf --loopback [OPTIONS] TESTS
+    fabperf report RUN.json [MORE.json ...] -o FILE.html
 
 Description
     fabperf measures bandwidth, latency and message rate between two nodes,
@@ -66,6 +67,9 @@ std::string examples_text() {
             fabperf myserver -oo msg_size:1:64K:*2 -vu tcp_lat
         * Latency percentiles and a JSON record:
             fabperf myserver -v --percentiles 50,99,99.99 --json run.json tcp_lat
+        * Charts of a size sweep, and of saved runs side by side:
+            fabperf myserver -oo msg_size:1:64K:*2 --html sweep.html tcp_lat
+            fabperf report before.json after.json -o compare.html
         * No second node needed:
             fabperf --loopback tcp_lat udp_bw
         * Over IPv6 on a chosen interface:
@@ -139,7 +143,7 @@ std::string test_text(const TestSpec& t) {
   }
   out += "    Other Options\n        --listen_port, --timeout, --wait_server, --bind\n";
   out += "    Display Options\n        --precision, --unify_nodes, --unify_units, "
-         "--use_bits_per_sec, --verbose, --percentiles, --json, --csv\n";
+         "--use_bits_per_sec, --verbose, --percentiles, --json, --csv, --html\n";
   out += std::string("    Description\n        ") + t.description + "\n";
   return out;
 }

@@ -45,10 +45,16 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
                                            plan->sizes.front(), plan->sizes.back(), ep,
                                            loopback));
   }
-  if (!p.json.empty()) {
-    auto json = make_json_reporter(p.json);
-    if (!json.ok()) return fail(json.status().message(), 2);
-    reporters.push_back(std::move(*json));
+  // fabperf's JSON document and its HTML report, beside the tool's own tables.
+  if (p.json == "-" && p.html == "-") {
+    return fail("only one of --json and --html can be - (standard output)", 2);
+  }
+  for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
+                                   std::pair{&p.html, &make_html_reporter}}) {
+    if (path->empty()) continue;
+    auto r = make(*path);
+    if (!r.ok()) return fail(r.status().message(), 2);
+    reporters.push_back(std::move(*r));
   }
   return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env);
 }

@@ -32,6 +32,8 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
   switch (spec.kind) {
     case TestKind::kLatency: {
       f.latency = latency.summarize(percentiles);
+      f.latency_histogram = std::make_shared<const Histogram>(latency.histogram());
+      f.latency_scale = latency.scale();
       f.msg_rate = f.latency->mean > 0 ? 1e9 / f.latency->mean : 0;
       // Open loop: the rate is the schedule's, as achieved, not the inverse of the latency.
       f.open_loop = result.local_opts.rate > 0;

@@ -1,6 +1,7 @@
 // TestResult: one run of one test (one loop value), as measured and derived; renderers read it.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct StreamFigures {
 // The figures derived from both sides' counters, by the test's kind.
 struct Figures {
   std::optional<LatencySummary> latency;  // ns, already scaled (half RTT for ping-pongs)
+  // Every sample's bucket, for reports that redraw or merge the distribution; a reported value
+  // is bucket value * latency_scale. Shared: results are copied, the 272 KiB histogram is not.
+  std::shared_ptr<const Histogram> latency_histogram;
+  double latency_scale = 1;
   double send_Bps = 0;
   double recv_Bps = 0;
   bool has_bandwidth = false;

@@ -421,6 +421,12 @@ std::vector<OptionSpec> build_option_rows() {
       {.name = "csv", .type = T::kString, .field = &ProgramOptions::csv, .group = "output",
        .arg_name = "File",
        .help = "Write one CSV row per result, with a header (- for standard output)"},
+      {.name = "html", .type = T::kString, .field = &ProgramOptions::html, .group = "output",
+       .arg_name = "File",
+       .help = "Write a self-contained HTML report with charts (- for standard output)",
+       .cxi = {{.tools = kCxiPairTools | kCxiLoopbackBw,
+                .help = "Also write an HTML report with charts of the run (- for standard output)",
+                .arg_name = "FILE"}}},
       // ---- misc
       {.name = "help", .short_name = "h", .type = T::kFlag, .field = &ProgramOptions::help,
        .default_text = "0", .max = 1, .group = "misc", .arg_name = "Topic",

@@ -95,6 +95,7 @@ namespace fabperf {
   X(bool, report_all)                    \
   X(std::string, json)                   \
   X(std::string, csv)                    \
+  X(std::string, html)                   \
   X(bool, help)                          \
   X(bool, version)                       \
   X(bool, list_fabrics)                  \

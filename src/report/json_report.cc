@@ -1,16 +1,14 @@
-// JSON renderer: one valid document per run (never NaN or Infinity), written at the end.
-#include <cstdio>
-
+// JSON renderer: one valid document per run (never NaN or Infinity), written at the end; the
+// document reporter that writes it also serves the HTML report.
 #include "core/clock.h"
 #include "core/output_file.h"
 #include "options/run_options_json.h"
+#include "report/json_text.h"
 #include "report/reporter.h"
 
 namespace fabperf {
 
 namespace {
-
-constexpr int kSchema = 1;
 
 nlohmann::json cpu_json(const CpuUsage& c) {
   return {{"used", finite_or_zero(c.cpus_used)},     {"user", finite_or_zero(c.cpus_user)},
@@ -20,34 +18,49 @@ nlohmann::json cpu_json(const CpuUsage& c) {
           {"proc_kernel", finite_or_zero(c.proc_kernel)}, {"real_s", finite_or_zero(c.real_s)}};
 }
 
-class JsonReporter : public Reporter {
+// The JSON and HTML reporters: every result's JSON kept, the whole document rendered and
+// written at the end, so the file is never half a document.
+class DocumentReporter : public Reporter {
  public:
-  explicit JsonReporter(std::string path) : path_(std::move(path)) {}
+  DocumentReporter(std::string path, std::string option, DocumentRenderer render)
+      : path_(std::move(path)), option_(std::move(option)), render_(std::move(render)) {}
 
   void on_result(const RunInfo&, const TestResult& result) override {
     results_.push_back(result_to_json(result));
   }
 
   Status finish(const RunInfo& info) override {
-    nlohmann::json doc = {{"tool", "fabperf"},
-                          {"version", FABPERF_VERSION},
-                          {"schema", kSchema},
-                          {"started", info.started},
-                          {"clock", kClockName},
-                          {"command", info.argv},
-                          {"client", info.client},
-                          {"server", info.server.is_null() ? nlohmann::json::object() : info.server},
-                          {"percentiles", info.percentiles},
-                          {"results", results_}};
-    return write_file_atomically(path_, doc.dump(2) + "\n", "--json");
+    auto text = render_(run_document(info, results_));
+    if (!text.ok()) return text.status().Prefixed(option_ + " " + path_);
+    return write_file_atomically(path_, *text, option_);
   }
 
  private:
-  std::string path_;
+  std::string path_, option_;
+  DocumentRenderer render_;
   nlohmann::json results_ = nlohmann::json::array();
 };
 
 }  // namespace
+
+nlohmann::json run_document(const RunInfo& info, nlohmann::json results) {
+  return {{"tool", "fabperf"},
+          {"version", FABPERF_VERSION},
+          {"schema", kJsonSchema},
+          {"started", info.started},
+          {"clock", kClockName},
+          {"command", info.argv},
+          {"client", info.client},
+          {"server", info.server.is_null() ? nlohmann::json::object() : info.server},
+          {"percentiles", info.percentiles},
+          {"results", std::move(results)}};
+}
+
+nlohmann::json latency_histogram_json(const Histogram& histogram, double scale) {
+  nlohmann::json j = histogram.to_json();
+  j["scale"] = finite_or_zero(scale);
+  return j;
+}
 
 nlohmann::json result_to_json(const TestResult& r) {
   nlohmann::json j = {{"test", r.test}, {"status", run_status_name(r.status)}};
@@ -81,6 +94,9 @@ nlohmann::json result_to_json(const TestResult& r) {
       if (value.is_number_float()) value = finite_or_zero(value.get<double>());
     }
     j["latency_ns"] = lat;
+    if (f.latency_histogram) {
+      j["latency_histogram"] = latency_histogram_json(*f.latency_histogram, f.latency_scale);
+    }
   }
   if (f.has_bandwidth) {
     j["bandwidth"] = {{"send_Bps", finite_or_zero(f.send_Bps)},
@@ -117,9 +133,17 @@ nlohmann::json result_to_json(const TestResult& r) {
   return j;
 }
 
+Result<std::unique_ptr<Reporter>> make_document_reporter(const std::string& path,
+                                                         const std::string& option,
+                                                         DocumentRenderer render) {
+  FP_RETURN_IF_ERROR(check_writable(path, option));
+  return std::unique_ptr<Reporter>(new DocumentReporter(path, option, std::move(render)));
+}
+
 Result<std::unique_ptr<Reporter>> make_json_reporter(const std::string& path) {
-  FP_RETURN_IF_ERROR(check_writable(path, "--json"));
-  return std::unique_ptr<Reporter>(new JsonReporter(path));
+  return make_document_reporter(path, "--json", [](const nlohmann::json& document) {
+    return Result<std::string>(json_text(document));
+  });
 }
 
 }  // namespace fabperf

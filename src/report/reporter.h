@@ -1,6 +1,8 @@
-// Reporter: a renderer of results (qperf text, JSON, CSV); several may run in one invocation.
+// Reporter: a renderer of results (qperf text, JSON, CSV, HTML); several may run in one
+// invocation.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,7 +56,27 @@ std::unique_ptr<Reporter> make_qperf_text_reporter(const DisplayOptions& options
 Result<std::unique_ptr<Reporter>> make_json_reporter(const std::string& path);
 Result<std::unique_ptr<Reporter>> make_csv_reporter(const std::string& path);
 
-// The JSON object of one result (shared by the JSON reporter and tests).
+// `path` "-" is standard output. Writes one self-contained HTML report (charts of the JSON
+// document, report/report_model.h) at finish.
+Result<std::unique_ptr<Reporter>> make_html_reporter(const std::string& path);
+
+// Renders a run's whole document (run_document below) as a file's text.
+using DocumentRenderer = std::function<Result<std::string>(const nlohmann::json& document)>;
+// A reporter that keeps every result's JSON and at finish (also after SIGINT) writes
+// render(document) whole to `path` ("-": standard output); `option` names it in errors.
+Result<std::unique_ptr<Reporter>> make_document_reporter(const std::string& path,
+                                                         const std::string& option,
+                                                         DocumentRenderer render);
+
+// Version of the JSON document; 2 added `latency_histogram`.
+inline constexpr int kJsonSchema = 2;
+
+// The JSON object of one result (shared by the JSON and HTML reporters and tests).
 nlohmann::json result_to_json(const TestResult& result);
+// The run's whole document around `results` (an array of result_to_json objects).
+nlohmann::json run_document(const RunInfo& info, nlohmann::json results);
+// A latency histogram's sparse form (Histogram::to_json) plus "scale": a bucket's reported
+// value in ns is Histogram::bucket_value(index) * scale.
+nlohmann::json latency_histogram_json(const Histogram& histogram, double scale);
 
 }  // namespace fabperf

@@ -1,0 +1,109 @@
+// The report subcommand: reads saved JSON documents, builds the model, writes the page.
+#include "report/report_command.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "core/output_file.h"
+#include "report/html_page.h"
+#include "report/report_model.h"
+
+namespace fabperf {
+
+namespace {
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "fabperf report: %s\n", message.c_str());
+  return code;
+}
+
+// A file's whole text ("-" is standard input), or why it could not be read.
+Result<std::string> read_text(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Failed(path + ": cannot read the file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::Failed(path + ": cannot read the file");
+  return text.str();
+}
+
+// What to call a run in legends: its file name, or the path where two share a name.
+std::vector<std::string> labels_for(const std::vector<std::string>& paths) {
+  std::vector<std::string> names;
+  for (const std::string& p : paths)
+    names.push_back(p == "-" ? "stdin" : p.substr(p.find_last_of('/') + 1));
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t j = 0; j < names.size(); ++j) {
+      if (i != j && names[i] == names[j]) names[i] = paths[i];
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+std::string report_usage() {
+  return "Usage: fabperf report RUN.json [MORE.json ...] -o FILE.html\n"
+         "  Draws runs saved with --json (either dialect; pair runs and cluster matrices) as\n"
+         "  one self-contained HTML page; several runs are overlaid for comparison.\n"
+         "  -o, --output FILE   the page to write (- for standard output)\n"
+         "  -                   as an input: read a document from standard input\n";
+}
+
+int report_main(const std::vector<std::string>& args) {
+  std::vector<std::string> inputs;
+  std::string output;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(report_usage().c_str(), stdout);
+      return 0;
+    }
+    if (a == "-o" || a == "--output") {
+      if (i + 1 >= args.size()) return fail(2, a + " needs a file name\n" + report_usage());
+      output = args[++i];
+    } else if (a.rfind("--output=", 0) == 0) {
+      output = a.substr(9);
+    } else if (a.size() > 1 && a[0] == '-') {
+      return fail(2, "unknown option " + a + "\n" + report_usage());
+    } else {
+      inputs.push_back(a);
+    }
+  }
+  if (inputs.empty()) return fail(2, "no JSON file to draw\n" + report_usage());
+  if (output.empty()) return fail(2, "no output: add -o FILE.html\n" + report_usage());
+  // Before reading anything: a page that cannot be written is known now, not after the work.
+  if (Status s = check_writable(output, "-o"); !s.ok()) return fail(1, s.message());
+
+  const std::vector<std::string> labels = labels_for(inputs);
+  std::vector<report::RunDocument> runs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto text = read_text(inputs[i]);
+    if (!text.ok()) return fail(1, text.status().message());
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(*text);
+    } catch (const nlohmann::json::parse_error& e) {
+      return fail(1, inputs[i] + ": not valid JSON: " + e.what());
+    }
+    if (Status s = report::check_run_document(doc); !s.ok()) {
+      return fail(1, inputs[i] + ": " + s.message());
+    }
+    runs.push_back({labels[i], std::move(doc)});
+  }
+  auto model = report::build_report_model(runs);
+  if (!model.ok()) return fail(1, model.status().message());
+  Status s = write_file_atomically(output, report::render_html(*model), "-o");
+  if (!s.ok()) return fail(1, s.message());
+  return 0;
+}
+
+}  // namespace fabperf

@@ -1,0 +1,282 @@
+// End-to-end tests of HTML reports: `--html` on a real run (both dialects), `fabperf report` on
+// saved JSON and its errors, and two pages opened in headless Chromium (one browser start
+// each), whose screenshots are kept in build/report-screenshots/ for a person to look at. The
+// matrix and interval pages are checked by the data step's unit tests (report_model_test.cc).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "browser_util.h"
+#include "e2e_robust_util.h"
+#include "e2e_util.h"
+#include "report_docs_util.h"
+
+namespace fabperf::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr uintmax_t kMaxReportBytes = 2 * 1024 * 1024;
+
+// Where reports and screenshots stay after the test: build/report-screenshots/.
+fs::path keep_dir() {
+  fs::path dir = fs::path(beside_fabperf("report-screenshots"));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_json(const fs::path& path, const json& doc) { std::ofstream(path) << doc.dump(2); }
+
+std::string run_text(const RunOutput& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+// The page rendered every chart, the library drew elements in each, nothing went to the
+// console, and the figures listed in `expect_types` are there. Returns the figures.
+std::vector<std::map<std::string, std::string>> expect_rendered(
+    const PageView& view, const std::vector<std::string>& expect_types) {
+  EXPECT_TRUE(view.ok) << view.error;
+  for (const std::string& line : view.console) ADD_FAILURE() << "console: " << line;
+  auto bodies = elements(view.dom, "body");
+  EXPECT_EQ(bodies.size(), 1u);
+  if (!bodies.empty()) {
+    // The page lists its own errors (uncaught exceptions included) in #report-errors.
+    const size_t errors = view.dom.find("<ul id=\"report-errors\"");
+    const std::string listed = errors == std::string::npos ? "" : view.dom.substr(errors, 1000);
+    EXPECT_EQ(bodies[0]["data-status"], "rendered") << listed;
+    EXPECT_EQ(bodies[0].count("data-errors"), 0u) << listed;
+  }
+  auto figures = elements(view.dom, "figure");
+  EXPECT_FALSE(figures.empty());
+  for (auto& f : figures) {
+    EXPECT_EQ(f["data-rendered"], "yes") << f["id"];
+    EXPECT_GT(std::atoi(f["data-elements"].c_str()), 0) << f["id"];
+  }
+  for (const std::string& type : expect_types) {
+    bool found = false;
+    for (auto& f : figures) found = found || f["data-type"] == type;
+    EXPECT_TRUE(found) << "no " << type << " chart";
+  }
+  return figures;
+}
+
+// Every table cell showing `key`'s figures, by the exact value it carries.
+std::vector<double> cell_values(const std::string& dom, const std::string& key) {
+  std::vector<double> out;
+  for (auto& td : elements(dom, "td")) {
+    if (td["data-key"] == key) out.push_back(std::strtod(td["data-value"].c_str(), nullptr));
+  }
+  return out;
+}
+
+// The model a page embeds (the data its script draws).
+json model_of(const std::string& page) {
+  const std::string open = "<script id=\"fabperf-model\" type=\"application/json\">";
+  const size_t start = page.find(open);
+  if (start == std::string::npos) return json();
+  const size_t end = page.find("</script>", start);
+  return json::parse(page.substr(start + open.size(), end - start - open.size()), nullptr, false);
+}
+
+TEST(ReportCxi, FabToolsWriteTheReportToo) {
+  const fs::path dir = keep_dir();
+  const fs::path json_path = dir / "cxi.json", html = dir / "cxi.html";
+  RunOutput r = run({"-n", "16", "-s", "1024:4096", "--provider", "tcp", "--json",
+                     json_path.string(), "--html", html.string()},
+                    120, beside_fabperf("fab_loopback_bw"));
+  if (r.exit_code != 0 && contains(r.err, "libfabric not found")) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  const json doc = json::parse(slurp(json_path));
+  const json model = model_of(slurp(html));
+  ASSERT_TRUE(model.is_object());
+  // fab_* -s MIN:MAX is a size sweep: bandwidth against size, one row per size.
+  const json* sweep = nullptr;
+  for (const json& s : model["sections"]) {
+    if (s["id"] == "t0-sweep") sweep = &s;
+  }
+  ASSERT_NE(sweep, nullptr) << model.dump().substr(0, 2000);
+  const json& rows = (*sweep)["tables"][0]["rows"];
+  ASSERT_EQ(rows.size(), doc["results"].size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& bw = doc["results"][i]["bandwidth"];
+    const double expected = bw["recv_Bps"].get<double>() > 0 ? bw["recv_Bps"].get<double>()
+                                                             : bw["send_Bps"].get<double>();
+    EXPECT_EQ(rows[i][1]["v"].get<double>(), expected) << i;
+  }
+}
+
+// SIGINT during a run: the page is still written, from the figures measured so far, and says
+// the run was interrupted (the JSON beside it says the same, its histogram as full as its
+// figures).
+TEST(ReportSignals, InterruptedRunStillWritesItsPageMarkedSo) {
+  LoggedServer server;
+  TempDir dir;
+  const std::string json_path = dir.file("cut.json"), html = dir.file("cut.html");
+  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-t", "30", "--json", json_path, "--html",
+               html, "tcp_lat"});
+  // Measuring: the server holds the control connection and the test's own.
+  bool measuring = false;
+  for (int i = 0; i < 400 && !measuring; ++i) {
+    measuring = connected_peers(server.pid()).size() >= 2;
+    if (!measuring) usleep(50 * 1000);
+  }
+  ASSERT_TRUE(measuring) << "the run never started: " << client.err();
+  usleep(300 * 1000);  // some samples (the figures are checked against each other, not a count)
+  client.signal(SIGINT);
+  ASSERT_EQ(client.wait(20), 130) << client.err();
+  const json doc = json::parse(read_file(json_path));
+  ASSERT_EQ(doc["results"].size(), 1u);
+  const json& res = doc["results"][0];
+  EXPECT_EQ(res["status"], "interrupted");
+  EXPECT_EQ(res["latency_histogram"]["count"], res["latency_ns"]["samples"]);
+  const json model = model_of(read_file(html));
+  ASSERT_TRUE(model.is_object()) << read_file(html).substr(0, 500);
+  EXPECT_EQ(model["runs"][0]["status"], "interrupted");
+  EXPECT_TRUE(contains(model["title"].get<std::string>(), "(interrupted)")) << model["title"];
+  bool histogram = false;
+  for (const json& sec : model["sections"]) {
+    for (const json& chart : sec["charts"]) histogram = histogram || chart["type"] == "histogram";
+  }
+  EXPECT_TRUE(histogram) << "the measured part is drawn";
+}
+
+class ReportBrowserTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    chromium_ = find_chromium(&why);
+    if (chromium_.empty()) GTEST_SKIP() << why;
+  }
+  std::string chromium_;
+};
+
+TEST(ReportCommand, BadInputIsNamedWithItsExitStatus) {
+  const fs::path dir = keep_dir() / "bad-input";
+  fs::create_directories(dir);
+  const std::string out = (dir / "out.html").string();
+  fs::remove(out);
+  RunOutput r = run({"report", (dir / "missing.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "missing.json: cannot read the file")) << r.err;
+
+  std::ofstream(dir / "broken.json") << "{\"tool\": \"fabperf\", ";
+  r = run({"report", (dir / "broken.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "broken.json: not valid JSON")) << r.err;
+
+  json newer = testdocs::run_doc({});
+  newer["schema"] = 99;
+  write_json(dir / "newer.json", newer);
+  r = run({"report", (dir / "newer.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "newer.json: schema 99 comes from a newer fabperf")) << r.err;
+
+  write_json(dir / "other.json", json{{"start", 1}, {"intervals", json::array()}});
+  r = run({"report", (dir / "other.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "not a fabperf document")) << r.err;
+
+  write_json(dir / "good.json", testdocs::run_doc({}));
+  r = run({"report", (dir / "good.json").string()});
+  EXPECT_EQ(r.exit_code, 2) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "-o FILE.html")) << r.err;
+  r = run({"report", "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << run_text(r);
+  r = run({"report", "--bogus", (dir / "good.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 2) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "unknown option --bogus")) << r.err;
+  r = run({"report", (dir / "good.json").string(), "-o", (dir / "no-dir" / "x.html").string()});
+  EXPECT_EQ(r.exit_code, 1) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "x.html: cannot write the file")) << r.err;
+  EXPECT_FALSE(fs::exists(out));  // nothing half-written on any failure
+
+  r = run({"report", (dir / "good.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 0) << run_text(r);
+  EXPECT_TRUE(fs::exists(out));
+  r = run({"--loopback", "--html", (dir / "no-dir" / "x.html").string(), "tcp_lat"});
+  EXPECT_EQ(r.exit_code, 2) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "--html")) << r.err;
+}
+
+TEST_F(ReportBrowserTest, LatencyRunDrawsItsDistribution) {
+  const fs::path dir = keep_dir();
+  const fs::path json_path = dir / "latency.json", html = dir / "latency.html";
+  RunOutput r = run({"--loopback", "-n", "20000", "--json", json_path.string(), "--html",
+                     html.string(), "tcp_lat"},
+                    120);
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  ASSERT_TRUE(contains(r.out, "latency")) << r.out;  // the text report still goes to stdout
+  const json doc = json::parse(slurp(json_path));
+  ASSERT_TRUE(doc["results"][0].contains("latency_histogram"));
+  EXPECT_LT(fs::file_size(html), kMaxReportBytes);
+
+  const PageView view =
+      open_page(chromium_, html.string(), (dir / "latency.png").string(), 1400, 1500);
+  expect_rendered(view, {"histogram", "percentile"});
+  // The numbers in the page are the JSON's.
+  const json& lat = doc["results"][0]["latency_ns"];
+  for (const char* key :
+       {"min", "mean", "p50", "p90", "p99", "p99_9", "p99_99", "max", "samples"}) {
+    auto values = cell_values(view.dom, std::string("latency_ns.") + key);
+    ASSERT_FALSE(values.empty()) << key;
+    EXPECT_EQ(values[0], lat[key].get<double>()) << key;
+  }
+  EXPECT_TRUE(contains(view.dom, "CLOCK_MONOTONIC_RAW"));
+  EXPECT_GT(fs::file_size(dir / "latency.png"), 10000u);
+}
+
+TEST_F(ReportBrowserTest, SizeSweepOfTwoRunsOverlays) {
+  const fs::path dir = keep_dir();
+  const fs::path a = dir / "sweep-a.json", b = dir / "sweep-b.json", html = dir / "sweep.html";
+  RunOutput r = run({"--loopback", "-n", "300", "-oo", "msg_size:1:4K:*4", "--json", a.string(),
+                     "tcp_lat", "tcp_bw"},
+                    180);
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  fs::copy_file(a, b, fs::copy_options::overwrite_existing);
+  r = run({"report", a.string(), b.string(), "-o", html.string()});
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  EXPECT_LT(fs::file_size(html), kMaxReportBytes);
+
+  const PageView view =
+      open_page(chromium_, html.string(), (dir / "sweep.png").string(), 1400, 2400);
+  auto figures = expect_rendered(view, {"line", "histogram", "percentile"});
+  // tcp_lat's latency-by-size chart: p50, p99 and mean for each run, 7 sizes each.
+  bool found = false;
+  for (auto& f : figures) {
+    if (f["id"] != "t0-sweep-latency") continue;
+    found = true;
+    EXPECT_EQ(f["data-series"], "6");
+    EXPECT_EQ(f["data-elements"], "42");
+  }
+  EXPECT_TRUE(found) << view.dom.substr(0, 3000);
+  const json doc = json::parse(slurp(a));
+  std::vector<double> p50s, bws;
+  for (const json& res : doc["results"]) {
+    if (res["test"] == "tcp_lat") p50s.push_back(res["latency_ns"]["p50"].get<double>());
+    if (res["test"] == "tcp_bw") bws.push_back(res["bandwidth"]["recv_Bps"].get<double>());
+  }
+  ASSERT_EQ(p50s.size(), 7u);
+  ASSERT_EQ(bws.size(), 7u);
+  // The sweep table shows each size's p50 for both runs, then the distribution table once more.
+  auto shown = cell_values(view.dom, "latency_ns.p50");
+  for (double v : p50s) EXPECT_GE(std::count(shown.begin(), shown.end(), v), 2) << v;
+  auto shown_bw = cell_values(view.dom, "bandwidth.recv_Bps");
+  for (double v : bws) EXPECT_GE(std::count(shown_bw.begin(), shown_bw.end(), v), 2) << v;
+}
+
+}  // namespace
+}  // namespace fabperf::testing

@@ -1,0 +1,444 @@
+// Unit tests of the HTML report's data step: run documents in, charts and tables out.
+#include "report/report_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "report/chart_model.h"
+#include "report/html_page.h"
+#include "report/reporter.h"
+#include "report_docs_util.h"
+#include "stats/histogram.h"
+#include "stats/latency.h"
+
+namespace fabperf::report {
+namespace {
+
+using nlohmann::json;
+using testdocs::latency_result;
+using testdocs::run_doc;
+
+const json* find_section(const json& model, const std::string& id_suffix) {
+  for (const json& s : model["sections"]) {
+    const std::string id = s["id"];
+    if (id.size() >= id_suffix.size() &&
+        id.compare(id.size() - id_suffix.size(), id_suffix.size(), id_suffix) == 0)
+      return &s;
+  }
+  return nullptr;
+}
+
+const json* find_chart(const json& section, const std::string& type) {
+  for (const json& c : section["charts"]) {
+    if (c["type"] == type) return &c;
+  }
+  return nullptr;
+}
+
+json build(std::vector<RunDocument> runs) {
+  auto model = build_report_model(runs);
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  return model.ok() ? *model : json();
+}
+
+// Every cell of `rows` that names a JSON key carries that key's value from the result, exactly.
+void expect_cells_match(const json& rows, const json& result) {
+  for (const json& row : rows) {
+    for (const json& cell : row) {
+      if (!cell.contains("k") || std::string(cell["k"]).rfind("latency_ns.", 0) != 0) continue;
+      const std::string key = std::string(cell["k"]).substr(11);
+      if (!result["latency_ns"].contains(key)) continue;
+      EXPECT_EQ(cell["v"].get<double>(), result["latency_ns"][key].get<double>()) << key;
+    }
+  }
+}
+
+TEST(ReportModelCheck, AcceptsPairAndMatrixDocuments) {
+  EXPECT_TRUE(check_run_document(run_doc({})).ok());
+  EXPECT_TRUE(check_run_document(testdocs::matrix_doc()).ok());
+  json old = run_doc({});
+  old["schema"] = 1;
+  EXPECT_TRUE(check_run_document(old).ok());
+}
+
+TEST(ReportModelCheck, NamesWhatIsWrong) {
+  auto message = [](const json& doc) { return check_run_document(doc).message(); };
+  EXPECT_NE(message(json::array()).find("not a JSON object"), std::string::npos);
+  json doc = run_doc({});
+  doc["tool"] = "iperf3";
+  EXPECT_NE(message(doc).find("\"iperf3\""), std::string::npos);
+  doc = run_doc({});
+  doc.erase("schema");
+  EXPECT_NE(message(doc).find("no \"schema\""), std::string::npos);
+  doc["schema"] = "2";
+  EXPECT_NE(message(doc).find("not an integer"), std::string::npos);
+  doc["schema"] = kJsonSchema + 1;
+  EXPECT_NE(message(doc).find("newer fabperf"), std::string::npos);
+  doc["schema"] = 0;
+  EXPECT_FALSE(check_run_document(doc).ok());
+  doc = run_doc({});
+  doc["results"] = json::object();
+  EXPECT_NE(message(doc).find("\"results\""), std::string::npos);
+  doc["results"] = json::array({1});
+  EXPECT_NE(message(doc).find("results[0]"), std::string::npos);
+  json m = testdocs::matrix_doc();
+  m["matrix"] = json::array();
+  EXPECT_NE(message(m).find("\"matrix\" is not an object"), std::string::npos);
+  // build_report_model says which run was wrong.
+  auto model = build_report_model({{"good.json", run_doc({})}, {"bad.json", doc}});
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.status().message().find("bad.json"), std::string::npos);
+}
+
+TEST(ReportModelLatency, HistogramComesFromEveryBucket) {
+  std::vector<uint64_t> samples;
+  for (uint64_t i = 0; i < 5000; ++i) samples.push_back(10000 + (i % 100) * 40);  // 10-14 us RTT
+  samples.push_back(200000);                                                      // one outlier
+  const json result = latency_result("tcp_lat", 1, samples, 0.5);
+  const json model = build({{"run.json", run_doc({result})}});
+  const json* sec = find_section(model, "-latency");
+  ASSERT_NE(sec, nullptr);
+  const json* hist = find_chart(*sec, "histogram");
+  ASSERT_NE(hist, nullptr);
+  EXPECT_EQ((*hist)["x"]["unit"], "\u00b5s");
+  double percent = 0;
+  size_t markers = 0;
+  for (const json& s : (*hist)["series"]) {
+    if (s["style"] == "marker") {
+      ++markers;
+      continue;
+    }
+    for (const json& p : s["points"]) percent += p[1].get<double>();
+    EXPECT_LE(s["points"].size(), 250u);
+  }
+  EXPECT_NEAR(percent, 100.0, 1e-9);
+  EXPECT_EQ(markers, 8u);  // min, mean, p50, p90, p99, p99.9, p99.99, max
+  // The outlier (100 us one-way) lies inside the x range: nothing is cut off.
+  const json& points = (*hist)["series"][0]["points"];
+  EXPECT_GT(points.back()[0].get<double>() * 1.1, 100.0);
+  EXPECT_GT(points.back()[1].get<double>(), 0.0);
+  // The table carries the JSON's own numbers.
+  ASSERT_EQ(sec->at("tables").size(), 1u);
+  expect_cells_match(sec->at("tables")[0]["rows"], result);
+}
+
+TEST(ReportModelLatency, PercentileCurveRisesAndPassesThroughReportedFigures) {
+  std::vector<uint64_t> samples;
+  for (uint64_t i = 1; i <= 20000; ++i) samples.push_back(1000 + i);
+  const json result = latency_result("udp_lat", 1, samples, 1.0);
+  const json model = build({{"run.json", run_doc({result})}});
+  const json* pct = find_chart(*find_section(model, "-latency"), "percentile");
+  ASSERT_NE(pct, nullptr);
+  const json& curve = (*pct)["series"][0]["points"];
+  ASSERT_GT(curve.size(), 60u);  // 20 a decade over 4 decades
+  for (size_t i = 1; i < curve.size(); ++i) {
+    EXPECT_GT(curve[i][0].get<double>(), curve[i - 1][0].get<double>());
+    EXPECT_GE(curve[i][1].get<double>(), curve[i - 1][1].get<double>());
+  }
+  // The reported p50 sits at x = 2 on the 1/(1-q) axis, with the JSON's value (in us).
+  const json& reported = (*pct)["series"][1];
+  EXPECT_EQ(reported["style"], "points");
+  EXPECT_DOUBLE_EQ(reported["points"][0][0].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(reported["points"][0][1].get<double>() * 1000,
+                   result["latency_ns"]["p50"].get<double>());
+  // The curve at x = 2 reads the same percentile from the histogram.
+  EXPECT_NEAR(curve[6][0].get<double>(), 2.0, 0.01);
+}
+
+TEST(ReportModelLatency, SchemaOneDocumentsDrawTheirPercentilesOnly) {
+  json result = latency_result("tcp_lat", 1, {5000, 6000, 7000}, 0.5);
+  result.erase("latency_histogram");
+  json doc = run_doc({result});
+  doc["schema"] = 1;
+  const json model = build({{"old.json", doc}});
+  const json* sec = find_section(model, "-latency");
+  ASSERT_NE(sec, nullptr);
+  EXPECT_EQ(find_chart(*sec, "histogram"), nullptr);
+  EXPECT_NE(find_chart(*sec, "percentile"), nullptr);
+  ASSERT_FALSE((*sec)["notes"].empty());
+  EXPECT_NE((*sec)["notes"][0].get<std::string>().find("schema 2"), std::string::npos);
+}
+
+TEST(ReportModelLatency, AnUnreadableHistogramIsNamedNotFatal) {
+  json result = latency_result("tcp_lat", 1, {5000, 6000}, 0.5);
+  result["latency_histogram"]["sub_bucket_bits"] = 7;
+  const json model = build({{"run.json", run_doc({result})}});
+  const json* sec = find_section(model, "-latency");
+  ASSERT_NE(sec, nullptr);
+  EXPECT_NE((*sec)["notes"][0].get<std::string>().find("layout mismatch"), std::string::npos);
+}
+
+TEST(ReportModelLatency, OneValueStillMakesOneBin) {
+  const json result = latency_result("tcp_lat", 1, std::vector<uint64_t>(100, 4000), 0.5);
+  const json model = build({{"run.json", run_doc({result})}});
+  const json* hist = find_chart(*find_section(model, "-latency"), "histogram");
+  ASSERT_NE(hist, nullptr);
+  double percent = 0;
+  for (const json& p : (*hist)["series"][0]["points"]) percent += p[1].get<double>();
+  EXPECT_NEAR(percent, 100.0, 1e-9);
+}
+
+TEST(ReportModelSweep, CxiSizesWithoutLoopMakeASweep) {
+  // fab_write_lat -s 1:1024 writes one result per size and no "loop".
+  std::vector<json> results;
+  for (uint64_t size = 1; size <= 1024; size *= 4) {
+    results.push_back(latency_result("rdm_write_lat", size, {2000 + size, 2100 + size}, 1.0));
+  }
+  const json model = build({{"cxi.json", run_doc(results)}});
+  const json* sec = find_section(model, "-sweep");
+  ASSERT_NE(sec, nullptr);
+  const json* lat = find_chart(*sec, "line");
+  ASSERT_NE(lat, nullptr);
+  EXPECT_TRUE((*lat)["x"]["log"].get<bool>());
+  EXPECT_TRUE((*lat)["y"]["log"].get<bool>());
+  ASSERT_EQ((*lat)["x"]["values"].size(), 6u);
+  EXPECT_EQ((*lat)["x"]["values"][5][1], "1K");
+  EXPECT_EQ((*lat)["series"][0]["label"], "p50");
+  EXPECT_EQ((*lat)["series"][0]["points"].size(), 6u);
+  const json& table = (*sec)["tables"][0];
+  ASSERT_EQ(table["rows"].size(), 6u);
+  for (size_t i = 0; i < results.size(); ++i) {
+    expect_cells_match(json::array({table["rows"][i]}), results[i]);
+  }
+  // The distribution section shows one series per size, labelled by it.
+  const json* dist = find_section(model, "-latency");
+  ASSERT_NE(dist, nullptr);
+  EXPECT_EQ((*dist)["tables"][0]["columns"][1], "msg_size 1");
+}
+
+TEST(ReportModelSweep, BandwidthSweepOfTwoRunsOverlays) {
+  auto bw = [](uint64_t size, double recv, double send) {
+    json r = {{"test", "tcp_bw"},
+              {"status", "ok"},
+              {"params", {{"msg_size", size}}},
+              {"loop", {{"msg_size", size}}},
+              {"bandwidth", {{"send_Bps", send}, {"recv_Bps", recv}}},
+              {"msg_rate", 1000.0}};
+    return r;
+  };
+  json a = run_doc({bw(1024, 1e9, 1.1e9), bw(65536, 3e9, 3.1e9)});
+  json b = run_doc({bw(1024, 0, 0.5e9), bw(65536, 0, 2e9)});  // a receiver that cannot count
+  const json model = build({{"before.json", a}, {"after.json", b}});
+  const json* sec = find_section(model, "-sweep");
+  ASSERT_NE(sec, nullptr);
+  ASSERT_EQ((*sec)["charts"].size(), 1u);  // bandwidth only: no message-rate chart beside it
+  const json& c = (*sec)["charts"][0];
+  EXPECT_EQ(c["y"]["unit"], "GB/s");
+  ASSERT_EQ(c["series"].size(), 2u);
+  EXPECT_EQ(c["series"][0]["label"], "before.json bandwidth");
+  EXPECT_EQ(c["series"][1]["label"], "after.json bandwidth");
+  EXPECT_DOUBLE_EQ(c["series"][1]["points"][1][1].get<double>(), 2.0);
+  const json& row = (*sec)["tables"][0]["rows"][1];
+  EXPECT_EQ(row[1]["k"], "bandwidth.recv_Bps");
+  EXPECT_EQ(row[2]["k"], "bandwidth.send_Bps");
+  EXPECT_DOUBLE_EQ(row[2]["v"].get<double>(), 2e9);
+  EXPECT_EQ(find_section(model, "-latency"), nullptr);
+}
+
+TEST(ReportModelIntervals, RatesPerIntervalFromAHandMadeDocument) {
+  json r = {{"test", "tcp_bw"},
+            {"status", "ok"},
+            {"params", {{"msg_size", 65536}}},
+            {"bandwidth", {{"send_Bps", 2e9}, {"recv_Bps", 2e9}}}};
+  r["intervals"] = json::array({
+      {{"t_s", 0.5},
+       {"bytes", 1e9},
+       {"msgs", 100},
+       {"latency_ns", {{"p50", 900.0}, {"p99", 2000.0}}}},
+      {{"t_s", 1.5}, {"bytes", 1e9}, {"msgs", 100}},
+      {{"t_s", 1.0}, {"bytes", 5}},  // goes backwards: left out, said so
+  });
+  const json model = build({{"run.json", run_doc({r})}});
+  const json* sec = find_section(model, "-intervals");
+  ASSERT_NE(sec, nullptr);
+  const json* bw = nullptr;
+  for (const json& c : (*sec)["charts"]) {
+    if (c["id"].get<std::string>().ends_with("-bandwidth")) bw = &c;
+  }
+  ASSERT_NE(bw, nullptr);
+  const json& points = (*bw)["series"][0]["points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_DOUBLE_EQ(points[0][1].get<double>(), 2.0);  // 1 GB in 0.5 s, in GB/s
+  EXPECT_DOUBLE_EQ(points[1][1].get<double>(), 1.0);  // 1 GB in 1 s
+  EXPECT_EQ((*sec)["notes"].size(), 1u);
+  EXPECT_EQ((*sec)["tables"][0]["rows"].size(), 2u);
+}
+
+TEST(ReportModelMatrix, HeatmapCellsSuspectsAndVerdicts) {
+  const json doc = testdocs::matrix_doc();
+  const json model = build({{"matrix.json", doc}});
+  const json* sec = find_section(model, "-m0");
+  ASSERT_NE(sec, nullptr);
+  const json* heat = find_chart(*sec, "heatmap");
+  ASSERT_NE(heat, nullptr);
+  ASSERT_EQ((*heat)["labels"].size(), 5u);
+  EXPECT_EQ((*heat)["labels"][2], "n3 (2)");
+  EXPECT_EQ((*heat)["cells"].size(), 12u);  // 4 x 4 less the diagonal; n5 unreachable
+  EXPECT_EQ((*heat)["measured"], 12);
+  // The suspect pair (client 0, server 3) is outlined at column 3, row 0.
+  ASSERT_EQ((*heat)["suspects"].size(), 1u);
+  EXPECT_EQ((*heat)["suspects"][0], json({3, 0, "bad_link"}));
+  // Lower is better: the smallest value is green, the largest red.
+  for (const json& cell : (*heat)["cells"]) {
+    if (cell[0] == 3 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(1));
+    if (cell[0] == 1 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(0));
+  }
+  ASSERT_TRUE((*heat)["legend"].is_array());
+  // Green at the median, yellow at the threshold, red at twice its distance from the median.
+  EXPECT_EQ((*heat)["legend"][0], json::array({"12.2 \u00b5s", heat_color(0)}));
+  EXPECT_EQ((*heat)["legend"][1], json::array({"24.3 \u00b5s", heat_color(0.5)}));
+  EXPECT_EQ((*heat)["legend"][2], json::array({"36.5 \u00b5s", heat_color(1)}));
+  const json& summary = (*sec)["tables"][0];
+  EXPECT_DOUBLE_EQ(summary["rows"][1][1]["v"].get<double>(),
+                   doc["matrix"]["tests"][0]["median"].get<double>());
+  const json* nodes = find_section(model, "-nodes");
+  ASSERT_NE(nodes, nullptr);
+  const json& rows = (*nodes)["tables"][0]["rows"];
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[4][2]["t"], "unreachable");
+  EXPECT_EQ(rows[4][2]["c"], "bad");
+  EXPECT_EQ(rows[4][5]["t"], "connection refused");
+  EXPECT_FALSE(rows[0][2].contains("c"));
+}
+
+TEST(ReportModelMatrix, LongSuspectListsAreCutInTheTableOnly) {
+  json doc = testdocs::matrix_doc();
+  json& suspects = doc["matrix"]["tests"][0]["suspects"];
+  for (int i = 0; i < 29; ++i)
+    suspects.push_back({{"a", 1}, {"b", 2}, {"value", 1.0}, {"verdict", "bad_node"}});
+  const json model = build({{"matrix.json", doc}});
+  const json* sec = find_section(model, "-m0");
+  ASSERT_NE(sec, nullptr);
+  EXPECT_EQ((*find_chart(*sec, "heatmap"))["suspects"].size(), 30u);
+  const json& rows = (*sec)["tables"][1]["rows"];
+  ASSERT_EQ(rows.size(), 25u);
+  EXPECT_EQ(rows[24][1]["t"], "6 more");
+}
+
+TEST(ReportModelResults, FailedResultsAreListedWithTheirError) {
+  json failed = {{"test", "sctp_lat"}, {"status", "error"}, {"error", "SCTP is not available"}};
+  const json model =
+      build({{"run.json", run_doc({latency_result("tcp_lat", 1, {5000}, 0.5), failed})}});
+  const json* sec = find_section(model, "results");
+  ASSERT_NE(sec, nullptr);
+  const json& rows = (*sec)["tables"][0]["rows"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1][2]["c"], "bad");
+  EXPECT_EQ(rows[1][7]["t"], "SCTP is not available");  // after elapsed, value, overlapped
+  EXPECT_EQ(model["title"], "fabperf report: tcp_lat");
+}
+
+// An interrupted run's figures are drawn and said to be partial; a run that shared the server
+// with other clients' runs (--concurrent) names them beside its charts and in the table.
+TEST(ReportModelResults, InterruptedAndOverlappedRunsAreSaidSo) {
+  json cut = latency_result("tcp_lat", 1, {5000, 6000, 7000}, 0.5);
+  cut["status"] = "interrupted";
+  cut["elapsed_s"] = 1.5;
+  cut["overlapped"] = {"10.0.0.7 tcp_bw"};
+  const json model = build({{"run.json", run_doc({cut})}});
+  EXPECT_EQ(model["title"], "fabperf report: tcp_lat (interrupted)");
+  EXPECT_EQ(model["runs"][0]["status"], "interrupted");
+  std::string header_status;
+  for (const json& row : model["runs"][0]["header"]) {
+    if (row[0] == "status") header_status = row[1];
+  }
+  EXPECT_NE(header_status.find("interrupted (SIGINT/SIGTERM) during tcp_lat after 1.5 s"),
+            std::string::npos)
+      << header_status;
+  // The histogram is still drawn, and its section carries both notes.
+  const json* lat = find_section(model, "latency");
+  ASSERT_NE(lat, nullptr) << model.dump().substr(0, 2000);
+  EXPECT_NE(find_chart(*lat, "histogram"), nullptr);
+  std::string notes;
+  for (const json& n : (*lat)["notes"]) notes += n.get<std::string>() + "\n";
+  EXPECT_NE(notes.find("interrupted after 1.5 s of the 2 s asked for"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("1 other client run(s) shared the server"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("10.0.0.7 tcp_bw"), std::string::npos) << notes;
+  // The every-result table: status, elapsed time and who overlapped.
+  const json* sec = find_section(model, "results");
+  ASSERT_NE(sec, nullptr);
+  const json& row = (*sec)["tables"][0]["rows"][0];
+  EXPECT_EQ(row[2]["t"], "interrupted");
+  EXPECT_EQ(row[3]["v"].get<double>(), 1.5);
+  EXPECT_EQ(row[6]["t"], "10.0.0.7 tcp_bw");
+
+  const json whole = build({{"run.json", run_doc({latency_result("tcp_lat", 1, {5000}, 0.5)})}});
+  EXPECT_EQ(whole["runs"][0]["status"], "ok");
+}
+
+TEST(ReportModelHeader, RunHeaderNamesHostsClockAndParameters) {
+  const json model = build({{"run.json", run_doc({latency_result("tcp_lat", 1, {5000}, 0.5)})}});
+  const json& header = model["runs"][0]["header"];
+  auto value = [&](const std::string& name) {
+    for (const json& row : header) {
+      if (row[0] == name) return row[1].get<std::string>();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(value("clock"), "CLOCK_MONOTONIC_RAW");
+  EXPECT_EQ(value("fabperf version"), "0.1.0");
+  EXPECT_NE(value("client").find("alpha"), std::string::npos);
+  EXPECT_EQ(value("provider"), "kernel sockets");
+  EXPECT_NE(value("parameters").find("msg_size=1"), std::string::npos);
+  EXPECT_EQ(value("command"), "fabperf --loopback tcp_lat");
+}
+
+// Every value of every document, replaced in turn by every wrong type: the data step and the
+// page either draw it or name what is wrong, and never throw or crash.
+TEST(ReportModelRobustness, AnyValueOfAnyTypeAnywhere) {
+  json sweep = run_doc({latency_result("tcp_lat", 1, {5000, 9000}, 0.5),
+                        latency_result("tcp_lat", 64, {6000}, 0.5)});
+  sweep["results"][1]["loop"] = {{"msg_size", 64}};
+  sweep["results"][0]["info"] = {{"loc", {{"provider", "tcp"}}}};
+  sweep["results"][0]["intervals"] = testdocs::interval_doc()["results"][0]["intervals"];
+  const std::vector<json> replacements = {
+      nullptr, "x", -1, 1e308, json::array(), json::object(), json::array({json::array({1, 2})})};
+  size_t tried = 0;
+  for (const json& doc : {sweep, testdocs::matrix_doc()}) {
+    std::set<std::string> paths;
+    const json leaves = doc.flatten();
+    for (const auto& [leaf, value] : leaves.items()) {
+      for (size_t slash = leaf.find('/', 1); slash != std::string::npos;
+           slash = leaf.find('/', slash + 1)) {
+        paths.insert(leaf.substr(0, slash));
+      }
+      paths.insert(leaf);
+    }
+    for (const std::string& path : paths) {
+      for (const json& bad : replacements) {
+        json mutated = doc;
+        mutated[json::json_pointer(path)] = bad;
+        ++tried;
+        EXPECT_NO_THROW({
+          auto model = build_report_model({{"m.json", mutated}});
+          if (model.ok()) (void)render_html(*model).size();
+        }) << path
+           << " = " << bad.dump();
+      }
+    }
+  }
+  EXPECT_GT(tried, 500u);
+}
+
+TEST(ChartModel, UnitsAndText) {
+  EXPECT_EQ(format_value(7140, latency_unit(7140)), "7.14 \u00b5s");
+  EXPECT_EQ(format_value(950, latency_unit(950)), "950 ns");
+  EXPECT_EQ(format_value(3.2e9, bandwidth_unit(3.2e9)), "3.2 GB/s");
+  EXPECT_EQ(format_value(12345, {"", 1}), "12345");
+  EXPECT_EQ(format_value(NAN, {"ns", 1}), "0 ns");
+  EXPECT_EQ(format_value(2e6, rate_unit(2e6)), "2 M/s");
+  EXPECT_EQ(format_value(20, rate_unit(20)), "20/s");
+  EXPECT_EQ(size_text(65536), "64K");
+  EXPECT_EQ(size_text(1000), "1000");
+  EXPECT_EQ(size_text(1 << 20), "1M");
+  EXPECT_EQ(heat_color(0), "#1a9850");
+  EXPECT_EQ(heat_color(1), "#d73027");
+  EXPECT_EQ(heat_color(-3), heat_color(0));
+}
+
+}  // namespace
+}  // namespace fabperf::report
