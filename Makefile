@@ -2,8 +2,10 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 # qperf: the robustness suite points a real qperf client at a fabperf server.
+# openmpi-bin and libpmix-dev: --matrix's launcher (mpirun brings a PMIx server) and headers.
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
-                   libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf
+                   libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf \
+                   openmpi-bin libpmix-dev
 
 .PHONY: all build deps demo test clean install bench
 
