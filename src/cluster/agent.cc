@@ -103,7 +103,8 @@ void Agent::session(int fd) {
   Status s = accept_coordinator(ch, config_.key, config_.timeout_s, &hello);
   if (s.ok() && coordinated_.exchange(true)) s = Status::Failed("rank 0 is already connected");
   if (!s.ok()) {
-    if (s.code() != Code::kInterrupted) ch.send_error(s.message(), 0.5);
+    // Best effort: the connection is dropped either way.
+    if (s.code() != Code::kInterrupted) ch.send_error(s.message(), 0.5).IgnoreError();
     return;
   }
   deadline_ns_.store(now_ns() + static_cast<int64_t>((hello.deadline_s + kDeadlineGrace) * 1e9));
@@ -128,18 +129,20 @@ void Agent::session_loop(ControlChannel& ch) {
         break;
       case kAgentPing:
         ch.send(kAgentPing,
-                {{"pong", body.value("ping", uint64_t{0})}, {"busy", !worker_.done.load()}}, 2);
+                {{"pong", body.value("ping", uint64_t{0})}, {"busy", !worker_.done.load()}}, 2)
+            .IgnoreError();  // a broken connection is the next recv's to find
         break;
       case kAgentCancel:
         if (body.value("cancel", uint64_t{0}) == worker_.step) worker_.stop.store(true);
         break;
       case kAgentQuit:
         stop_worker(config_.timeout_s + 2);
-        ch.send(kAgentBye, nlohmann::json::object(), 2);
+        ch.send(kAgentBye, nlohmann::json::object(), 2).IgnoreError();  // the job ends either way
         end(Status::Ok());
         return;
       default:
-        ch.send_error(std::string("protocol error: unexpected ") + msg_type_name(frame->type), 1);
+        ch.send_error(std::string("protocol error: unexpected ") + msg_type_name(frame->type), 1)
+            .IgnoreError();
         end(Status::Failed("rank 0 sent an unexpected message"));
         return;
     }
@@ -160,7 +163,8 @@ bool Agent::stop_worker(double wait_s) {
 void Agent::start_run(ControlChannel& ch, const nlohmann::json& body) {
   uint64_t step = body.value("step", uint64_t{0});
   auto fail = [&](const std::string& why) {
-    ch.send(kAgentResult, {{"step", step}, {"error", why}}, 2);
+    // A broken connection is the session loop's to find.
+    ch.send(kAgentResult, {{"step", step}, {"error", why}}, 2).IgnoreError();
   };
   int peer = body.value("peer", -1);
   size_t test = body.value("test", size_t{0});
@@ -202,7 +206,7 @@ void Agent::start_run(ControlChannel& ch, const nlohmann::json& body) {
     } else {
       reply["error"] = outcome.error;
     }
-    ch.send(kAgentResult, reply, 5);
+    ch.send(kAgentResult, reply, 5).IgnoreError();  // the session loop finds a broken connection
     worker_.done.store(true);
   });
 }

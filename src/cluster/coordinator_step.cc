@@ -144,9 +144,12 @@ void Coordinator::run_step(size_t test, const std::vector<Pair>& pairs, double t
   // Late runs are cancelled; their agents answer "cancelled" once the run has ended, and an
   // agent that cannot end its run is as good as gone.
   for (int r : late) {
-    if (alive(r))
-      links_[static_cast<size_t>(r)].ch->send(kAgentCancel, {{"cancel", runs[by_client[r]].step}},
-                                              2);
+    if (alive(r)) {
+      // A lost agent is found below: its answer does not come.
+      links_[static_cast<size_t>(r)]
+          .ch->send(kAgentCancel, {{"cancel", runs[by_client[r]].step}}, 2)
+          .IgnoreError();
+    }
   }
   std::string late_error = fmt::format("no result within {:g} s", seconds_since(started));
   std::vector<int> stuck = collect(late, Deadline::After(config_.opts->timeout_s + 3), result_of);

@@ -70,7 +70,8 @@ int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& 
   start_services(cl, o, env, boot, stop, services);
   std::string me = fmt::format("fabperf --matrix rank {} ({})", boot.rank(), services.card.host);
   Status s = boot.publish(services.card);
-  if (s.ok()) boot.exchange(o.start_timeout_s);  // a rank missing from it is rank 0's to report
+  // A rank missing from the exchange is rank 0's to report, not this rank's.
+  if (s.ok()) boot.exchange(o.start_timeout_s).IgnoreError();
   if (!s.ok() || !services.card.error.empty()) {
     std::fprintf(stderr, "%s: %s; rank 0 reports it unreachable\n", me.c_str(),
                  (!s.ok() ? s : Status::Failed(services.card.error)).message().c_str());
@@ -154,7 +155,9 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
   std::thread agent_thread;
   if (services.agent) {
     Agent* agent = services.agent.get();
-    agent_thread = std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30); });
+    // Rank 0's own agent: its failure is the coordinator's link to rank 0 failing, reported.
+    agent_thread =
+        std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).IgnoreError(); });
   }
   MatrixRun run;
   run.started = "";
