@@ -89,8 +89,8 @@ TEST(ClusterE2ENoLauncher, UsageErrors) {
            {{"--matrix", "conf"}, "conf measures nothing"},
            {{"--matrix", "-oo", "msg_size:1:4:*2", "tcp_lat"}, "-oo loops are not supported"},
            {{"--matrix", "--lat_tolerance", "0.5", "tcp_lat"},
-            "--lat_tolerance: 0.5 is not a number from 1"},
-           {{"--matrix", "--bw_tolerance", "x", "tcp_bw"}, "--bw_tolerance: x is not a number"},
+            "--lat_tolerance: 0.5 is out of range (1 to"},
+           {{"--matrix", "--bw_tolerance", "x", "tcp_bw"}, "--bw_tolerance: bad number: x"},
            {{"--matrix", "-lp", "5000", "tcp_lat"}, "--listen_port does not apply to --matrix"},
        }) {
     RunOutput r = run(c.args, 30);
