@@ -275,6 +275,9 @@ TEST_F(ShapedLoopback, SlowNodeIsTheNode) {
     EXPECT_EQ(node["verdict"], node["rank"] == 2 ? "bad" : "ok") << node.dump();
   }
   for (const json& s : suspects_of(j, "tcp_bw")) {
+    // On a loaded machine a healthy link can be slow in its round: re-measured alone, it is
+    // cleared as contention, which is the retest doing its job, not a finding.
+    if (s["verdict"] == "contention" && s["a"] != 2 && s["b"] != 2) continue;
     EXPECT_TRUE(s["a"] == 2 || s["b"] == 2) << s.dump();
     EXPECT_EQ(s["verdict"], "bad_node") << s.dump();
   }
