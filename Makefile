@@ -3,9 +3,10 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 # qperf: the robustness suite points a real qperf client at a fabperf server.
 # chromium: the HTML report tests render each page headless (tests/e2e/e2e_report_test.cc).
+# openmpi-bin and libpmix-dev: --matrix's launcher (mpirun brings a PMIx server) and headers.
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
                    libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf \
-                   chromium
+                   chromium openmpi-bin libpmix-dev
 
 .PHONY: all build deps demo test clean install bench
 

@@ -10,6 +10,7 @@
 #include "session/modes.h"
 #include "cli/help.h"
 #include "cli/run_plan.h"
+#include "cluster/matrix_main.h"
 #include "core/signals.h"
 #include "core/text.h"
 #include "cxi/cxi_main.h"
@@ -61,6 +62,8 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
     return 0;
   }
   if (p.list_fabrics) return list_fabrics(stdout);
+  // Every rank of an mpirun/srun job (or a --matrix option without --matrix: a usage error).
+  if (int code = cluster::maybe_run_matrix(info.argv, cl, env); code >= 0) return code;
   if (cl.host.empty() && !p.loopback) return run_server_mode(cl, env, nullptr, "");
   if (cl.tests.empty()) return usage_error("must specify a test type; try: fabperf --help");
   auto plan = plan_runs(cl, all_tests());

@@ -142,6 +142,9 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                        const std::vector<std::string>& known_tests) {
   CommandLine cl;
   bool host_given = false;
+  // Neither --loopback nor --matrix takes a host: their first word is a test.
+  bool hostless = std::find(args.begin(), args.end(), "--loopback") != args.end() ||
+                  std::find(args.begin(), args.end(), "--matrix") != args.end();
   std::vector<Assignment> pending;  // options since the last test
   std::vector<LoopSpec> loops_so_far, pending_loops;
   auto is_test = [&](const std::string& t) {
@@ -150,7 +153,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& token = args[i];
     if (!is_option_token(token)) {
-      if (!host_given && std::find(args.begin(), args.end(), "--loopback") == args.end()) {
+      if (!host_given && !hostless) {
         // As qperf: the first word is the server, so a test there means it was forgotten.
         if (is_test(token)) return Status::Usage("must specify host name first; try: fabperf --help");
         cl.host = token;

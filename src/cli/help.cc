@@ -22,13 +22,16 @@ std::string main_text() {
     fabperf SERVERNODE [OPTIONS] TESTS
     fabperf --loopback [OPTIONS] TESTS
     fabperf report RUN.json [MORE.json ...] -o FILE.html
+    mpirun -np N fabperf --matrix [OPTIONS] TESTS
 
 Description
     fabperf measures bandwidth, latency and message rate between two nodes,
     over kernel sockets (TCP, UDP, SCTP, SDP, RDS) and RDMA fabrics through
     libfabric.  Run it with no arguments on the server node; on the client
     node give the server's name and the tests.  --loopback runs a server
-    inside the same process on 127.0.0.1.
+    inside the same process on 127.0.0.1.  --matrix, under mpirun or
+    srun --mpi=pmix, measures every pair of the job's ranks and names the
+    slow links and nodes (docs/cluster.md).
 
     fabperf --help categories   The help topics
     fabperf --help examples     Some examples
@@ -74,6 +77,9 @@ std::string examples_text() {
             fabperf --loopback tcp_lat udp_bw
         * Over IPv6 on a chosen interface:
             fabperf fe80::1%eth0 tcp_lat
+        * Every link of a 64-node job, with a JSON matrix:
+            mpirun --enable-recovery -np 64 --map-by node fabperf --matrix \
+                tcp_lat tcp_bw --json m.json
 )";
 }
 
@@ -86,8 +92,8 @@ std::string spellings_of(const OptionSpec& spec) {
 
 std::string opts_text(bool long_form) {
   std::string out = long_form ? "Options\n" : "Opts\n";
-  const char* groups[] = {"test",       "socket", "fabric",  "cxi",    "verbs",
-                          "connection", "server", "display", "output", "misc"};
+  const char* groups[] = {"test",   "socket",  "fabric", "cxi",    "verbs", "connection",
+                          "server", "display", "output", "matrix", "misc"};
   for (const char* group : groups) {
     out += std::string("  ") + group + "\n";
     for (const OptionSpec& spec : option_table()) {

@@ -19,17 +19,6 @@ std::string dir_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-Status write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::Failed(std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Status check_writable(const std::string& path, const std::string& option) {
@@ -53,29 +42,44 @@ Status check_writable(const std::string& path, const std::string& option) {
 
 Status write_file_atomically(const std::string& path, const std::string& text,
                              const std::string& option) {
+  return write_file_atomically(
+      path,
+      [&](std::FILE* f) {
+        std::fwrite(text.data(), 1, text.size(), f);
+        return Status::Ok();
+      },
+      option);
+}
+
+Status write_file_atomically(const std::string& path,
+                             const std::function<Status(std::FILE*)>& write,
+                             const std::string& option) {
   auto failed = [&](const std::string& why) {
     return Status::Failed(option + " " + path + ": cannot write the file: " + why);
   };
   if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    Status s = write(stdout);
     std::fflush(stdout);
+    if (!s.ok()) return failed(s.message());
     return std::ferror(stdout) ? failed("standard output") : Status::Ok();
   }
   struct stat st {};
   bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-  if (special) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return failed(std::strerror(errno));
-    Status s = write_all(fd, text);
-    ::close(fd);
-    return s.ok() ? s : failed(s.message());
-  }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  std::string tmp = special ? path : path + ".tmp." + std::to_string(::getpid());
+  int fd = special ? ::open(path.c_str(), O_WRONLY | O_CLOEXEC)
+                   : ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return failed(std::strerror(errno));
-  Status s = write_all(fd, text);
-  if (s.ok() && ::fsync(fd) != 0) s = Status::Failed(std::strerror(errno));
-  ::close(fd);
+  std::FILE* f = ::fdopen(fd, "w");
+  if (f == nullptr) {
+    ::close(fd);
+    if (!special) ::unlink(tmp.c_str());
+    return failed(std::strerror(errno));
+  }
+  Status s = write(f);
+  if (s.ok() && (std::fflush(f) != 0 || std::ferror(f))) s = Status::Failed(std::strerror(errno));
+  if (s.ok() && !special && ::fsync(fd) != 0) s = Status::Failed(std::strerror(errno));
+  if (std::fclose(f) != 0 && s.ok()) s = Status::Failed(std::strerror(errno));
+  if (special) return s.ok() ? s : failed(s.message());
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Status::Failed(std::strerror(errno));
   if (!s.ok()) {
     ::unlink(tmp.c_str());

@@ -427,6 +427,47 @@ std::vector<OptionSpec> build_option_rows() {
        .cxi = {{.tools = kCxiPairTools | kCxiLoopbackBw,
                 .help = "Also write an HTML report with charts of the run (- for standard output)",
                 .arg_name = "FILE"}}},
+      // ---- matrix: every pair of ranks of an mpirun or srun job (docs/cluster.md)
+      {.name = "matrix", .type = T::kFlag, .field = &ProgramOptions::matrix, .default_text = "0",
+       .max = 1, .group = "matrix",
+       .help = "Measure every pair of ranks of the job mpirun or srun --mpi=pmix started (-t: "
+               "1 s a test and pair); rank 0 reports matrices, verdicts and progress"},
+      {.name = "pattern", .type = T::kString, .field = &ProgramOptions::pattern,
+       .default_text = "all", .group = "matrix", .arg_name = "all|shift|serial|file:PAIRS",
+       .help = "--matrix pairing: all (N-1 rounds of N/2 disjoint pairs), shift (ring shifts, "
+               "every rank sending and receiving), serial (one pair at a time), or the pairs a "
+               "file lists"},
+      {.name = "randomize", .type = T::kFlag, .field = &ProgramOptions::randomize,
+       .default_text = "0", .max = 1, .group = "matrix",
+       .help = "--matrix: shuffle which pairs share a round (and the order of the rounds)"},
+      {.name = "seed", .type = T::kCount, .field = &ProgramOptions::seed, .default_text = "0",
+       .max = 1e15, .group = "matrix", .arg_name = "N",
+       .help = "--matrix --randomize: the seed (0: drawn at start and reported)"},
+      {.name = "retest", .type = T::kCount, .field = &ProgramOptions::retest,
+       .default_text = "10", .max = 1e6, .group = "matrix", .arg_name = "K",
+       .help = "--matrix: re-measure the K worst suspect links alone, to tell contention from "
+               "a bad link"},
+      {.name = "budget", .type = T::kTime, .field = &ProgramOptions::budget, .default_text = "0",
+       .max = 1e8, .group = "matrix", .arg_name = "Time",
+       .help = "--matrix: end the whole job within this time, shortening -t per pair or "
+               "stopping cleanly with what it has (0: no budget)"},
+      {.name = "lat_tolerance", .type = T::kNumber, .field = &ProgramOptions::lat_tolerance,
+       .default_text = "2", .min = 1, .max = 1e6, .group = "matrix", .arg_name = "X",
+       .help = "--matrix: a latency above X times the job's baseline is a suspect"},
+      {.name = "bw_tolerance", .type = T::kNumber, .field = &ProgramOptions::bw_tolerance,
+       .default_text = "0.9", .max = 1, .group = "matrix", .arg_name = "X",
+       .help = "--matrix: a bandwidth or message rate below X times the job's baseline is a "
+               "suspect"},
+      {.name = "outlier_mads", .type = T::kNumber, .field = &ProgramOptions::outlier_mads,
+       .default_text = "3", .max = 1e6, .group = "matrix", .arg_name = "X",
+       .help = "--matrix: and only when also X robust deviations (1.4826 MAD) from it, which "
+               "relax the tolerance at most twofold (0: the tolerance alone)"},
+      {.name = "node_fraction", .type = T::kNumber, .field = &ProgramOptions::node_fraction,
+       .default_text = "0.75", .min = 0.01, .max = 1, .group = "matrix", .arg_name = "X",
+       .help = "--matrix: a rank with at least this fraction of its links bad is a bad node"},
+      {.name = "start_timeout", .type = T::kTime, .field = &ProgramOptions::start_timeout,
+       .default_text = "60", .min = 1, .max = 86400, .group = "matrix", .arg_name = "Time",
+       .help = "--matrix: how long ranks wait for each other at start-up"},
       // ---- misc
       {.name = "help", .short_name = "h", .type = T::kFlag, .field = &ProgramOptions::help,
        .default_text = "0", .max = 1, .group = "misc", .arg_name = "Topic",

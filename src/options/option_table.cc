@@ -146,11 +146,12 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
     case OptType::kTime:
     case OptType::kNumber: {
       auto v = parse_time(text);
-      if (!v.ok() || (spec.type == OptType::kNumber &&
-                      text.find_first_not_of("0123456789.") != std::string_view::npos)) {
-        return Status::Usage(who + ": " + (v.ok() ? "bad number: " + std::string(text)
-                                                  : v.status().message()));
+      // A number is not a time: "x" is a bad number, not a bad time.
+      if (spec.type == OptType::kNumber &&
+          text.find_first_not_of("0123456789.") != std::string_view::npos) {
+        return Status::Usage(who + ": bad number: " + std::string(text));
       }
+      if (!v.ok()) return Status::Usage(who + ": " + v.status().message());
       if (*v < spec.min || *v > spec.max) {
         return range_error(std::string(text), spec.type == OptType::kTime ? " seconds" : "");
       }

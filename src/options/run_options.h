@@ -96,6 +96,17 @@ namespace fabperf {
   X(std::string, json)                   \
   X(std::string, csv)                    \
   X(std::string, html)                   \
+  X(bool, matrix)                        \
+  X(std::string, pattern)                \
+  X(bool, randomize)                     \
+  X(uint64_t, seed)                      \
+  X(uint64_t, retest)                    \
+  X(double, budget)                      \
+  X(double, lat_tolerance)               \
+  X(double, bw_tolerance)                \
+  X(double, outlier_mads)                \
+  X(double, node_fraction)               \
+  X(double, start_timeout)               \
   X(bool, help)                          \
   X(bool, version)                       \
   X(bool, list_fabrics)                  \

@@ -4,21 +4,22 @@
 #include <cstring>
 
 #include "core/output_file.h"
+#include "report/csv_field.h"
 #include "report/reporter.h"
 
 namespace fabperf {
 
-namespace {
-
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out += '"';
-    out += c == '\n' ? ' ' : c;
+    out += c == '\n' || c == '\r' ? ' ' : c;
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string num(double v) {
   char buf[64];

@@ -1,0 +1,265 @@
+// A --matrix rank's life: check the command line, join the job through PMIx, start a server
+// and an agent, publish where they listen, then serve rank 0 -- or, on rank 0, drive the job
+// and write the reports.
+#include "cluster/matrix_main.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "cluster/agent.h"
+#include "cluster/coordinator.h"
+#include "cluster/matrix_options.h"
+#include "cluster/pair_runner.h"
+#include "cluster/rank_services.h"
+#include "core/clock.h"
+#include "core/output_file.h"
+#include "core/signals.h"
+#include "core/text.h"
+
+namespace fabperf::cluster {
+
+namespace {
+
+constexpr const char* kHowToLaunch =
+    "--matrix runs under a launcher that starts one fabperf per node and gives it PMIx:\n"
+    "    mpirun --enable-recovery -np N --map-by node fabperf --matrix [OPTIONS] TESTS\n"
+    "    srun -N N --ntasks-per-node=1 --mpi=pmix --kill-on-bad-exit=0 fabperf --matrix "
+    "[OPTIONS] TESTS\n"
+    "(docs/cluster.md says why --enable-recovery and --kill-on-bad-exit=0: a rank that dies must\n"
+    "not take rank 0 and its report with it)";
+
+// Only one rank prints what every rank would say alike.
+bool speaks_for_job() {
+  const char* rank = std::getenv("PMIX_RANK");
+  return rank == nullptr || std::string(rank) == "0";
+}
+
+// Rank 0 holds a connection to every rank's agent: raise the soft descriptor limit as far as
+// the hard one allows, and say so when even that is too low.
+Status ensure_descriptors(int ranks) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status::Ok();
+  rlim_t need = static_cast<rlim_t>(ranks) + 256;
+  if (limit.rlim_cur >= need) return Status::Ok();
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? need : std::min(need, limit.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur >= need) return Status::Ok();
+  return Status::Failed(
+      fmt::format("rank 0 needs {} file descriptors for {} ranks; the hard "
+                  "limit is {} (raise it: ulimit -Hn, or limits.conf)",
+                  need, ranks, limit.rlim_max));
+}
+
+int exit_code_of(const MatrixRun& run, bool interrupted) {
+  if (interrupted) return 130;
+  bool failed = !run.complete;
+  for (const RankStatus& r : run.ranks) failed |= !r.alive;
+  for (const TestColumn& t : run.tests) failed |= t.matrix.failed_count() > 0;
+  return failed ? 1 : 0;
+}
+
+int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& env,
+               Bootstrap& boot, const std::atomic<bool>* stop) {
+  RankServices services;
+  start_services(cl, o, env, boot, stop, services);
+  std::string me = fmt::format("fabperf --matrix rank {} ({})", boot.rank(), services.card.host);
+  Status s = boot.publish(services.card);
+  // A rank missing from the exchange is rank 0's to report, not this rank's.
+  if (s.ok()) boot.exchange(o.start_timeout_s).IgnoreError();
+  if (!s.ok() || !services.card.error.empty()) {
+    std::fprintf(stderr, "%s: %s; rank 0 reports it unreachable\n", me.c_str(),
+                 (!s.ok() ? s : Status::Failed(services.card.error)).message().c_str());
+    return 0;  // rank 0's exit status is the job's verdict; a non-zero one here could end it
+  }
+  auto rank0 = boot.lookup(0, o.start_timeout_s);
+  if (!rank0.ok()) {
+    std::fprintf(stderr, "%s: rank 0 %s\n", me.c_str(), rank0.status().message().c_str());
+    return 1;
+  }
+  if (!rank0->error.empty()) return 0;  // rank 0 says why, and ends the job
+  s = services.agent->serve(o.start_timeout_s + 30);
+  if (s.code() == Code::kInterrupted) return 130;
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", me.c_str(), s.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const MatrixOptions& o,
+              const SessionEnv& env, Bootstrap& boot, const std::atomic<bool>* stop,
+              int64_t started_ns) {
+  const int n = boot.size();
+  MatrixOptions opts = o;
+  if (opts.seed == 0) opts.seed = static_cast<uint64_t>(now_ns()) % 1000000007 + 1;
+  // Usage errors found here still go through the exchange, so the other ranks learn of them
+  // at once instead of waiting for a rank 0 that will never call.
+  Status usage;
+  std::optional<Schedule> schedule;
+  auto made = Schedule::make(opts.pattern, n, opts.randomize, opts.seed);
+  if (made.ok()) {
+    schedule = std::move(*made);
+  } else {
+    usage = made.status();
+  }
+  if (usage.ok()) usage = ensure_descriptors(n);
+  if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
+  if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
+  RankServices services;
+  if (usage.ok()) {
+    start_services(cl, opts, env, boot, stop, services);
+  } else {
+    services.card = {0,
+                     host_name(),
+                     "",
+                     0,
+                     0,
+                     "",
+                     tests_fingerprint(opts.runs),
+                     getpid(),
+                     "rank 0: " + usage.message()};
+  }
+  Deadline start_up = Deadline::After(opts.start_timeout_s);
+  Status s = boot.publish(services.card);
+  Status exchanged = s.ok() ? boot.exchange(opts.start_timeout_s) : s;
+  if (!usage.ok()) {
+    std::fprintf(stderr, "%s\n", usage.message().c_str());
+    return usage.exit_code();
+  }
+  std::FILE* progress = stderr;
+  bool terminal = isatty(fileno(stderr)) != 0;
+  for (const std::string& w : matrix_warnings(opts.runs)) std::fprintf(progress, "%s\n", w.c_str());
+  if (!exchanged.ok()) {
+    std::fprintf(progress,
+                 "matrix: start-up exchange: %s; going on with the ranks that "
+                 "published\n",
+                 exchanged.message().c_str());
+  }
+  std::vector<Result<RankCard>> cards;
+  for (int r = 0; r < n; ++r) {
+    if (r == 0) {
+      cards.emplace_back(services.card);
+      continue;
+    }
+    // After a failed exchange each missing rank costs a wait: all of them share what is left
+    // of --start_timeout (PMIx waits whole seconds, at least one).
+    double wait = std::max(1.0, std::min(5.0, start_up.remaining_ms() / 1000.0));
+    cards.push_back(boot.lookup(r, exchanged.ok() ? opts.start_timeout_s : wait));
+  }
+  std::thread agent_thread;
+  if (services.agent) {
+    Agent* agent = services.agent.get();
+    // Rank 0's own agent: its failure is the coordinator's link to rank 0 failing, reported.
+    agent_thread =
+        std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).IgnoreError(); });
+  }
+  MatrixRun run;
+  run.started = "";
+  run.argv = argv;
+  run.job = boot.job();
+  run.pattern = opts.pattern.name();
+  run.ordered = schedule->ordered();
+  run.randomize = opts.randomize;
+  run.seed = opts.seed;
+  run.count_per_pair = opts.time_given ? 0 : opts.count;
+  run.budget_s = opts.budget_s;
+  run.pairs_planned = schedule->pair_count();
+  run.tol = opts.tol;
+  for (int r = 0; r < n; ++r) {
+    RankStatus status;
+    status.rank = r;
+    status.host = cards[static_cast<size_t>(r)].ok() ? cards[static_cast<size_t>(r)]->host : "?";
+    run.ranks.push_back(status);
+  }
+  for (const PlannedRun& planned : opts.runs) {
+    run.tests.emplace_back(planned.spec->name, figure_for(*planned.spec), n);
+  }
+  run.started = iso8601_now();
+  CoordinatorConfig config{&opts, stop, started_ns, boot.job(), progress, terminal};
+  Coordinator coordinator(config, run, *schedule);
+  std::fprintf(progress,
+               "matrix: %d ranks on %zu host%s, pattern %s: %zu rounds, %llu pairs a "
+               "test, %zu test%s\n",
+               n, run.host_count(), run.host_count() == 1 ? "" : "s", run.pattern.c_str(),
+               schedule->rounds(), static_cast<unsigned long long>(schedule->pair_count()),
+               run.tests.size(), run.tests.size() == 1 ? "" : "s");
+  coordinator.connect(cards);
+  coordinator.measure();
+  bool all_ended = coordinator.finish();
+  if (services.agent) services.agent->stop();
+  if (agent_thread.joinable()) agent_thread.join();
+  run.judge();
+  run.complete = run.rounds_done == run.rounds_planned;
+  run.elapsed_s = static_cast<double>(now_ns() - started_ns) / 1e9;
+  bool interrupted = stop != nullptr && stop->load();
+  run.exit_code = exit_code_of(run, interrupted);
+  int code = run.exit_code;
+  if (!opts.json.empty()) {
+    Status w = write_matrix_json(run, opts.json);
+    if (!w.ok()) {
+      std::fprintf(stderr, "%s\n", w.message().c_str());
+      code = code == 0 ? 1 : code;
+    }
+  }
+  if (!opts.csv.empty()) {
+    Status w = write_matrix_csv(run, opts.csv);
+    if (!w.ok()) {
+      std::fprintf(stderr, "%s\n", w.message().c_str());
+      code = code == 0 ? 1 : code;
+    }
+  }
+  if (opts.json != "-" && opts.csv != "-") write_matrix_text(run, stdout);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (!all_ended) {
+    // Ranks that hang (or never reached rank 0) would keep the launcher waiting forever.
+    std::fprintf(stderr, "matrix: asking the launcher to end ranks that did not stop\n");
+    std::fflush(stderr);
+    boot.abort_job("fabperf --matrix: rank 0 has reported; ending the ranks that hang");
+  }
+  return code;
+}
+
+}  // namespace
+
+int maybe_run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
+                     const SessionEnv& env) {
+  if (!cl.program.matrix) {
+    std::string which = matrix_option_without_matrix(cl);
+    if (which.empty()) return -1;
+    std::fprintf(stderr, "%s applies only with --matrix; try: fabperf --help options\n",
+                 which.c_str());
+    return 2;
+  }
+  int64_t started_ns = now_ns();
+  auto options = matrix_options_from(cl, *env.tests);
+  if (!options.ok()) {
+    if (speaks_for_job()) std::fprintf(stderr, "%s\n", options.status().message().c_str());
+    return 2;
+  }
+  if (!pmix_launched()) {
+    std::string hint = non_pmix_launcher_hint();
+    std::fprintf(stderr, "fabperf --matrix: no PMIx launcher started this process%s%s.\n%s\n",
+                 hint.empty() ? "" : ": ", hint.c_str(), kHowToLaunch);
+    return 2;
+  }
+  auto boot = make_pmix_bootstrap();
+  if (!boot.ok()) {
+    std::fprintf(stderr, "fabperf --matrix: %s\n", boot.status().message().c_str());
+    return 1;
+  }
+  const std::atomic<bool>* stop = &stop_flag();
+  int code = (*boot)->rank() == 0
+                 ? run_rank0(argv, cl, *options, env, **boot, stop, started_ns)
+                 : serve_rank(cl, *options, env, **boot, stop);
+  (*boot)->finalize();
+  return code;
+}
+
+}  // namespace fabperf::cluster

@@ -1,0 +1,68 @@
+// MatrixRun: everything rank 0 knows at the end of a --matrix job, as the reports render it.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cluster/figure_matrix.h"
+#include "cluster/verdicts.h"
+#include "core/status.h"
+
+namespace fabperf::cluster {
+
+struct RankStatus {
+  int rank = 0;
+  std::string host;
+  bool alive = true;
+  std::string reason;  // why not alive
+};
+
+// One test's matrix and its judgement.
+struct TestColumn {
+  std::string test;
+  FigureDef figure;
+  FigureMatrix matrix;
+  TestJudgement judgement;
+  TestColumn(std::string name, FigureDef def, int ranks)
+      : test(std::move(name)), figure(std::move(def)), matrix(ranks) {}
+};
+
+struct MatrixRun {
+  std::string started;  // ISO 8601, UTC
+  std::vector<std::string> argv;
+  std::string job;       // the launcher's name for the job (PMIx namespace)
+  std::string pattern;   // "all", "shift", "serial", "file:PATH"
+  bool ordered = false;  // (a,b) and (b,a) measured separately
+  bool randomize = false;
+  uint64_t seed = 0;
+  double time_per_pair_s = 0;   // -t each test ran for (0: -n counted it), after --budget
+  uint64_t count_per_pair = 0;  // -n, when given
+  double budget_s = 0;          // 0: none
+  size_t rounds_planned = 0, rounds_done = 0;
+  uint64_t pairs_planned = 0;  // per test
+  size_t retests_planned = 0, retests_done = 0;
+  double elapsed_s = 0;
+  bool complete = false;
+  std::string stopped;  // why the rounds ended early ("" when they all ran)
+  Tolerances tol;
+  std::vector<RankStatus> ranks;
+  std::vector<TestColumn> tests;
+  std::vector<NodeJudgement> nodes;
+  int exit_code = 0;
+
+  int size() const { return static_cast<int>(ranks.size()); }
+  std::vector<bool> alive() const;
+  // Judges every test's links, given the retests already recorded in the matrices.
+  void judge();
+  // Distinct host names, for the summary.
+  size_t host_count() const;
+};
+
+// Renderers. `path` "-" is standard output.
+Status write_matrix_json(const MatrixRun& run, const std::string& path);
+Status write_matrix_csv(const MatrixRun& run, const std::string& path);
+void write_matrix_text(const MatrixRun& run, std::FILE* out);
+
+}  // namespace fabperf::cluster

@@ -1,0 +1,94 @@
+// libpmix's functions, bound with dlsym from the library loaded on first use.
+#include "cluster/pmix_api.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include "cluster/bootstrap.h"
+
+namespace fabperf::cluster {
+
+namespace {
+
+template <typename Fn>
+void bind(void* lib, const char* name, Fn* fn, std::string* missing) {
+  *fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (*fn == nullptr && missing->empty()) *missing = name;
+}
+
+struct Loaded {
+  PmixApi api;
+  std::string error;  // empty once every function is bound
+};
+
+Loaded load() {
+  Loaded out;
+  const char* path = std::getenv("FABPERF_LIBPMIX");
+  out.api.name = path != nullptr && *path != '\0' ? path : "libpmix.so.2";
+  // RTLD_GLOBAL: libpmix loads its own plug-ins (pmix_mca_*), which resolve its symbols.
+  void* lib = dlopen(out.api.name.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (lib == nullptr) {
+    const char* e = dlerror();
+    out.error = "PMIx library not found: " + std::string(e != nullptr ? e : out.api.name) +
+                " (--matrix needs it; install libpmix2, or set FABPERF_LIBPMIX to the "
+                "libpmix.so your launcher uses)";
+    return out;
+  }
+  std::string missing;
+  bind(lib, "PMIx_Init", &out.api.init, &missing);
+  bind(lib, "PMIx_Finalize", &out.api.finalize, &missing);
+  bind(lib, "PMIx_Abort", &out.api.abort, &missing);
+  bind(lib, "PMIx_Put", &out.api.put, &missing);
+  bind(lib, "PMIx_Commit", &out.api.commit, &missing);
+  bind(lib, "PMIx_Fence", &out.api.fence, &missing);
+  bind(lib, "PMIx_Get", &out.api.get, &missing);
+  bind(lib, "PMIx_Error_string", &out.api.error_string, &missing);
+  if (!missing.empty()) {
+    out.error = out.api.name + " lacks " + missing + ": is it libpmix?";
+  }
+  // PMIx 4 and later; before that a fetched string value is released by hand.
+  out.api.value_destruct =
+      reinterpret_cast<decltype(out.api.value_destruct)>(dlsym(lib, "PMIx_Value_destruct"));
+  // Never closed: PMIx keeps threads of its own running until the process ends.
+  return out;
+}
+
+}  // namespace
+
+const PmixApi* pmix_api(std::string* error) {
+  static const Loaded loaded = load();
+  if (!loaded.error.empty()) {
+    if (error != nullptr) *error = loaded.error;
+    return nullptr;
+  }
+  return &loaded.api;
+}
+
+}  // namespace fabperf::cluster
+
+// LeakSanitizer (the sanitizer suite): libpmix 4.2 keeps a few strings it never frees
+// (pmix_rte_init, pmix_bfrops_base_value_load strdup them; 5 bytes a process). They are
+// its own, not fabperf's: suppressed by module, so fabperf's leaks are still found. Without
+// ASan nothing calls this.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpmix.so\n"; }
+
+namespace fabperf::cluster {
+
+bool pmix_launched() {
+  return std::getenv("PMIX_RANK") != nullptr || std::getenv("PMIX_NAMESPACE") != nullptr;
+}
+
+std::string non_pmix_launcher_hint() {
+  if (std::getenv("PMI_RANK") != nullptr || std::getenv("PMI_FD") != nullptr) {
+    return "this launcher speaks PMI-1/PMI-2, not PMIx (MPICH's mpiexec, or srun --mpi=pmi2): "
+           "use Open MPI's mpirun, or srun --mpi=pmix";
+  }
+  if (std::getenv("SLURM_STEP_ID") != nullptr) {
+    return "srun started this process without PMIx: add --mpi=pmix (srun --mpi=list shows "
+           "what this Slurm offers)";
+  }
+  return "";
+}
+
+}  // namespace fabperf::cluster

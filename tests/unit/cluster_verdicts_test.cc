@@ -1,0 +1,187 @@
+// Tests of the --matrix verdicts (cluster/verdicts.h): suspects against the job's own baseline,
+// retests that clear contention, and the node rule.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cluster/verdicts.h"
+
+namespace fabperf::cluster {
+namespace {
+
+// Every unordered pair measured once (a as client), `base` with a little spread.
+FigureMatrix healthy(int n, double base) {
+  FigureMatrix m(n);
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) m.set(a, b, base * (1 + 0.01 * ((a * 7 + b * 3) % 5)));
+  }
+  return m;
+}
+
+std::vector<bool> everyone(int n) { return std::vector<bool>(static_cast<size_t>(n), true); }
+
+void set_link(FigureMatrix& m, int a, int b, double v) { m.set(std::min(a, b), std::max(a, b), v); }
+
+TEST(ClusterVerdicts, HealthyJobHasNoSuspects) {
+  FigureMatrix m = healthy(8, 20000);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, everyone(8));
+  EXPECT_EQ(t.suspect_count, 0u);
+  EXPECT_EQ(t.dist.count, 28u);
+  EXPECT_NEAR(t.dist.baseline, 20400, 400);
+  EXPECT_GE(t.dist.threshold, 2 * t.dist.baseline - 1);
+  settle(t, m, Better::kLower, tol);
+  for (NodeJudgement& n : judge_nodes({t}, everyone(8))) EXPECT_EQ(n.state, NodeState::kOk);
+}
+
+TEST(ClusterVerdicts, SlowLinkIsNamedAndItsNodesStayHealthy) {
+  FigureMatrix m = healthy(8, 20000);
+  set_link(m, 2, 5, 200000);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, everyone(8));
+  ASSERT_EQ(t.suspect_count, 1u);
+  EXPECT_EQ(t.suspects[0].client, 2);
+  EXPECT_EQ(t.suspects[0].server, 5);
+  EXPECT_NEAR(t.suspects[0].severity, 10, 0.5);
+  settle(t, m, Better::kLower, tol);
+  EXPECT_EQ(t.suspects[0].verdict, Verdict::kBadLink);
+  auto nodes = judge_nodes({t}, everyone(8));
+  for (const NodeJudgement& n : nodes) EXPECT_EQ(n.state, NodeState::kOk) << n.rank;
+  EXPECT_EQ(nodes[2].bad_links, 1u);
+  EXPECT_EQ(nodes[2].links, 7u);
+}
+
+// A slow rank spoils all of its links: a quarter of all links at N=8, half at N=4, and the
+// baseline (median of per-rank medians) still sits on the healthy links.
+TEST(ClusterVerdicts, SlowNodeIsTheNodeNotItsLinks) {
+  for (int n : {4, 5, 8}) {
+    FigureMatrix m = healthy(n, 1e9);
+    for (int other = 0; other < n; ++other) {
+      if (other != 1) set_link(m, 1, other, 2e8);
+    }
+    Tolerances tol;
+    TestJudgement t = judge_links(m, Better::kHigher, tol, everyone(n));
+    EXPECT_NEAR(t.dist.baseline, 1.02e9, 0.03e9) << n;
+    EXPECT_EQ(t.suspect_count, static_cast<uint64_t>(n - 1)) << n;
+    settle(t, m, Better::kHigher, tol);
+    for (const Suspect& s : t.suspects) EXPECT_EQ(s.verdict, Verdict::kBadNode) << n;
+    auto nodes = judge_nodes({t}, everyone(n));
+    for (const NodeJudgement& node : nodes) {
+      EXPECT_EQ(node.state, node.rank == 1 ? NodeState::kBad : NodeState::kOk)
+          << n << " " << node.rank;
+    }
+    EXPECT_EQ(nodes[1].bad_links, static_cast<uint32_t>(n - 1));
+  }
+}
+
+TEST(ClusterVerdicts, RetestAloneWithinToleranceIsContention) {
+  FigureMatrix m = healthy(6, 5e9);
+  set_link(m, 0, 3, 1e9);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kHigher, tol, everyone(6));
+  ASSERT_EQ(t.suspect_count, 1u);
+  m.set_retest(0, 3, 5.1e9);
+  settle(t, m, Better::kHigher, tol);
+  EXPECT_EQ(t.suspects[0].verdict, Verdict::kContention);
+  EXPECT_EQ(t.bad[0], 0u);
+  ASSERT_TRUE(t.suspects[0].retest);
+  EXPECT_NEAR(*t.suspects[0].retest, 5.1e9, 1e3);  // kept as a float
+}
+
+TEST(ClusterVerdicts, RetestStillSlowStaysBad) {
+  FigureMatrix m = healthy(6, 5e9);
+  set_link(m, 0, 3, 1e9);
+  m.set_retest(0, 3, 1.1e9);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kHigher, tol, everyone(6));
+  settle(t, m, Better::kHigher, tol);
+  EXPECT_EQ(t.suspects[0].verdict, Verdict::kBadLink);
+}
+
+TEST(ClusterVerdicts, FailedPairIsTheWorstSuspect) {
+  FigureMatrix m = healthy(5, 30000);
+  set_link(m, 1, 2, 90000);
+  FigureMatrix f(5);
+  for (int a = 0; a < 5; ++a) {
+    for (int b = a + 1; b < 5; ++b) {
+      if (a == 0 && b == 4) {
+        f.fail(a, b, "server: no answer");
+      } else if (auto v = m.get(a, b)) {
+        f.set(a, b, *v);
+      }
+    }
+  }
+  EXPECT_TRUE(f.failed(0, 4));
+  EXPECT_EQ(*f.error(0, 4), "server: no answer");
+  EXPECT_EQ(f.failed_count(), 1u);
+  Tolerances tol;
+  TestJudgement t = judge_links(f, Better::kLower, tol, everyone(5));
+  ASSERT_EQ(t.suspect_count, 2u);
+  EXPECT_EQ(t.suspects[0].client, 0);
+  EXPECT_EQ(t.suspects[0].server, 4);
+  EXPECT_FALSE(t.suspects[0].value);
+  EXPECT_TRUE(std::isinf(t.suspects[0].severity));
+}
+
+TEST(ClusterVerdicts, UnreachableRanksAreJudgedNoFurther) {
+  FigureMatrix m = healthy(5, 30000);
+  set_link(m, 3, 4, 300000);
+  std::vector<bool> alive = everyone(5);
+  alive[4] = false;
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, alive);
+  EXPECT_EQ(t.suspect_count, 0u);  // its value stays in the distribution, not in the verdicts
+  EXPECT_EQ(t.dist.count, 10u);
+  settle(t, m, Better::kLower, tol);
+  auto nodes = judge_nodes({t}, alive);
+  EXPECT_EQ(nodes[4].state, NodeState::kUnreachable);
+  EXPECT_EQ(nodes[3].state, NodeState::kOk);
+}
+
+// The robust-spread condition: in a wide (noisy) distribution a 2.2x value is not singled out,
+// and with --outlier_mads 0 it is.
+TEST(ClusterVerdicts, WideDistributionNeedsMoreThanTheRatio) {
+  FigureMatrix m(8);
+  int i = 0;
+  for (int a = 0; a < 8; ++a) {
+    for (int b = a + 1; b < 8; ++b) m.set(a, b, 10000 * (0.4 + 0.05 * (i++ % 25)));
+  }
+  set_link(m, 0, 7, 2.2 * 10000 * 0.95);
+  Tolerances tol;
+  EXPECT_EQ(judge_links(m, Better::kLower, tol, everyone(8)).suspect_count, 0u);
+  tol.outlier_mads = 0;
+  EXPECT_GE(judge_links(m, Better::kLower, tol, everyone(8)).suspect_count, 1u);
+}
+
+// The figure each test kind fills its matrix with, read from the run's result as the engine
+// derived it; a run without the figure gives none.
+TEST(ClusterVerdicts, FigureValuesFromTheResult) {
+  TestResult r;
+  LatencySummary lat;
+  lat.samples = 100;
+  lat.percentiles = {{50, 1234.5}, {99, 2000}};
+  r.figures.latency = lat;
+  r.figures.has_bandwidth = true;
+  r.figures.recv_Bps = 7e9;
+  r.figures.msg_rate = 12;
+  TestSpec lat_test{"x_lat", TransportFamily::kSocket, TestKind::kLatency, "x", "", {}, 1,
+                    nullptr, nullptr};
+  TestSpec bw_test = lat_test, mr_test = lat_test;
+  bw_test.kind = TestKind::kBandwidth;
+  mr_test.kind = TestKind::kMsgRate;
+  EXPECT_DOUBLE_EQ(*figure_value(r, figure_for(lat_test)), 1234.5);
+  EXPECT_DOUBLE_EQ(*figure_value(r, figure_for(bw_test)), 7e9);
+  EXPECT_DOUBLE_EQ(*figure_value(r, figure_for(mr_test)), 12);
+  EXPECT_EQ(figure_for(lat_test).path, "latency_ns.p50");
+  EXPECT_EQ(figure_for(bw_test).path, "bandwidth.recv_Bps");
+  EXPECT_EQ(figure_for(mr_test).path, "msg_rate");
+  TestResult none;
+  EXPECT_FALSE(figure_value(none, figure_for(lat_test)));
+  EXPECT_FALSE(figure_value(none, figure_for(bw_test)));
+  lat.percentiles = {{99, 2000}};  // no p50 asked for
+  none.figures.latency = lat;
+  EXPECT_FALSE(figure_value(none, figure_for(lat_test)));
+}
+
+}  // namespace
+}  // namespace fabperf::cluster
