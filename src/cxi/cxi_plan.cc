@@ -65,13 +65,14 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
                          " (a duration is more than 0 seconds)");
   }
   std::vector<Assignment> a;
-  const bool bw = tool.kind != ToolKind::kLatency;
+  // fab_stat measures nothing: it has no list (0), and no window to assign.
+  const bool bw = tool.kind != ToolKind::kLatency && tool.list_size > 0;
   uint64_t list = given(own, &RunOptions::tx_depth) ? own.tx_depth : tool.list_size;
   if (bw) a.push_back(assign(&RunOptions::tx_depth, list));
   uint64_t size = is_atomic(tool) ? atomic_type_bytes(own.atomic_type) : tool.size;
   a.push_back(assign(&RunOptions::msg_size, size));
   // -n counts iterations; a bandwidth tool's iteration is a list of operations.
-  const uint64_t per_iter = bw ? list : 1;
+  const uint64_t per_iter = bw ? std::max<uint64_t>(list, 1) : 1;
   if (!by_duration) {
     if (p.iters > UINT64_MAX / per_iter) return Status::Usage("Invalid iteration count: too many");
     a.push_back(assign(&RunOptions::no_msgs, p.iters * per_iter));

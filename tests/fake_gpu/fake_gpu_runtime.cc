@@ -14,8 +14,8 @@
 // provider selection) runs as with a real GPU.
 //
 // Environment: FABPERF_FAKE_GPU_COUNT (devices, default 1), FABPERF_FAKE_GPU_KEY (0-255,
-// default 0), FABPERF_FAKE_GPU_LOG (a file that gets "allocs N to_device N from_device N" at
-// exit, appended).
+// default 0), FABPERF_FAKE_GPU_LOG (a file that gets "allocs N to_device N from_device N"
+// appended when the last buffer is freed and at unload; the lines add up).
 #include <sys/mman.h>
 
 #include <atomic>
@@ -57,17 +57,21 @@ struct State {
     --it;
     return a >= it->first && a + n <= it->first + it->second;
   }
-  ~State() {
+  // Appends the counts so far to FABPERF_FAKE_GPU_LOG and starts them again, so each event is
+  // logged once. Called when the last allocation is freed and at unload: a sanitizer build may
+  // keep this module loaded past dlclose (no destructor then), and a session child _exits.
+  void flush() {
+    uint64_t a = allocs.exchange(0), t = to_device.exchange(0), f = from_device.exchange(0);
     const char* log = std::getenv("FABPERF_FAKE_GPU_LOG");
-    if (log == nullptr || *log == '\0') return;
-    if (FILE* f = std::fopen(log, "a")) {
-      std::fprintf(f, "allocs %llu to_device %llu from_device %llu\n",
-                   static_cast<unsigned long long>(allocs.load()),
-                   static_cast<unsigned long long>(to_device.load()),
-                   static_cast<unsigned long long>(from_device.load()));
-      std::fclose(f);
+    if (log == nullptr || *log == '\0' || (a == 0 && t == 0 && f == 0)) return;
+    if (FILE* out = std::fopen(log, "a")) {
+      std::fprintf(out, "allocs %llu to_device %llu from_device %llu\n",
+                   static_cast<unsigned long long>(a), static_cast<unsigned long long>(t),
+                   static_cast<unsigned long long>(f));
+      std::fclose(out);
     }
   }
+  ~State() { flush(); }
 };
 
 State& state() {
@@ -122,6 +126,7 @@ __attribute__((visibility("default"))) int cudaFree(void* p) {
   if (it == s.allocations.end()) return kErrorInvalidValue;
   munmap(p, it->second);
   s.allocations.erase(it);
+  if (s.allocations.empty()) s.flush();
   return kSuccess;
 }
 
