@@ -201,6 +201,11 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
     EXPECT_TRUE(contains(busy.err + busy.out, "server: server busy")) << busy.err << busy.out;
   }
   EXPECT_TRUE(contains(server.log(), "refused (a qperf client): server busy")) << server.log();
+  // The holder has hung up; its place is free once the server has closed its side.
+  for (int i = 0; i < 600 && !connected_peers(server.pid()).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(connected_peers(server.pid()).empty()) << server.log();
   // --max_time: a longer run is refused before it starts, with the option's name.
   RunOutput longer = qperf_error({"-t", "3", "127.0.0.1", "tcp_lat"}, server.port(),
                                  "exceeds this server's limit of 2 s");
