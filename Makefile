@@ -8,9 +8,10 @@ RELEASE_BUILD ?= build-release
 # qperf: the robustness suite points a real qperf client at a fabperf server.
 # chromium: the HTML report tests render each page headless (tests/e2e/e2e_report_test.cc).
 # openmpi-bin and libpmix-dev: --matrix's launcher (mpirun brings a PMIx server) and headers.
+# man-db and groff-base: the man page tests render every generated page (e2e_manual_test.cc).
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
                    libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf \
-                   chromium openmpi-bin libpmix-dev
+                   chromium openmpi-bin libpmix-dev man-db groff-base
 
 .PHONY: all build deps demo test clean install bench
 
