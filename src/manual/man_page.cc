@@ -22,8 +22,8 @@ std::string header(std::string_view name, std::string_view summary) {
   std::string upper(name);
   std::transform(upper.begin(), upper.end(), upper.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-  return ".TH " + roff_escape(upper) + " 1 \"\" \"fabperf " FABPERF_VERSION
-         "\" \"User Commands\"\n.SH NAME\n" +
+  return ".TH " + roff_escape(upper) +
+         " 1 \"\" \"fabperf " FABPERF_VERSION "\" \"User Commands\"\n.SH NAME\n" +
          roff_escape(name) + " \\- " + roff_escape(summary) + "\n";
 }
 
@@ -73,8 +73,9 @@ std::string see_also(std::string_view self) {
 }  // namespace
 
 std::string fabperf_man_page(const TestRegistry& tests) {
-  std::string out = header("fabperf", "measure latency, bandwidth and message rate over sockets "
-                                      "and libfabric");
+  std::string out = header("fabperf",
+                           "measure latency, bandwidth and message rate over sockets "
+                           "and libfabric");
   // --help's own text for the synopsis, description and exit status (cli/help.cc).
   out += sections_of_help(*help_text("", tests));
   out += ".SH OPTIONS\n";
@@ -84,9 +85,10 @@ std::string fabperf_man_page(const TestRegistry& tests) {
       if (spec.qperf && std::string_view(spec.group) == group) out += fabperf_option(spec);
     }
   }
-  out += ".PP\nSizes take k/kb (1000), m/mb, g/gb and K/kib (1024), M/mib, G/gib.  Times take "
-         "s, m, h, d.  OnOff options also have the form \\-X1 (\\-cp1, \\-ar1).  Options apply "
-         "to the tests after them; options after the last test apply to every test.\n";
+  out +=
+      ".PP\nSizes take k/kb (1000), m/mb, g/gb and K/kib (1024), M/mib, G/gib.  Times take "
+      "s, m, h, d.  OnOff options also have the form \\-X1 (\\-cp1, \\-ar1).  Options apply "
+      "to the tests after them; options after the last test apply to every test.\n";
   out += ".SH TESTS\n";
   for (const TestSpec* t : tests.all()) {
     out += ".TP\n" + bold(t->name) + "\n" + roff_escape(t->summary) + "\n";
@@ -114,8 +116,8 @@ Result<std::string> tool_man_page(std::string_view name) {
     pos = end + 1;
   }
   out += ".fi\n.SH DESCRIPTION\n" + bold(tool->name) + " is " + roff_escape(tool->original) +
-         " of the HPE CXI diagnostics, on any libfabric provider: " +
-         roff_escape(tool->summary) + ".";
+         " of the HPE CXI diagnostics, on any libfabric provider: " + roff_escape(tool->summary) +
+         ".";
   if (tool->test[0] != '\0') {
     out += "  It runs fabperf's " + bold(tool->test) + " test";
     if (tool->bi_test != nullptr) out += " (" + bold(tool->bi_test) + " with \\-b)";

@@ -76,8 +76,8 @@ TEST(ManualPages, ToolPagesHaveEverySpellingOfTheirTool) {
     const std::string page = slurp(beside_fabperf(std::string("man/") + tool.name + ".1"));
     ASSERT_FALSE(page.empty()) << tool.name;
     for (const ToolSpelling& s : tool_spellings(tool.bit)) {
-      EXPECT_TRUE(contains(page, manual::bold("--" + s.long_name))) << tool.name << " "
-                                                                     << s.long_name;
+      EXPECT_TRUE(contains(page, manual::bold("--" + s.long_name)))
+          << tool.name << " " << s.long_name;
       if (s.cxi->short_name != 0) {
         EXPECT_TRUE(contains(page, manual::bold(std::string("-") + s.cxi->short_name)))
             << tool.name << " -" << s.cxi->short_name;
@@ -90,8 +90,8 @@ TEST(ManualPages, ManRendersEveryPageWithoutWarnings) {
   if (!have("man") || !have("groff")) GTEST_SKIP() << "man or groff is not installed";
   for (const std::string& name : page_names()) {
     const std::string path = beside_fabperf("man/" + name + ".1");
-    RunOutput r = sh("MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l " + quoted(path) +
-                     " 2>&1 >/dev/null");
+    RunOutput r =
+        sh("MANWIDTH=80 LC_ALL=C.UTF-8 man --warnings -l " + quoted(path) + " 2>&1 >/dev/null");
     EXPECT_EQ(r.exit_code, 0) << name;
     EXPECT_EQ(r.out, "") << name;  // man's and groff's warnings, nothing else
     RunOutput text = sh("MANWIDTH=80 LC_ALL=C.UTF-8 man -l " + quoted(path) + " 2>/dev/null");
@@ -101,10 +101,11 @@ TEST(ManualPages, ManRendersEveryPageWithoutWarnings) {
 
 // Completes `words` (the last one being typed) as bash would, with the generated script.
 std::string complete(const std::string& words) {
-  RunOutput r = run({"-c", "source " + quoted(beside_fabperf("completion/fabperf")) +
-                               "; COMP_WORDS=(" + words + "); COMP_CWORD=$((${#COMP_WORDS[@]}-1));"
-                               " _fabperf; echo \"${COMPREPLY[*]}\""},
-                    60, "/bin/bash");
+  RunOutput r = run(
+      {"-c", "source " + quoted(beside_fabperf("completion/fabperf")) + "; COMP_WORDS=(" + words +
+                 "); COMP_CWORD=$((${#COMP_WORDS[@]}-1));"
+                 " _fabperf; echo \"${COMPREPLY[*]}\""},
+      60, "/bin/bash");
   EXPECT_EQ(r.exit_code, 0) << words << ": " << r.err;
   EXPECT_EQ(r.err, "") << words;
   return r.out;
@@ -112,8 +113,8 @@ std::string complete(const std::string& words) {
 
 TEST(BashCompletion, RegisteredForFabperfAndEveryTool) {
   if (access("/bin/bash", X_OK) != 0) GTEST_SKIP() << "no /bin/bash";
-  std::string script = "source " + quoted(beside_fabperf("completion/fabperf")) +
-                       "; complete -p fabperf";
+  std::string script =
+      "source " + quoted(beside_fabperf("completion/fabperf")) + "; complete -p fabperf";
   for (const cxi::Tool& t : cxi::tools()) script += std::string(" ") + t.name;
   RunOutput r = run({"-c", script}, 60, "/bin/bash");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -153,7 +154,7 @@ bool is_link_to(const std::string& path, const std::string& target) {
 TEST(Install, StrippedBinaryLinksPagesAndCompletion) {
   if (!have("cmake")) GTEST_SKIP() << "cmake is not installed";
   const std::string build = beside_fabperf("");
-  struct stat st{};
+  struct stat st {};
   if (stat((build + "cmake_install.cmake").c_str(), &st) != 0) {
     GTEST_SKIP() << "no cmake_install.cmake beside " << fabperf_bin();
   }
@@ -161,7 +162,8 @@ TEST(Install, StrippedBinaryLinksPagesAndCompletion) {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dest = tmpl;
   RunOutput inst = sh("DESTDIR=" + quoted(dest) + " cmake --install " + quoted(build) +
-                      " --prefix /opt/fabperf --strip 2>&1", 300);
+                          " --prefix /opt/fabperf --strip 2>&1",
+                      300);
   ASSERT_EQ(inst.exit_code, 0) << inst.out;
   const std::string root = dest + "/opt/fabperf";
   const std::string bin = root + "/bin/fabperf";
