@@ -23,7 +23,10 @@ std::string header(std::string_view name, std::string_view summary) {
   std::transform(upper.begin(), upper.end(), upper.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
   return ".TH " + roff_escape(upper) +
-         " 1 \"\" \"fabperf " FABPERF_VERSION "\" \"User Commands\"\n.SH NAME\n" +
+         " 1 \"\" \"fabperf " FABPERF_VERSION
+         "\" \"User Commands\"\n"
+         // No hyphenation and ragged right: option names stay whole and evenly spaced.
+         ".nh\n.ad l\n.SH NAME\n" +
          roff_escape(name) + " \\- " + roff_escape(summary) + "\n";
 }
 
@@ -91,7 +94,19 @@ std::string fabperf_man_page(const TestRegistry& tests) {
       "to the tests after them; options after the last test apply to every test.\n";
   out += ".SH TESTS\n";
   for (const TestSpec* t : tests.all()) {
-    out += ".TP\n" + bold(t->name) + "\n" + roff_escape(t->summary) + "\n";
+    out += ".TP\n" + bold(t->name) + "\n" + roff_escape(t->summary) + ".";
+    if (t->description != nullptr && t->description[0] != '\0') {
+      out += "  " + roff_escape(t->description);
+    }
+    out += "\n";
+    // The options the test reads (the rest are "set but not used" for it), as --help TEST.
+    if (!t->options.empty()) {
+      out += ".br\nOptions:";
+      for (size_t i = 0; i < t->options.size(); ++i) {
+        out += std::string(i == 0 ? " " : ", ") + bold(std::string("--") + t->options[i]);
+      }
+      out += "\n";
+    }
   }
   out += sections_of_help(*help_text("examples", tests));
   return out + see_also("fabperf");
