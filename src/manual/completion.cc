@@ -18,11 +18,15 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
-std::vector<std::string> choices_of(const OptionSpec& spec) {
-  return {spec.choices.begin(), spec.choices.end()};
+// The values an option's argument completes to: its choices, 0 and 1 for an OnOff, none (an
+// empty list: bash's own file name completion) for free text, sizes and file names.
+std::vector<std::string> values_of(const OptionSpec& spec) {
+  if (!spec.choices.empty()) return {spec.choices.begin(), spec.choices.end()};
+  if (spec.type == OptType::kOnOff) return {"0", "1"};
+  return {};
 }
 
-// One `case` arm per option spelling that takes one of a list: "  --atomic_op|-xx) ...".
+// One `case` arm per option spelling that takes an argument: "  --atomic_op|-xx) ...".
 std::string value_arms(const std::map<std::string, std::vector<std::string>>& values) {
   std::map<std::string, std::vector<std::string>> by_list;  // same list: one arm
   for (const auto& [spelling, list] : values) by_list[join(list)].push_back(spelling);
@@ -30,7 +34,7 @@ std::string value_arms(const std::map<std::string, std::vector<std::string>>& va
   for (const auto& [list, spellings] : by_list) {
     std::string pattern;
     for (const std::string& s : spellings) pattern += (pattern.empty() ? "" : "|") + s;
-    out += "      " + pattern + ") words=\"" + list + "\" ;;\n";
+    out += "      " + pattern + (list.empty() ? ") return ;;\n" : ") words=\"" + list + "\" ;;\n");
   }
   return out;
 }
@@ -47,8 +51,11 @@ std::string bash_completion(const TestRegistry& tests) {
   for (const Spelling& s : qperf_spellings()) {
     qperf_words.insert(s.text);
     if (s.sets_on) continue;
-    if (!s.spec->choices.empty()) qperf_values[s.text] = choices_of(*s.spec);
-    if (std::string_view(s.spec->name) == "help") qperf_values[s.text] = topics;
+    if (std::string_view(s.spec->name) == "help") {
+      qperf_values[s.text] = topics;
+    } else if (s.spec->type != OptType::kFlag) {
+      qperf_values[s.text] = values_of(*s.spec);
+    }
   }
 
   std::string out =
@@ -67,14 +74,16 @@ std::string bash_completion(const TestRegistry& tests) {
       if (s.cxi->short_name != 0) spellings.push_back(std::string("-") + s.cxi->short_name);
       for (const std::string& sp : spellings) {
         words.insert(sp);
-        if (tool_takes_arg(s) && !s.spec->choices.empty()) values[sp] = choices_of(*s.spec);
+        if (tool_takes_arg(s)) values[sp] = values_of(*s.spec);
       }
     }
     out += std::string("    ") + tool.name + "|" + tool.original + ")\n";
     out += "      opts=\"" + join({words.begin(), words.end()}) + "\"\n";
     out += "      case $prev in\n" + value_arms(values) + "      esac ;;\n";
   }
-  out += "    *)\n      opts=\"" + join({qperf_words.begin(), qperf_words.end()}) + "\"\n";
+  // `fabperf report RUN.json ... -o FILE.html`: file names, bash's own completion.
+  out += "    *)\n      [[ ${COMP_WORDS[1]} == report && $COMP_CWORD -gt 1 ]] && return\n";
+  out += "      opts=\"" + join({qperf_words.begin(), qperf_words.end()}) + "\"\n";
   out += "      tests=\"" + join(tests.names()) + "\"\n";
   out += "      case $prev in\n" + value_arms(qperf_values) + "      esac ;;\n";
   out +=

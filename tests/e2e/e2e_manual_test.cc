@@ -136,6 +136,10 @@ TEST(BashCompletion, CompletesTestsOptionsAndValues) {
   EXPECT_TRUE(contains(complete("fabperf --loc_"), "--loc_cpu_affinity"));
   EXPECT_EQ(complete("fabperf --atomic_op S"), "SUM SWAP\n");
   EXPECT_TRUE(contains(complete("fabperf --help tcp_"), "tcp_lat"));
+  EXPECT_EQ(complete("fabperf -cp ''"), "0 1\n");
+  // Free text and file names: no words of ours, so bash completes file names (-o default).
+  EXPECT_EQ(complete("fabperf --json tcp_"), "\n");
+  EXPECT_EQ(complete("fabperf report tcp_"), "\n");
   // The fab_* tools: their own spellings, short and long, not fabperf's, and no tests.
   EXPECT_EQ(complete("fab_write_lat --si"), "--size\n");
   EXPECT_TRUE(contains(complete("fab_write_lat -"), "-s "));
