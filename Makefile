@@ -1,12 +1,17 @@
 # fabperf: `make demo` and `make test` do all the set-up on a fresh Debian 12 machine.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# make install: where, and the staging root packagers set (make install DESTDIR=/tmp/pkg).
+PREFIX ?= /usr/local
+DESTDIR ?=
+RELEASE_BUILD ?= build-release
 # qperf: the robustness suite points a real qperf client at a fabperf server.
 # chromium: the HTML report tests render each page headless (tests/e2e/e2e_report_test.cc).
 # openmpi-bin and libpmix-dev: --matrix's launcher (mpirun brings a PMIx server) and headers.
+# man-db and groff-base: the man page tests render every generated page (e2e_manual_test.cc).
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
                    libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf \
-                   chromium openmpi-bin libpmix-dev
+                   chromium openmpi-bin libpmix-dev man-db groff-base
 
 .PHONY: all build deps demo test clean install bench
 
@@ -39,8 +44,12 @@ test: deps
 	$(MAKE) build
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 300
 
-install: build
-	cmake --install $(BUILD)
+# A stripped Release build of its own (make test's build stays RelWithDebInfo), installed under
+# $(DESTDIR)$(PREFIX): bin/fabperf and the fab_* links, share/man/man1, bash completion.
+install:
+	cmake -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake --build $(RELEASE_BUILD) -j $(JOBS) --target fabperf fabperf_docs
+	DESTDIR="$(DESTDIR)" cmake --install $(RELEASE_BUILD) --prefix $(PREFIX) --strip
 
 clean:
 	rm -rf $(BUILD)

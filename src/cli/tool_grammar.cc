@@ -66,9 +66,7 @@ Status apply(CommandLine& cl, const ToolSpelling& s, const std::string& typed,
   return Status::Ok();
 }
 
-bool takes_arg(const ToolSpelling& s) {
-  return s.cxi->fixed == nullptr && s.spec->type != OptType::kFlag;
-}
+bool takes_arg(const ToolSpelling& s) { return tool_takes_arg(s); }
 
 std::string try_help(const std::string& tool_name) {
   return "\nTry '" + tool_name + " --help' for more information.";
@@ -180,14 +178,7 @@ std::string tool_usage_options(uint32_t tool) {
     std::string spell = s.cxi->short_name ? std::string("  -") + s.cxi->short_name + ", "
                                           : std::string(6, ' ');
     spell += "--" + s.long_name;
-    if (takes_arg(s)) {
-      std::string arg = s.cxi->arg_name != nullptr ? s.cxi->arg_name
-                        : s.spec->arg_name != nullptr ? s.spec->arg_name
-                                                      : "VALUE";
-      std::transform(arg.begin(), arg.end(), arg.begin(),
-                     [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-      spell += "=" + arg;
-    }
+    if (takes_arg(s)) spell += "=" + tool_arg_name(s);
     if (spell.size() < 30) {
       spell.resize(30, ' ');
     } else {

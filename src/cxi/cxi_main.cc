@@ -19,13 +19,7 @@ int fail(const std::string& message, int code = 1) {
 }
 
 std::string usage(const Tool& tool) {
-  std::string out = "Usage:\n";
-  if (tool.kind == ToolKind::kLatency || tool.kind == ToolKind::kBandwidth) {
-    out += std::string("  ") + tool.name + " [-d DEV] [-p PORT]\n  " + tool.name +
-           " [OPTIONS] SERVER_ADDR\n";
-  } else {
-    out += std::string("  ") + tool.name + " [OPTIONS]\n";
-  }
+  std::string out = "Usage:\n" + tool_synopsis(tool);
   out += std::string("\n") + tool.name + ": " + tool.summary + " (" + tool.original +
          " on any libfabric provider).\n\nOptions:\n";
   return out + tool_usage_options(tool.bit);

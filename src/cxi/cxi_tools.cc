@@ -53,4 +53,12 @@ const Tool* find_tool(std::string_view program) {
   return nullptr;
 }
 
+std::string tool_synopsis(const Tool& tool) {
+  if (tool.kind == ToolKind::kLatency || tool.kind == ToolKind::kBandwidth) {
+    return std::string("  ") + tool.name + " [-d DEV] [-p PORT]\n  " + tool.name +
+           " [OPTIONS] SERVER_ADDR\n";
+  }
+  return std::string("  ") + tool.name + " [OPTIONS]\n";
+}
+
 }  // namespace fabperf::cxi

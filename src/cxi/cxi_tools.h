@@ -33,6 +33,9 @@ struct Tool {
 const std::vector<Tool>& tools();
 // The row for argv[0]'s basename (fab_* names; cxi_* names also answer), or nullptr.
 const Tool* find_tool(std::string_view program);
+// The tool's usage lines ("  fab_write_lat [-d DEV] [-p PORT]\n  fab_write_lat [OPTIONS] ..."),
+// shared by its --help and its man page.
+std::string tool_synopsis(const Tool& tool);
 
 
 }  // namespace fabperf::cxi

@@ -2,6 +2,7 @@
 #include "options/spellings.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace fabperf {
 
@@ -69,6 +70,19 @@ std::vector<ToolSpelling> tool_spellings(uint32_t tool) {
     }
   }
   return out;
+}
+
+bool tool_takes_arg(const ToolSpelling& s) {
+  return s.cxi->fixed == nullptr && s.spec->type != OptType::kFlag;
+}
+
+std::string tool_arg_name(const ToolSpelling& s) {
+  std::string arg = s.cxi->arg_name != nullptr   ? s.cxi->arg_name
+                    : s.spec->arg_name != nullptr ? s.spec->arg_name
+                                                  : "VALUE";
+  std::transform(arg.begin(), arg.end(), arg.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  return arg;
 }
 
 }  // namespace fabperf

@@ -32,5 +32,9 @@ struct ToolSpelling {
 };
 // Every spelling `tool` (one CxiTool bit) accepts, in table order.
 std::vector<ToolSpelling> tool_spellings(uint32_t tool);
+// Whether the spelling takes an argument, and its name in upper case ("SIZE", "MIN[:MAX]"),
+// for --help and the man pages.
+bool tool_takes_arg(const ToolSpelling& s);
+std::string tool_arg_name(const ToolSpelling& s);
 
 }  // namespace fabperf
