@@ -34,11 +34,15 @@ $(BUILD)/CMakeCache.txt:
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Builds only the program (and its fab_* links), not the tests.
 demo: deps
-	$(MAKE) build
+	$(MAKE) $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target fabperf
 	./$(BUILD)/fabperf --loopback -t 1 conf tcp_lat tcp_bw udp_lat udp_bw
 	./$(BUILD)/fabperf --loopback -t 1 -v --percentiles 50,99,99.9 tcp_lat
 	./$(BUILD)/fabperf --loopback -t 0.2 -oo msg_size:1:4K:*4 -vu tcp_lat
+	./$(BUILD)/fabperf --loopback -P shm -t 1 rdm_write_lat rdm_write_bw
+	./$(BUILD)/fab_loopback_bw -n 16 -i 2
 
 test: deps
 	$(MAKE) build
