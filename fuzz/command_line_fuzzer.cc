@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
 #include "app/all_tests.h"
+#include "cli/command_line.h"
+#include "cli/run_plan.h"
+#include "options/run_options_json.h"
 #include "security/access.h"
 
 using namespace fabperf;
@@ -32,19 +34,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const auto& loop_values : expand_loops(request.loops)) {
         if (++runs > 64) break;
         std::vector<std::string> warnings;
-        auto params = resolve_params(*spec, request.assignments, loop_values, &warnings);
+        auto params =
+            resolve_run(*spec, request.assignments, loop_values, Dialect::kQperf, &warnings);
         if (params.ok()) {
           // What the server rebuilds from the wire must parse back.
-          auto remote = params_from_json(params->remote.to_json());
+          auto remote = run_options_from_json(to_json(params->remote));
           if (!remote.ok()) __builtin_trap();
         }
       }
     }
-    for (const char* name : {"json", "percentiles", "allow"}) cl->global(name);
+    // The whole plan, as the client checks it before anything runs.
+    plan_runs(*cl, all_tests()).ok();
   }
   for (const std::string& arg : args) AllowList::Parse(arg);
   // The same bytes as a parameter object from a client.
   auto j = nlohmann::json::parse(data, data + size, nullptr, false);
-  if (!j.is_discarded()) params_from_json(j);
+  if (!j.is_discarded()) run_options_from_json(j).ok();
   return 0;
 }

@@ -34,7 +34,7 @@ void qperf_request_path(const uint8_t* data, size_t size) {
   const TestSpec* spec = name != nullptr ? all_tests().find(name) : nullptr;
   if (spec != nullptr && spec->family == TransportFamily::kSocket) {
     RunOptions opts = qw::request_options(req);
-    check_request(ServerLimits{}, *spec, opts, 0).ok();
+    check_request(ServerLimits{}, *spec, opts, RunCost{}).ok();
     session_memory(*spec, opts);
   }
   if (size < qw::kRequestSize + qw::kStatSize) return;
@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const TestSpec* spec =
         it != body.end() && it->is_string() ? all_tests().find(it->get<std::string>()) : nullptr;
     if (opts.ok() && spec != nullptr) {
-      check_request(ServerLimits{}, *spec, *opts, 0).ok();
+      check_request(ServerLimits{}, *spec, *opts, RunCost{}).ok();
       session_memory(*spec, *opts);
     }
   }
