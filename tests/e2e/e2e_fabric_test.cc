@@ -94,8 +94,10 @@ TEST_P(E2eFabric, RunsOnLoopback) {
   if (c.verify) args.push_back("--verify");
   args.push_back(c.test);
   RunOutput r = run(args, 60);
-  if (provider_flake(c, r)) {
-    std::cerr << c.provider << " failed once (a known provider defect), run again: " << r.err;
+  // Up to two more runs: under ASan in a loaded CI, udp;ofi_rxd's truncation error came twice
+  // in a row once.
+  for (int again = 0; again < 2 && provider_flake(c, r); ++again) {
+    std::cerr << c.provider << " failed (a known provider defect), run again: " << r.err;
     r = run(args, 60);
   }
   ASSERT_FALSE(r.timed_out) << c.test << " over " << c.provider;

@@ -1,6 +1,9 @@
 // /proc views and a bounded wait for the session child tests.
 #include "session_child_util.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -11,8 +14,16 @@
 namespace fabperf::testing {
 
 std::vector<std::string> stat_fields(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // read(2), not a stream: a process that ends between open and read fails the read with
+  // ESRCH, which libstdc++'s filebuf throws as an exception.
+  std::string all;
+  int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char buf[1024];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) all.append(buf, static_cast<size_t>(n));
+    ::close(fd);
+  }
   std::vector<std::string> fields;
   size_t close_paren = all.rfind(')');  // the command name may hold spaces and parentheses
   if (close_paren == std::string::npos || close_paren + 2 > all.size()) return fields;
