@@ -39,6 +39,11 @@ class ShapedPath : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to create network namespaces";
+#if defined(__SANITIZE_ADDRESS__)
+    // Figures within 2% of the shaper's rate are the plain build's to check: a sanitizer build
+    // falls behind the shaper on a loaded machine (0.967 of it in CI).
+    GTEST_SKIP() << "shaped figures are compared in the plain build, not under sanitizers";
+#endif
     ip_ = ip_path();
     if (ip_.empty()) GTEST_SKIP() << "the ip command (iproute2) is not installed";
     if (access("/usr/sbin/tc", X_OK) != 0 && access("/sbin/tc", X_OK) != 0) {
