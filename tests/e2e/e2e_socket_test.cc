@@ -11,6 +11,7 @@
 #include <regex>
 #include <thread>
 
+#include "e2e_robust_util.h"
 #include "e2e_util.h"
 
 namespace fabperf::testing {
@@ -210,7 +211,10 @@ TEST(E2eSocket, SecondClientWaitsForTheFirstsMeasurement) {
   auto first = std::async(std::launch::async, [&] {
     return run({"127.0.0.1", "-lp", server.port_arg(), "-t", "3", "--json", "-", "tcp_bw"}, 60);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // The first is measuring once the server holds its control and its data connection.
+  for (int i = 0; i < 600 && connected_peers(server.pid()).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   RunOutput second =
       run({"127.0.0.1", "-lp", server.port_arg(), "-n", "100", "--json", "-", "tcp_lat"}, 60);
   EXPECT_EQ(second.exit_code, 0) << second.err;
@@ -232,7 +236,10 @@ TEST(E2eSocket, ConcurrentRunsSayWhatOverlappedThem) {
   auto first = std::async(std::launch::async, [&] {
     return run({"127.0.0.1", "-lp", server.port_arg(), "-t", "3", "--json", "-", "tcp_bw"}, 60);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // The first is measuring once the server holds its control and its data connection.
+  for (int i = 0; i < 600 && connected_peers(server.pid()).size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   RunOutput second =
       run({"127.0.0.1", "-lp", server.port_arg(), "-n", "100", "--json", "-", "tcp_lat"}, 60);
   ASSERT_EQ(second.exit_code, 0) << second.err;
