@@ -35,7 +35,7 @@ void qperf_request_path(const uint8_t* data, size_t size) {
   if (spec != nullptr && spec->family == TransportFamily::kSocket) {
     RunOptions opts = qw::request_options(req);
     check_request(ServerLimits{}, *spec, opts, RunCost{}).ok();
-    session_memory(*spec, opts);
+    run_cost(*spec, opts);
   }
   if (size < qw::kRequestSize + qw::kStatSize) return;
   const uint8_t* reply = data + qw::kRequestSize;
@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         it != body.end() && it->is_string() ? all_tests().find(it->get<std::string>()) : nullptr;
     if (opts.ok() && spec != nullptr) {
       check_request(ServerLimits{}, *spec, *opts, RunCost{}).ok();
-      session_memory(*spec, *opts);
+      run_cost(*spec, *opts);
     }
   }
   return 0;

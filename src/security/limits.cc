@@ -17,36 +17,29 @@ namespace {
 // Histograms, JSON and thread stacks: what a session costs beyond its buffers.
 constexpr uint64_t kSessionOverhead = uint64_t{1} << 20;
 
-}  // namespace
-
-std::string size_text(uint64_t bytes) {
-  const char* suffixes[] = {"T", "G", "M", "K"};
-  const int shifts[] = {40, 30, 20, 10};
-  for (int i = 0; i < 4; ++i) {
-    uint64_t unit = uint64_t{1} << shifts[i];
-    if (bytes >= unit && bytes % (unit / 16) == 0) {
-      char buf[32];
-      snprintf(buf, sizeof buf, "%g%s", static_cast<double>(bytes) / static_cast<double>(unit),
-               suffixes[i]);
-      return buf;
-    }
-  }
-  return with_commas(bytes) + " bytes";
-}
-
-std::string approx_size_text(uint64_t bytes) {
+// `bytes` in the largest binary unit it reaches: an estimate to three figures; otherwise
+// only an exact multiple of a sixteenth, as an option would spell it (1.5M), else in bytes.
+std::string unit_text(uint64_t bytes, bool estimate) {
   const char* suffixes[] = {"T", "G", "M", "K"};
   const int shifts[] = {40, 30, 20, 10};
   for (int i = 0; i < 4; ++i) {
     uint64_t unit = uint64_t{1} << shifts[i];
     if (bytes < unit) continue;
+    bool exact = bytes % (unit / 16) == 0;
+    if (!exact && !estimate) continue;
     char buf[32];
-    snprintf(buf, sizeof buf, "%.3g%s", static_cast<double>(bytes) / static_cast<double>(unit),
-             suffixes[i]);
+    snprintf(buf, sizeof buf, estimate ? "%.3g%s" : "%g%s",
+             static_cast<double>(bytes) / static_cast<double>(unit), suffixes[i]);
     return buf;
   }
   return with_commas(bytes) + " bytes";
 }
+
+}  // namespace
+
+std::string size_text(uint64_t bytes) { return unit_text(bytes, false); }
+
+std::string approx_size_text(uint64_t bytes) { return unit_text(bytes, true); }
 
 uint64_t descriptor_budget() {
   rlimit rl{};
@@ -65,10 +58,6 @@ RunCost run_cost(const TestSpec& spec, const RunOptions& opts) {
   cost.threads = needs.threads;
   cost.descriptors = needs.descriptors;
   return cost;
-}
-
-uint64_t session_memory(const TestSpec& spec, const RunOptions& opts) {
-  return run_cost(spec, opts).memory;
 }
 
 Status check_request(const ServerLimits& limits, const TestSpec& spec, const RunOptions& opts,

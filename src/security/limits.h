@@ -29,10 +29,21 @@ uint64_t descriptor_budget();
 // descriptors: --streams counts against all three) and a session's fixed memory overhead.
 struct RunCost {
   uint64_t memory = 0, threads = 0, descriptors = 0;
+  // What the server holds: a run's cost added when it starts, taken away when it ends.
+  RunCost& operator+=(const RunCost& o) {
+    memory += o.memory;
+    threads += o.threads;
+    descriptors += o.descriptors;
+    return *this;
+  }
+  RunCost& operator-=(const RunCost& o) {
+    memory -= o.memory;
+    threads -= o.threads;
+    descriptors -= o.descriptors;
+    return *this;
+  }
 };
 RunCost run_cost(const TestSpec& spec, const RunOptions& opts);
-// run_cost's memory alone.
-uint64_t session_memory(const TestSpec& spec, const RunOptions& opts);
 
 // Refuses a request beyond the limits with a message naming the parameter, the value asked
 // for, the limit and the option that sets it. `in_use` is what other runs hold now: what

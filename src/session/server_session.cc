@@ -251,9 +251,7 @@ Result<uint64_t> Server::admit(Slot& slot, const std::string& who, const TestSpe
     return fits;
   }
   slot.cost = run_cost(spec, opts);
-  in_use_.memory += slot.cost.memory;
-  in_use_.threads += slot.cost.threads;
-  in_use_.descriptors += slot.cost.descriptors;
+  in_use_ += slot.cost;
   slot.deadline_ns = run_deadline_ns(opts);
   return *ticket;
 }
@@ -261,9 +259,7 @@ Result<uint64_t> Server::admit(Slot& slot, const std::string& who, const TestSpe
 std::vector<std::string> Server::end_turn(Slot& slot, uint64_t ticket) {
   std::vector<std::string> overlapped = queue_.leave(ticket);
   std::lock_guard<std::mutex> lock(mu_);
-  in_use_.memory -= slot.cost.memory;
-  in_use_.threads -= slot.cost.threads;
-  in_use_.descriptors -= slot.cost.descriptors;
+  in_use_ -= slot.cost;
   slot.cost = RunCost{};
   slot.deadline_ns = INT64_MAX;
   return overlapped;

@@ -14,6 +14,7 @@
 #include "e2e_qperf_util.h"
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "session_child_util.h"
 #include "net/socket.h"
 
 namespace fabperf::testing {
@@ -217,10 +218,8 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
   }
   EXPECT_TRUE(contains(server.log(), "refused (a qperf client): server busy")) << server.log();
   // The holder has hung up; its place is free once the server has closed its side.
-  for (int i = 0; i < 600 && !connected_peers(server.pid()).empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(connected_peers(server.pid()).empty()) << server.log();
+  ASSERT_TRUE(wait_until([&] { return connected_peers(server.pid()).empty(); }, 30))
+      << server.log();
   // --max_time: a longer run is refused before it starts, with the option's name.
   RunOutput longer = qperf_error({"-t", "3", "127.0.0.1", "tcp_lat"}, server.port(),
                                  "exceeds this server's limit of 2 s");

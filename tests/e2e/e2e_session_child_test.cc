@@ -31,6 +31,9 @@ bool has(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
+// A fabric run any user may reach: tcp;ofi_rxm where there is one.
+bool have_rxm() { return has(providers_with(FI_EP_RDM, FI_RMA), "tcp;ofi_rxm"); }
+
 // The server's children (its session processes).
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
@@ -100,7 +103,7 @@ TEST(E2eSessionChildTest, ADeadShmClientFreesItsSlotAndNothingSpins) {
 
 TEST(E2eSessionChildTest, AsRootAFabricRunIsNobodys) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root: only root drops to another user";
-  if (!has(providers_with(FI_EP_RDM, FI_RMA), "tcp;ofi_rxm")) GTEST_SKIP() << "no tcp;ofi_rxm";
+  if (!have_rxm()) GTEST_SKIP() << "no tcp;ofi_rxm";
   auto nobody = lookup_user("nobody");
   if (!nobody.ok()) GTEST_SKIP() << "no user nobody";
   LoggedServer server;
@@ -120,7 +123,7 @@ TEST(E2eSessionChildTest, AsRootAFabricRunIsNobodys) {
 // words naming both figures; the session process's own memory limit (a backstop for an
 // estimate that falls short) is tested in session_child_test.cc.
 TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
-  if (!has(providers_with(FI_EP_RDM, FI_RMA), "tcp;ofi_rxm")) GTEST_SKIP() << "no tcp;ofi_rxm";
+  if (!have_rxm()) GTEST_SKIP() << "no tcp;ofi_rxm";
   LoggedServer server({"--max_memory", "8M"});
   // 1024 slots of 1 MiB a side: about 2 GiB.
   RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-m", "1M",
@@ -136,9 +139,6 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "tcp_lat"}, 60);
   EXPECT_EQ(after.exit_code, 0) << after.err;
 }
-
-// The client side of a fabric run: tcp;ofi_rxm where there is one (any user may reach it).
-bool have_rxm() { return has(providers_with(FI_EP_RDM, FI_RMA), "tcp;ofi_rxm"); }
 
 // The review's "--tx_depth 8192 -t 1 rdm_write_bw ran for minutes": the posting loop now
 // checks the run's limit between posts and while waiting, so the run ends on time and the

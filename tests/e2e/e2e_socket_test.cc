@@ -13,6 +13,7 @@
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "session_child_util.h"
 
 namespace fabperf::testing {
 namespace {
@@ -212,9 +213,7 @@ TEST(E2eSocket, SecondClientWaitsForTheFirstsMeasurement) {
     return run({"127.0.0.1", "-lp", server.port_arg(), "-t", "3", "--json", "-", "tcp_bw"}, 60);
   });
   // The first is measuring once the server holds its control and its data connection.
-  for (int i = 0; i < 600 && connected_peers(server.pid()).size() < 2; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  ASSERT_TRUE(wait_until([&] { return connected_peers(server.pid()).size() >= 2; }, 30));
   RunOutput second =
       run({"127.0.0.1", "-lp", server.port_arg(), "-n", "100", "--json", "-", "tcp_lat"}, 60);
   EXPECT_EQ(second.exit_code, 0) << second.err;
@@ -237,9 +236,7 @@ TEST(E2eSocket, ConcurrentRunsSayWhatOverlappedThem) {
     return run({"127.0.0.1", "-lp", server.port_arg(), "-t", "3", "--json", "-", "tcp_bw"}, 60);
   });
   // The first is measuring once the server holds its control and its data connection.
-  for (int i = 0; i < 600 && connected_peers(server.pid()).size() < 2; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  ASSERT_TRUE(wait_until([&] { return connected_peers(server.pid()).size() >= 2; }, 30));
   RunOutput second =
       run({"127.0.0.1", "-lp", server.port_arg(), "-n", "100", "--json", "-", "tcp_lat"}, 60);
   ASSERT_EQ(second.exit_code, 0) << second.err;

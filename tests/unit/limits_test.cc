@@ -70,7 +70,7 @@ TEST(ServerLimits, MemoryEstimateNeverWraps) {
   RunOptions p = default_run_options();
   p.msg_size = uint64_t{1} << 40;
   p.streams = uint64_t{1} << 40;
-  EXPECT_EQ(session_memory(tcp_bw(), p), UINT64_MAX);
+  EXPECT_EQ(run_cost(tcp_bw(), p).memory, UINT64_MAX);
 }
 
 TEST(ServerLimits, SizeText) {
