@@ -327,7 +327,8 @@ std::vector<OptionSpec> build_option_rows() {
        .cxi = {{.tools = kCxiPairTools}}},
       {.name = "run_as", .type = T::kString, .field = &ProgramOptions::run_as,
        .scope = S::kServer, .group = "server", .arg_name = "User",
-       .help = "Server run as root: fabric sessions run as this user (default: nobody)",
+       .help = "Server run as root: fabric sessions run as this user (default: a client on this host's "
+               "own user, else nobody)",
        .cxi = {{.tools = kCxiPairTools}}},
       {.name = "trust_fabric_addrs", .type = T::kFlag,
        .field = &ProgramOptions::trust_fabric_addrs, .default_text = "0", .max = 1,
