@@ -149,7 +149,10 @@ std::string result_row(const Tool& tool, const TestResult& r, bool server) {
   if (tool.kind == ToolKind::kLatency) return latency_row(size, *r.figures.latency);
   const Figures& f = r.figures;
   double bytes = f.recv_Bps > 0 ? f.recv_Bps : f.send_Bps;
-  uint64_t ops = f.bidirectional ? f.msgs_received : std::max(f.msgs_received, f.msgs_sent);
+  // Bi-directional: each side's own count, as the originals print it (the rates are summed).
+  // The server's view holds the client's stats as loc and its own as rem.
+  uint64_t ops = f.bidirectional ? (server ? r.rem.send_msgs : r.loc.send_msgs)
+                                 : std::max(f.msgs_received, f.msgs_sent);
   // A unidirectional server counts nothing of its own: the originals print "-" there.
   std::optional<uint64_t> count;
   if (!server || f.bidirectional) count = ops;

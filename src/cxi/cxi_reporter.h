@@ -27,8 +27,7 @@ std::unique_ptr<ServerObserver> make_tool_server_observer(const Tool& tool,
                                                           const ProgramOptions& program,
                                                           std::FILE* out);
 
-// One row of the table for a finished run (on the server of a unidirectional bandwidth run
-// the count column shows "-", as the originals').
+// One row of the table for a finished run, as the client (or, `server`, the server) prints it.
 std::string result_row(const Tool& tool, const TestResult& r, bool server = false);
 
 }  // namespace fabperf::cxi
