@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "core/operation_meter.h"
 #include "core/status.h"
 #include "fabric/session.h"
 
@@ -97,6 +98,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   const bool client = f.ctx.role == Role::kClient;
   window = std::min(window, f.tx_window());
   bool measuring = false;
+  uint64_t metered = 0;  // completions already added to operation_meter()
   while (true) {
     int64_t now = now_ns();
     if (!measuring && run.completed >= f.warmup) {
@@ -142,6 +144,10 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       }
     }
     if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
+    if (std::atomic<uint64_t>* meter = operation_meter(); meter != nullptr) {
+      meter->fetch_add(run.completed - metered, std::memory_order_relaxed);
+      metered = run.completed;
+    }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
