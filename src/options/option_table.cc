@@ -157,8 +157,7 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
       }
       if (spec.positive && *v <= 0) {
         return Status::Usage(who + ": " + std::string(text) + " must be more than 0" +
-                             (spec.type == OptType::kTime ? " seconds" : "") +
-                             " (leave the option out for none)");
+                             (spec.type == OptType::kTime ? " seconds" : ""));
       }
       return OptionValue(*v);
     }
