@@ -101,18 +101,21 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   const bool client = f.ctx.role == Role::kClient;
   window = std::min(window, f.tx_window());
   bool measuring = false;
-  // What --interval counts: the measured posts (the test's send counts, set once the loop
-  // ends) and what this side has received so far.
+  // What --interval counts: the measured operations completed so far (posts run ahead of
+  // completions by the window, and a provider that buffers takes a whole window at once),
+  // and at the end the measured posts, every one of them completed by then: the test's send
+  // counts. Received: what this side has counted so far.
   const uint64_t op_bytes = run.op_bytes > 0 ? run.op_bytes : f.msg_size;
-  auto counts = [&] {
+  auto counts = [&](bool at_end) {
     IntervalCounts c = IntervalCounts::of(f.ctx.stats);
-    c.send_msgs = run.measured(f.warmup);
+    c.send_msgs = at_end ? run.measured(f.warmup)
+                         : (run.completed > f.warmup ? run.completed - f.warmup : 0);
     c.send_bytes = c.send_msgs * op_bytes;
     return c;
   };
   while (true) {
     int64_t now = now_ns();
-    if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(), nullptr);
+    if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
     if (!measuring && run.completed >= f.warmup) {
       measuring = true;
       f.ctx.mark_start();
@@ -160,8 +163,17 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
   }
-  Status drained = drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false);
-  if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(), nullptr);
+  // The window still in flight completes: intervals go on through it (a deep window on a
+  // slow provider takes long).
+  const bool ticking = f.ctx.interval.enabled();
+  Status drained = drain_until(f, on, [&] {
+    if (ticking) {
+      int64_t t = now_ns();
+      if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
+    }
+    return f.tx_pool.in_flight() == 0;
+  }, false);
+  if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
   return drained;
 }
 

@@ -414,7 +414,7 @@ std::vector<OptionSpec> build_option_rows() {
        .arg_name = "Time",
        .help = "Client: every Time seconds of a run, print that interval's figures (bandwidth "
                "and message rate; latency tests: rate, mean and p99); off unless given",
-       .cxi = {{.long_name = "interval", .tools = kCxiPairTools,
+       .cxi = {{.long_name = "interval", .tools = kCxiPairTools | kCxiLoopbackBw,
                 .help = "Print the figures of every INTERVAL seconds of a run as it goes",
                 .arg_name = "INTERVAL", .noun = "interval"},
                {.short_name = 'i', .tools = kCxiHeatsink, .help = "Seconds between rows. "
