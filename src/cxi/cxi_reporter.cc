@@ -57,6 +57,11 @@ class ToolReporter : public Reporter {
   bool wants_samples() const override { return every_; }
   void on_sample(double ns) override { std::fputs(sample_row(sample_index_++, ns).c_str(), stdout); }
 
+  // --interval: the run's figures so far, between the table's rows.
+  void on_interval(const RunInfo&, const TestResult& pending, const IntervalRecord& r) override {
+    out(stdout, interval_line(tool_.name, pending, r, DisplayOptions{}));
+  }
+
   void on_result(const RunInfo&, const TestResult& r) override {
     if (!r.ok()) return;  // the error went to stderr
     std::string row = result_row(tool_, shown(r));

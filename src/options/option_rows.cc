@@ -408,6 +408,19 @@ std::vector<OptionSpec> build_option_rows() {
       {.name = "verbose_more_used", .short_name = "vvu", .type = T::kFlag,
        .field = &ProgramOptions::verbose_more_used, .default_text = "0", .max = 1,
        .group = "display", .help = "Show every parameter in use", .implies = {"verbose_used"}},
+      // One row, two uses: measuring runs' interval reports (given only; long form, since
+      // qperf's -i is the device), and fab_heatsink_check's rows (-i, 10 s by default).
+      {.name = "interval", .type = T::kTime, .field = &ProgramOptions::interval,
+       .default_text = "0", .min = 0, .max = 1e8, .positive = true, .group = "display",
+       .arg_name = "Time",
+       .help = "Client: every Time seconds of a run, print that interval's figures (bandwidth "
+               "and message rate; latency tests: rate, mean and p99); off unless given",
+       .cxi = {{.long_name = "interval", .tools = kCxiPairTools | kCxiLoopbackBw,
+                .help = "Print the figures of every INTERVAL seconds of a run as it goes",
+                .arg_name = "INTERVAL", .noun = "interval"},
+               {.short_name = 'i', .tools = kCxiHeatsink, .help = "Seconds between rows. "
+                "Default: 10", .arg_name = "INTERVAL"}},
+       .cxi_default = "10"},
       {.name = "report_all", .type = T::kFlag, .field = &ProgramOptions::report_all,
        .default_text = "0", .max = 1, .group = "display", .help = "Print each latency sample",
        .qperf = false,
@@ -418,6 +431,14 @@ std::vector<OptionSpec> build_option_rows() {
        .help = "Write one JSON document with every result (- for standard output)",
        .cxi = {{.tools = kCxiPairTools | kCxiLoopbackBw,
                 .help = "Also write fabperf's JSON document (- for standard output)",
+                .arg_name = "FILE"}}},
+      {.name = "json_stream", .type = T::kString, .field = &ProgramOptions::json_stream,
+       .group = "output", .arg_name = "File",
+       .help = "Write JSON lines as the run goes: start, run, interval, result and end "
+               "records, each line flushed (- for standard output)",
+       .cxi = {{.tools = kCxiPairTools | kCxiLoopbackBw,
+                .help = "Also write fabperf's JSON lines as the run goes (- for standard "
+                        "output)",
                 .arg_name = "FILE"}}},
       {.name = "csv", .type = T::kString, .field = &ProgramOptions::csv, .group = "output",
        .arg_name = "File",
@@ -520,10 +541,7 @@ std::vector<OptionSpec> build_option_rows() {
        .max = 4096, .group = "cxi", .arg_name = "PROCS",
        .help = "Worker processes. Default: CPUs / 4", .qperf = false,
        .cxi = {{.short_name = 'P', .tools = kCxiHeatsink, .noun = "process count"}}},
-      {.name = "interval", .type = T::kTime, .field = &ProgramOptions::interval,
-       .default_text = "10", .min = 0.001, .max = 1e8, .group = "cxi", .arg_name = "INTERVAL",
-       .help = "Seconds between rows. Default: 10", .qperf = false,
-       .cxi = {{.short_name = 'i', .tools = kCxiHeatsink}}},
+
       {.name = "cpu_list", .type = T::kString, .field = &ProgramOptions::cpu_list,
        .group = "cxi", .arg_name = "LIST",
        .help = "CPUs to run on (e.g. 0-3,8): one worker pinned to each; -P is then ignored", .qperf = false,

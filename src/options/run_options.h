@@ -94,6 +94,7 @@ namespace fabperf {
   X(bool, verbose_more_used)             \
   X(bool, report_all)                    \
   X(std::string, json)                   \
+  X(std::string, json_stream)            \
   X(std::string, csv)                    \
   X(std::string, html)                   \
   X(bool, matrix)                        \

@@ -72,6 +72,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   const int fd = link.fd();
   for (;;) {
     int64_t now = now_ns();
+    ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     while (sending && due(next) <= now) {
       bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until;
       if (enough || ctx.stop_requested()) {
@@ -126,6 +127,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     pollfd pfd{fd, POLLIN, 0};
     ppoll(&pfd, 1, &ts, nullptr);
   }
+  ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
   ctx.mark_end();
   link.finish_sending();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
@@ -279,6 +281,7 @@ Status bw_client(TestContext& ctx) {
       }
       c.send_msgs++;
       c.send_bytes += size;
+      w.publish();
       now = now_ns();
     }
     w.end_ns = now_ns();
