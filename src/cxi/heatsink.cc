@@ -19,18 +19,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/clock.h"
-#include "core/operation_meter.h"
 #include "core/signals.h"
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_main.h"
 #include "cxi/cxi_plan.h"
 #include "cxi/sysfs.h"
 #include "fabric/fabric_list.h"
+#include "report/reporter.h"
 #include "session/client.h"
 #include "session/server.h"
 
@@ -206,18 +207,34 @@ Result<std::vector<int>> parse_cpu_list(const std::string& text) {
   return cpus;
 }
 
-// What the parent and its workers share: each worker's completed writes (the engine's
-// operation meter points there) and the parent's word to stop.
+// What the parent and its workers share: each worker's completed writes and the parent's
+// word to stop.
 struct Shared {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t>* ops = nullptr;  // one per worker, in the same mapping
 };
 
+// A worker's completed writes reach its parent through the engine's interval meter
+// (--interval's, engine/interval.h): every `tick` seconds of the run, this reporter adds the
+// writes completed in that interval to the worker's counter in shared memory.
+class SharedWriteCounter : public Reporter {
+ public:
+  explicit SharedWriteCounter(std::atomic<uint64_t>* ops) : ops_(ops) {}
+  void on_interval(const RunInfo&, const TestResult&, const IntervalRecord& r) override {
+    ops_->fetch_add(r.counts.send_msgs, std::memory_order_relaxed);
+  }
+  void on_result(const RunInfo&, const TestResult&) override {}
+  Status finish(const RunInfo&) override { return Status::Ok(); }
+
+ private:
+  std::atomic<uint64_t>* ops_;
+};
+
 // One worker: a server in this process and a client of it running one write run for the
 // whole check (ended by the parent through `shared->stop`), its completions counted in
-// shared memory. Never returns.
+// shared memory every `tick` seconds. Never returns.
 [[noreturn]] void worker(const ToolPlan& plan, const TestRegistry& tests, int index, int cpu,
-                         Shared* shared) {
+                         double tick, Shared* shared) {
   reset_signals_for_child();
   if (cpu >= 0) {
     cpu_set_t set;
@@ -225,7 +242,6 @@ struct Shared {
     CPU_SET(cpu, &set);
     sched_setaffinity(0, sizeof set, &set);
   }
-  set_operation_meter(&shared->ops[index]);
   ServerOptions server_options;
   server_options.tests = &tests;
   server_options.bind_addr = "127.0.0.1";
@@ -246,8 +262,10 @@ struct Shared {
   config.port = (*server)->port();
   config.wait_server_s = 0;
   config.stop = &shared->stop;
+  config.interval_s = tick;
   RunInfo info;
-  std::vector<std::unique_ptr<Reporter>> reporters;  // the rate comes from the meter
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(std::make_unique<SharedWriteCounter>(&shared->ops[index]));
   int code = run_plan(plan.runs, config, info, reporters);
   (*server)->stop();
   serving.join();
@@ -381,7 +399,11 @@ int run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& te
   for (uint64_t i = 0; i < procs; ++i) {
     std::fflush(nullptr);
     pid_t pid = fork();
-    if (pid == 0) worker(plan, tests, static_cast<int>(i), cpus.empty() ? -1 : cpus[i], shared);
+    if (pid == 0) {
+      // Counts reach the parent a hundredth of a row late at most.
+      worker(plan, tests, static_cast<int>(i), cpus.empty() ? -1 : cpus[i],
+             std::max(0.01, interval / 100), shared);
+    }
     if (pid < 0) {
       std::perror("fab_heatsink_check: fork");
       break;

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
-#include "core/operation_meter.h"
 #include "core/status.h"
 #include "fabric/session.h"
 
@@ -102,7 +101,6 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   const bool client = f.ctx.role == Role::kClient;
   window = std::min(window, f.tx_window());
   bool measuring = false;
-  uint64_t metered = 0;  // completions already added to operation_meter()
   // What --interval counts: the measured operations completed so far (posts run ahead of
   // completions by the window, and a provider that buffers takes a whole window at once),
   // and at the end the measured posts, every one of them completed by then: the test's send
@@ -161,10 +159,6 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       }
     }
     if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
-    if (std::atomic<uint64_t>* meter = operation_meter(); meter != nullptr) {
-      meter->fetch_add(run.completed - metered, std::memory_order_relaxed);
-      metered = run.completed;
-    }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
