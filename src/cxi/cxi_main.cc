@@ -29,6 +29,9 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
                          bool loopback) {
   auto plan = plan_tool(tool, cl, *env.tests);
   if (!plan.ok()) return fail(plan.status().message());  // the originals exit 1 for any error
+  if (!plan->cxi_warning.empty()) {
+    std::fprintf(stderr, "%s: warning: %s\n", tool.name, plan->cxi_warning.c_str());
+  }
   const ProgramOptions& p = cl.program;
   info.percentiles = default_percentiles();
   if (!p.percentiles.empty()) info.percentiles = *parse_percentiles(p.percentiles);

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "fabric/gpu_runtime.h"
+#include "fabric/libfabric_loader.h"
 #include "fabric/provider.h"
 #include "options/gpu_spec.h"
 
@@ -36,6 +37,16 @@ uint64_t caps_of(const Tool& tool) {
 }
 
 }  // namespace
+
+CxiControls tool_cxi_controls(const Tool& tool, const RunOptions& own) {
+  CxiOp op = CxiOp::kWrite;
+  if (tool.bit & (kCxiSendLat | kCxiSendBw)) op = CxiOp::kSend;
+  if (is_read(tool)) op = CxiOp::kRead;
+  if (is_atomic(tool)) op = own.fetching || own.atomic_op == "CSWAP" || own.atomic_op == "AXOR"
+                                ? CxiOp::kFetchingAtomic
+                                : CxiOp::kAtomic;
+  return cxi_controls(own, op, tool.kind != ToolKind::kLatency);
+}
 
 uint64_t atomic_type_bytes(const std::string& type) {
   static const std::pair<const char*, uint64_t> sizes[] = {
@@ -119,6 +130,10 @@ Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry
     if (!runtime.ok()) return runtime.status();
   }
   ToolPlan plan;
+  // The cxi switches' environment goes in before libfabric first lists its providers (the
+  // cxi provider reads it then); harmless to every other provider.
+  plan.cxi = tool_cxi_controls(tool, own);
+  Status cxi_env = apply_cxi_environment(plan.cxi, libfabric_providers_initialised());
   // The provider: the user's, or the best RDM provider with the tool's capabilities, chosen
   // here so both sides and the summary agree.
   FabricRequest want;
@@ -126,9 +141,12 @@ Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry
   want.caps = caps_of(tool) | (p.tx_gpu >= 0 || p.rx_gpu >= 0 ? FI_HMEM : 0);
   want.provider = own.provider;
   want.domain = own.domain;
+  want.cxi_svc_id = plan.cxi.svc_id;
   auto choice = select_fabric(want);
   if (!choice.ok()) return choice.status();
   plan.provider = choice->provider();
+  if (plan.provider == "cxi" && !cxi_env.ok()) return cxi_env;
+  plan.cxi_warning = cxi_switch_warning(plan.cxi, plan.provider);
   const char* domain = choice->info->domain_attr->name;
   plan.device = domain != nullptr ? domain : "";
   if (own.provider.empty()) {

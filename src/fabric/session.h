@@ -16,6 +16,7 @@
 #include "engine/latency_loop.h"
 #include "engine/run_limit.h"
 #include "engine/test_context.h"
+#include "fabric/cxi_controls.h"
 #include "fabric/endpoint.h"
 #include "fabric/memory.h"
 #include "fabric/provider.h"
@@ -92,6 +93,11 @@ struct BufferLayout {
 // process over shm, sockets, udp;ofi_rxd and tcp;ofi_rxm).
 inline constexpr uint64_t kFabricProviderAllowance = uint64_t{64} << 20;
 Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts);
+
+// The cxi switches of a run of `spec` (fabric/cxi_controls.h): what the test does decides
+// which IDC variable, HRP and restricted operations apply.
+CxiControls cxi_controls_for(const TestSpec& spec, const SessionNeeds& needs,
+                             const RunOptions& opts);
 
 class FabricSession {
  public:
@@ -302,6 +308,7 @@ class FabricSession {
   bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);
 
   FabricChoice choice_;
+  CxiControls cxi_;  // the cxi switches of this run (cleared of attributes off cxi)
   std::unique_ptr<FabricEndpoint> endpoint_;
   TestBuffer buffer_;
   bool on_gpu_ = false;
