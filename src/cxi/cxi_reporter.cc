@@ -123,7 +123,7 @@ class ToolServerObserver : public ServerObserver {
     std::string text;
     if (!header_done_) text += bandwidth_header(tool_);
     header_done_ = true;
-    out(out_, text + result_row(tool_, result));
+    out(out_, text + result_row(tool_, result, true));
   }
 
   void on_session_end(const SessionInfo&) override {
@@ -144,12 +144,15 @@ class ToolServerObserver : public ServerObserver {
 
 }  // namespace
 
-std::string result_row(const Tool& tool, const TestResult& r) {
+std::string result_row(const Tool& tool, const TestResult& r, bool server) {
   uint64_t size = r.local_opts.msg_size;
   if (tool.kind == ToolKind::kLatency) return latency_row(size, *r.figures.latency);
   const Figures& f = r.figures;
   double bytes = f.recv_Bps > 0 ? f.recv_Bps : f.send_Bps;
-  uint64_t ops = f.bidirectional ? f.msgs_received : std::max(f.msgs_received, f.msgs_sent);
+  // Bi-directional: each side's own count, as the originals print it (the rates are summed).
+  // The server's view holds the client's stats as loc and its own as rem.
+  uint64_t ops = f.bidirectional ? (server ? r.rem.send_msgs : r.loc.send_msgs)
+                                 : std::max(f.msgs_received, f.msgs_sent);
   return bandwidth_row(tool, size, ops, bytes, f.msg_rate);
 }
 

@@ -82,8 +82,10 @@ Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_
   return Status::Ok();
 }
 
-// Keeps `window` atomics in flight for the test time or count (rate tests).
-Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, size_t window) {
+// Keeps `window` atomics in flight for the test time or count (rate tests); both sides at
+// once when `bidirectional`.
+Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, size_t window,
+                   bool bidirectional = false) {
   auto session = open_atomic(ctx, type, spec, window, false);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -96,6 +98,11 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     run.last_completion_ns = now_ns();
     return true;
   };
+  if (bidirectional) {
+    return run_both_ways(f, window, run, spec.type_size, [&](uint64_t index) {
+      return post_atomic(f, spec, static_cast<uint32_t>(index % window), on);
+    }, on);
+  }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
     return f.send_done({{"served", true}});
@@ -220,12 +227,12 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   return finish_client(f, {{"sent", sent}}, on).status();
 }
 
-Status atomic_bw(TestContext& ctx, fi_ep_type type) {
+Status atomic_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   auto spec = atomic_spec_from_options(ctx.opts);
   if (!spec.ok()) return spec.status();
   size_t window = ctx.opts.tx_depth;
   if (spec->fetching()) window = std::min(window, ctx.opts.rd_atomic);
-  return atomic_rate(ctx, type, *spec, window);
+  return atomic_rate(ctx, type, *spec, window, bidirectional);
 }
 
 Status compare_swap_rate(TestContext& ctx, fi_ep_type type) {

@@ -414,6 +414,10 @@ bool FabricSession::write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed) 
 
 bool FabricSession::fill_tx(size_t slot) { return write_pattern(tx(slot), fill_pattern, my_seed); }
 
+bool FabricSession::poison_tx(size_t slot) {
+  return write_pattern(tx(slot), poison_pattern, peer_seed);
+}
+
 bool FabricSession::poison_rx(size_t slot) {
   return write_pattern(rx(slot), poison_pattern, peer_seed);
 }

@@ -284,6 +284,7 @@ class FabricSession {
   // tx slot `slot` gets this side's pattern; rx slot `slot` the complement of the peer's.
   bool fill_tx(size_t slot);
   bool poison_rx(size_t slot);
+  bool poison_tx(size_t slot);  // a tx slot that receives (both sides reading)
   // Checks msg_size bytes at `data` (in the buffer) against the peer's pattern, skipping the
   // first `skip`; counts into verify_checked/verify_errors. False only when a copy fails.
   bool check_rx(const uint8_t* data, size_t len, size_t skip = 0);

@@ -488,7 +488,7 @@ std::vector<OptionSpec> build_option_rows() {
       {.name = "bidirectional", .type = T::kFlag, .field = &ProgramOptions::bidirectional,
        .default_text = "0", .max = 1, .group = "cxi",
        .help = "Measure bidirectional bandwidth", .qperf = false,
-       .cxi = {{.short_name = 'b', .tools = kCxiWriteBw | kCxiSendBw}}},
+       .cxi = {{.short_name = 'b', .tools = kCxiWriteBw | kCxiReadBw | kCxiSendBw | kCxiAtomicBw}}},
       {.name = "tx_gpu", .type = T::kInt, .field = &ProgramOptions::tx_gpu,
        .default_text = "-1", .min = -1, .max = 1024, .group = "cxi", .arg_name = "GPU",
        .help = "The GPU for TX buffers. Default: system memory", .qperf = false,
