@@ -41,6 +41,21 @@ std::string number(uint64_t v) { return std::to_string(v); }
 
 }  // namespace
 
+nlohmann::json SideMemory::to_json() const {
+  return {{"tx_gpu", tx}, {"rx_gpu", rx}, {"gpu_type", gpu_type}};
+}
+
+SideMemory SideMemory::from_json(const nlohmann::json& j) {
+  SideMemory m;
+  if (!j.is_object()) return m;
+  if (auto it = j.find("tx_gpu"); it != j.end() && it->is_number_integer()) m.tx = it->get<int64_t>();
+  if (auto it = j.find("rx_gpu"); it != j.end() && it->is_number_integer()) m.rx = it->get<int64_t>();
+  if (auto it = j.find("gpu_type"); it != j.end() && it->is_string()) {
+    m.gpu_type = it->get<std::string>().substr(0, 16);
+  }
+  return m;
+}
+
 std::string dash_line() { return std::string(72, '-') + "\n"; }
 
 std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoints& ep) {
@@ -48,29 +63,34 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
   const RunOptions& r = o.run;
   const bool lat = tool.kind == ToolKind::kLatency;
   const bool atomic = tool.bit & (kCxiAtomicLat | kCxiAtomicBw);
-  const bool read = tool.bit & (kCxiReadLat | kCxiReadBw);
   std::string out = dash_line() + "    " + tool.title + "\n";
   std::string device = ep.device.empty() ? "(provider default)" : ep.device;
   if (!ep.provider.empty() && ep.provider != "cxi") device += " (" + ep.provider + ")";
   out += line("Device", device);
   out += line("Service ID", cxi_only(ep, number(r.svc_id)));
-  // Reads move data from the server to the client: the client's buffer is the target.
-  if (read) {
-    out += line("Client RX Mem", memory(static_cast<int>(p.rx_gpu)));
-    out += line("Server TX Mem", memory(static_cast<int>(p.tx_gpu)));
-  } else {
-    out += line("Client TX Mem", memory(static_cast<int>(p.tx_gpu)));
-    out += line("Server RX Mem", memory(static_cast<int>(p.rx_gpu)));
-  }
-  if (p.tx_gpu >= 0 || p.rx_gpu >= 0) {
-    out += line("Client GPU Type", p.gpu_type.empty() ? "(discovered)" : p.gpu_type);
+  // Each process's own -t/-r/-g, in the originals' order (print_loc_opts): the client's TX
+  // (for reads, the initiator's buffer), its RX with -b, its GPU type; the server's TX with
+  // -b, its RX (for reads, the target's buffer), its GPU type.
+  const SideMemory client = o.client.value_or(SideMemory::of(p));
+  const SideMemory server = o.server.value_or(SideMemory::of(p));
+  const bool both = o.both_ways() && tool.kind == ToolKind::kBandwidth;
+  auto gpu_type = [](const SideMemory& m) {
+    return m.gpu_type.empty() ? std::string("(discovered)") : m.gpu_type;
+  };
+  out += line("Client TX Mem", memory(static_cast<int>(client.tx)));
+  if (both) out += line("Client RX Mem", memory(static_cast<int>(client.rx)));
+  if (client.uses_gpu()) out += line("Client GPU Type", gpu_type(client));
+  if (both) out += line("Server TX Mem", memory(static_cast<int>(server.tx)));
+  out += line("Server RX Mem", memory(static_cast<int>(server.rx)));
+  if (server.uses_gpu() && tool.kind != ToolKind::kLoopback) {
+    out += line("Server GPU Type", gpu_type(server));
   }
   if (o.by_duration()) {
     out += line("Test Type", "Duration");
     out += line("Duration", printf_string("%g seconds", r.time));
   } else {
     out += line("Test Type", "Iteration");
-    out += line("Iterations", number(p.iters));
+    out += line("Iterations", number(o.iters.value_or(p.iters)));
   }
   if (tool.kind == ToolKind::kLoopback) out += line("Xfers Per Iter", number(r.tx_depth));
   if (lat) {
@@ -107,7 +127,7 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
   if (lat) out += line("LL Cmd Launch", cxi_only(ep, enabled(!r.no_ll)));
   if (lat) out += line("Results Reported", p.report_all ? "All" : "Summary");
   if (tool.kind == ToolKind::kBandwidth) {
-    if (tool.bi_test != nullptr) out += line("Bidirectional", enabled(p.bidirectional));
+    if (tool.bi_test != nullptr) out += line("Bidirectional", enabled(o.both_ways()));
     if (tool.bit & (kCxiWriteBw | kCxiReadBw | kCxiSendBw)) {
       out += line("Max RDMA Buf", number(p.buf_size));
       out += line("RDMA Buf Align", number(p.buf_align));

@@ -36,6 +36,13 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl);
 // The sizes a command line runs: -s MIN[:MAX], else the one size in force.
 std::vector<uint64_t> tool_sizes(const CommandLine& cl);
 
+// The --gpu text of this process's own buffer ("" in system memory), as the originals keep
+// -t/-r per process: the client's -t (the initiator's buffer, also for reads), the server's
+// -r (the target's); with -b (the client's -b, or a bi-directional run on a server) one
+// buffer both sends and receives, so -t and -r must agree (a usage error otherwise).
+Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
+                               bool bidirectional = false);
+
 // The cxi switches of the tool's runs under options `own` (fabric/cxi_controls.h).
 CxiControls tool_cxi_controls(const Tool& tool, const RunOptions& own);
 

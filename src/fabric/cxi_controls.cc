@@ -29,8 +29,10 @@ std::string join(const std::vector<std::string>& items) {
 CxiControls cxi_controls(const RunOptions& o, CxiOp op, bool bandwidth) {
   CxiControls c;
   const bool atomic = op == CxiOp::kAtomic || op == CxiOp::kFetchingAtomic;
-  // -v: the domain's authorization key (service ID, and a VNI chosen at fi_getinfo).
-  if (given(o, &RunOptions::svc_id)) {
+  // -v: the domain's authorization key (service ID, and a VNI chosen at fi_getinfo). Service
+  // 1 is the default service: left to the provider, whose choice it is when it is open (a
+  // value, not whether it was typed: the server's session process gets values only).
+  if (o.svc_id != kCxiDefaultSvcId) {
     c.svc_id = static_cast<uint32_t>(o.svc_id);
     c.given.push_back("-v/--svc-id");
   }

@@ -30,6 +30,7 @@ struct CxiNicAttr {  // struct cxip_nic_attr, version 1 (fi_info::nic->prov_attr
   unsigned int default_vni;
 };
 inline constexpr uint32_t kCxiNicAttrVersion = 1;
+inline constexpr uint64_t kCxiDefaultSvcId = 1;           // CXI_DEFAULT_SVC_ID
 inline constexpr uint64_t kFiCxiHrp = 1ULL << 60;         // FI_CXI_HRP
 inline constexpr uint64_t kFiCxiUnreliable = 1ULL << 61;  // FI_CXI_UNRELIABLE
 
@@ -43,7 +44,7 @@ struct CxiEnvSetting {
 
 struct CxiControls {
   std::vector<CxiEnvSetting> env;   // FI_CXI_* for the provider, before it initialises
-  std::optional<uint32_t> svc_id;   // -v given: the domain's auth key carries it
+  std::optional<uint32_t> svc_id;   // -v N (N != 1): the domain's auth key carries it
   uint64_t tx_op_flags = 0;         // added to the endpoint's transmit op_flags
   uint64_t tx_msg_order = 0;        // added to the endpoint's transmit msg_order
   bool no_inject = false;           // IDC off: never fi_inject (it is an IDC on cxi)

@@ -29,6 +29,8 @@ struct ClientConfig {
   // and measured with qperf's protocol (null: fabperf servers only).
   const QperfHooks* qperf = nullptr;
   bool qperf_server = false;
+  // This process's own options, told to the server in HELLO (OwnOptions::said).
+  nlohmann::json own_options = nlohmann::json::object();
 };
 
 // Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.

@@ -444,39 +444,81 @@ TEST(E2eCxi, StatListsDomains) {
 struct GpuToolRun {
   const char* tool;
   std::vector<std::string> args;
-  bool read;  // reads put the client's buffer on the receiving end
+  bool both_ways;  // -b: each side's -t and -r
 };
 
+// -t/-r/-g are each process's own, as in the originals: the client's -t is its (initiator's)
+// buffer, the server's -r its (target's); with -b each side's -t and -r.
 TEST(E2eCxiGpu, EveryToolWithGpuBuffersOnBothSides) {
   REQUIRE_RDM();
   const GpuToolRun runs[] = {
       {"fab_write_lat", {"-n", "20", "-s", "1:64"}, false},
-      {"fab_read_lat", {"-n", "20", "-s", "64"}, true},
+      {"fab_read_lat", {"-n", "20", "-s", "64"}, false},
       {"fab_send_lat", {"-n", "20"}, false},
       {"fab_write_bw", {"-n", "5", "-l", "16", "-s", "4096"}, false},
-      {"fab_read_bw", {"-n", "5", "-l", "16"}, true},
-      {"fab_send_bw", {"-n", "5", "-l", "16", "-b"}, false},
+      {"fab_read_bw", {"-n", "5", "-l", "16"}, false},
+      {"fab_send_bw", {"-n", "5", "-l", "16", "-b"}, true},
   };
   for (const GpuToolRun& t : runs) {
     SCOPED_TRACE(t.tool);
     FakeGpuEnv gpu;
-    CxiServer server(t.tool);
-    std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-g", "NVIDIA",
-                                     "-t", "0", "-r", "0"};
+    std::vector<std::string> own = {"-g", "NVIDIA", "-r", "0"};
+    if (t.both_ways) own.insert(own.end(), {"-t", "0"});
+    CxiServer server(t.tool, own);
+    std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-g", "NVIDIA", "-t", "0"};
+    if (t.both_ways) args.insert(args.end(), {"-r", "0"});
     args.insert(args.end(), t.args.begin(), t.args.end());
     RunOutput r = tool(t.tool, args);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     EXPECT_TRUE(contains(r.out, "Device           : shm (shm)")) << r.out;
-    EXPECT_TRUE(contains(r.out, t.read ? "Client RX Mem    : GPU 0" : "Client TX Mem    : GPU 0"))
-        << r.out;
-    EXPECT_TRUE(contains(r.out, t.read ? "Server TX Mem    : GPU 0" : "Server RX Mem    : GPU 0"))
-        << r.out;
-    EXPECT_TRUE(contains(r.out, "Client GPU Type  : NVIDIA")) << r.out;
+    for (const std::string& text : {r.out, server.output()}) {
+      EXPECT_TRUE(contains(text, "Client TX Mem    : GPU 0\n")) << text;
+      EXPECT_TRUE(contains(text, "Client GPU Type  : NVIDIA\n")) << text;
+      EXPECT_TRUE(contains(text, "Server RX Mem    : GPU 0\nServer GPU Type  : NVIDIA\n"))
+          << text;
+      EXPECT_EQ(contains(text, "Server TX Mem    : GPU 0\n"), t.both_ways) << text;
+    }
     EXPECT_EQ(server.wait(), 0) << server.output();
     FakeGpuEnv::Totals used = gpu.totals();
     EXPECT_GE(used.allocs, 2u);  // one buffer a side at least
     EXPECT_GT(used.to_device, 0u);
   }
+}
+
+// A server started with -r 0 receives into its own GPU buffer whatever the client says, and
+// both summaries say so; a client's -r alone (no -b) places nothing, as in the originals.
+TEST(E2eCxiGpu, ServerKeepsItsOwnRxBuffer) {
+  REQUIRE_RDM();
+  {
+    FakeGpuEnv gpu;
+    CxiServer server("fab_write_bw", {"-r", "0", "-g", "NVIDIA"});
+    RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "-n", "5", "-l", "16",
+                                        "-s", "4096", "--provider", "shm"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "Client TX Mem    : System\nServer RX Mem    : GPU 0\n"
+                                "Server GPU Type  : NVIDIA\n"))
+        << r.out;
+    EXPECT_EQ(server.wait(), 0) << server.output();
+    EXPECT_TRUE(contains(server.output(), "Client TX Mem    : System\nServer RX Mem    : GPU 0\n"))
+        << server.output();
+    EXPECT_EQ(gpu.totals().allocs, 1u);  // the server's buffer only
+  }
+  {
+    FakeGpuEnv gpu;
+    CxiServer server("fab_write_bw");
+    RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g",
+                                        "NVIDIA", "-n", "5", "-l", "16", "--provider", "shm"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "Client TX Mem    : System\nClient GPU Type  : NVIDIA\n"
+                                "Server RX Mem    : System\nTest Type"))
+        << r.out;
+    EXPECT_EQ(server.wait(), 0) << server.output();
+    EXPECT_EQ(gpu.totals().allocs, 0u);
+  }
+  // -b: one buffer a side, so a side's -t and -r must agree.
+  RunOutput bad = tool("fab_write_bw", {"127.0.0.1", "-p", "1", "-b", "-r", "0", "-g", "NVIDIA"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "-t and -r must name the same memory with -b")) << bad.err;
 }
 
 // cxi_gpu_loopback_bw's use: both ends of a loopback write in GPU memory, in one process.
@@ -495,10 +537,11 @@ TEST(E2eCxiGpu, LoopbackBandwidthBetweenGpuBuffers) {
 TEST(E2eCxiGpu, JsonNamesWhereEachSidesBufferLives) {
   REQUIRE_RDM();
   FakeGpuEnv gpu;
-  CxiServer server("fab_send_bw");
+  CxiServer server("fab_send_bw", {"-r", "0", "-g", "NVIDIA"});
   std::string json_path = "/tmp/fabperf_cxi_gpu_" + std::to_string(getpid()) + ".json";
-  RunOutput r = tool("fab_send_bw", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g", "NVIDIA",
-                                     "-n", "5", "-l", "16", "-s", "1024", "--json", json_path});
+  // The client picks a provider for its own buffers; the server's GPU needs FI_HMEM (shm).
+  RunOutput r = tool("fab_send_bw", {"127.0.0.1", "-p", server.port(), "-n", "5", "-l", "16",
+                                     "-s", "1024", "--provider", "shm", "--json", json_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "Client TX Mem    : System")) << r.out;
   EXPECT_TRUE(contains(r.out, "Server RX Mem    : GPU 0")) << r.out;
@@ -523,10 +566,9 @@ TEST(E2eCxiGpu, ProviderWithoutHmemIsRefusedOnEitherSide) {
   EXPECT_TRUE(contains(r.err, "no libfabric provider on this host offers FI_EP_RDM endpoints with "
                               "FI_ATOMIC|FI_HMEM"))
       << r.err;
-  // The server's buffer only: the provider is checked for FI_HMEM all the same.
-  CxiServer server("fab_write_lat");
-  r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g", "NVIDIA",
-                             "--provider", "tcp"});
+  // The server's buffer only (its own -r): the provider is checked for FI_HMEM all the same.
+  CxiServer server("fab_write_lat", {"-r", "0", "-g", "NVIDIA"});
+  r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "--provider", "tcp"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "provider \"tcp\" lacks FI_HMEM on FI_EP_RDM endpoints")) << r.err;
 }

@@ -39,16 +39,19 @@ TEST(CxiControls, NoSwitchesAppliesOnlyTheOriginalsDefaults) {
   EXPECT_EQ(cxi_controls(o, CxiOp::kSend, true).tx_op_flags, 0u);
 }
 
-TEST(CxiControls, SvcIdBecomesTheAuthKeyOnlyWhenGiven) {
+TEST(CxiControls, SvcIdBecomesTheAuthKeyUnlessTheDefaultService) {
   CxiControls c = cxi_controls(with({{"svc_id", uint64_t{5}}}), CxiOp::kWrite, false);
   ASSERT_TRUE(c.svc_id.has_value());
   EXPECT_EQ(*c.svc_id, 5u);
   EXPECT_EQ(c.given, std::vector<std::string>{"-v/--svc-id"});
   EXPECT_TRUE(c.env.empty());
-  // The value alone (as the peer's options arrive, not given on this side) is not applied.
+  // Values as a server's session process receives them (nothing marked given): the same.
   RunOptions o = default_run_options(Dialect::kCxi);
-  o.svc_id = 5;
-  EXPECT_FALSE(cxi_controls(o, CxiOp::kWrite, false).svc_id.has_value());
+  o.svc_id = 7;
+  EXPECT_EQ(cxi_controls(o, CxiOp::kWrite, false).svc_id, std::optional<uint32_t>(7));
+  // Service 1, the default service, is the provider's own choice.
+  EXPECT_FALSE(cxi_controls(with({{"svc_id", uint64_t{1}}}), CxiOp::kWrite, false)
+                   .svc_id.has_value());
   EXPECT_EQ(sizeof(CxiAuthKey), 8u);  // struct cxi_auth_key { uint32_t; uint16_t; }
 }
 
