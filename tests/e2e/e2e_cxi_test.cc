@@ -586,5 +586,116 @@ TEST(E2eCxiGpu, ProviderThatRefusesTheRegistrationIsNamed) {
       << r.err;
 }
 
+// The second number of a table row ("       65536         320 ..."): the count column.
+std::vector<uint64_t> row_counts(const std::string& text) {
+  std::vector<uint64_t> out;
+  std::istringstream in(text);
+  const std::regex row(" *([0-9]+) +([0-9]+) +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}");
+  std::smatch m;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_match(line, m, row)) out.push_back(std::stoull(m[2]));
+  }
+  return out;
+}
+
+struct BiRun {
+  const char* tool;
+  const char* provider;
+};
+
+class E2eCxiBidirectional : public ::testing::TestWithParam<BiRun> {};
+
+// -b on the tools whose originals have it: both sides issue, each prints its own count (here
+// 20 lists of 16 a side), the rates are the sum of each side's over its time from the start
+// barrier to the end barrier (the JSON has each side's counters).
+TEST_P(E2eCxiBidirectional, EachSideItsOwnCountRatesSummed) {
+  REQUIRE_RDM();
+  const BiRun& t = GetParam();
+  CxiServer server(t.tool);
+  std::string json_path = "/tmp/fabperf_cxi_bi_" + std::to_string(getpid()) + ".json";
+  RunOutput r = tool(t.tool, {"127.0.0.1", "-p", server.port(), "--provider", t.provider, "-b",
+                              "-n", "20", "-l", "16", "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "Bidirectional    : Enabled\n")) << r.out;
+  EXPECT_EQ(row_counts(r.out), std::vector<uint64_t>{320}) << r.out;
+  ASSERT_EQ(server.wait(), 0) << server.output();
+  EXPECT_TRUE(contains(server.output(), "Bidirectional    : Enabled\n")) << server.output();
+  EXPECT_EQ(row_counts(server.output()), std::vector<uint64_t>{320}) << server.output();
+  nlohmann::json doc = nlohmann::json::parse(slurp(json_path));
+  unlink(json_path.c_str());
+  const nlohmann::json& res = doc["results"][0];
+  const nlohmann::json& loc = res["counters"]["loc"];
+  const nlohmann::json& rem = res["counters"]["rem"];
+  EXPECT_EQ(loc["send_msgs"], 320) << res.dump();
+  EXPECT_EQ(rem["send_msgs"], 320) << res.dump();
+  EXPECT_EQ(res["messages"]["sent"], 640) << res.dump();
+  double loc_s = loc["send_time_ns"].get<double>() / 1e9;
+  double rem_s = rem["send_time_ns"].get<double>() / 1e9;
+  ASSERT_GT(loc_s, 0);
+  ASSERT_GT(rem_s, 0);
+  double sum = 320 / loc_s + 320 / rem_s;
+  EXPECT_NEAR(res["msg_rate"].get<double>(), sum, sum * 1e-9) << res.dump();
+  EXPECT_TRUE(contains(loc["info"].value("bidirectional", ""), "start and end barriers"))
+      << loc.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadAndAtomic, E2eCxiBidirectional,
+                         ::testing::Values(BiRun{"fab_read_bw", "tcp"},
+                                           BiRun{"fab_read_bw", "shm"},
+                                           BiRun{"fab_atomic_bw", "tcp"},
+                                           BiRun{"fab_atomic_bw", "shm"},
+                                           BiRun{"fab_write_bw", "shm"}),
+                         [](const auto& info) {
+                           return std::string(info.param.tool).substr(4) + "_" +
+                                  info.param.provider;
+                         });
+
+// UINT128 is offered where the provider has it (cxi: CSWAP EQ); elsewhere the refusal names
+// the provider and what it lacks.
+TEST(E2eCxi, Uint128RefusedNamingTheProvider) {
+  REQUIRE_RDM();
+  CxiServer server("fab_atomic_lat");
+  RunOutput r = tool("fab_atomic_lat", {"127.0.0.1", "-p", server.port(), "-A", "CSWAP", "-T",
+                                        "UINT128", "-n", "5", "--provider", "tcp"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(contains(r.err, "provider tcp;ofi_rxm cannot run atomic CSWAP EQ on UINT128 "
+                              "(fi_query_atomic"))
+      << r.err;
+  server.wait();
+  // The originals' combination rule: UINT128 is CSWAP EQ only, refused before connecting.
+  RunOutput bad = tool("fab_atomic_lat", {"127.0.0.1", "-p", "1", "-A", "SUM", "-T", "UINT128"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "Invalid Op and Type combination: SUM UINT128")) << bad.err;
+}
+
+// The cxi-only switches on another provider: the run goes on, a warning names the switches
+// and the provider, the summary says Not Applicable, the JSON keeps the note.
+TEST(E2eCxi, CxiSwitchesOnAnotherProviderDrawAWarning) {
+  REQUIRE_RDM();
+  CxiServer server("fab_write_bw");
+  std::string json_path = "/tmp/fabperf_cxi_sw_" + std::to_string(getpid()) + ".json";
+  RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "--provider", "tcp",
+                                      "-n", "5", "-l", "16", "-v", "5", "--no-idc", "--no-hrp",
+                                      "--unrestricted", "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.err, "fab_write_bw: warning: -v/--svc-id, --no-idc, --no-hrp, "
+                              "--unrestricted: cxi provider only; not applied on provider "
+                              "tcp;ofi_rxm"))
+      << r.err;
+  EXPECT_TRUE(contains(r.out, "Service ID       : Not Applicable\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "IDC              : Not Applicable\n")) << r.out;
+  EXPECT_EQ(server.wait(), 0) << server.output();
+  nlohmann::json doc = nlohmann::json::parse(slurp(json_path));
+  unlink(json_path.c_str());
+  const nlohmann::json& info = doc["results"][0]["info"];
+  EXPECT_TRUE(contains(info["loc"].value("cxi_switches", ""), "not applied on provider tcp"))
+      << info.dump();
+  // The server applies its own -v, not the client's: only the shared switches reach it.
+  EXPECT_EQ(info["rem"].value("cxi_switches", ""),
+            "--no-idc, --no-hrp, --unrestricted: cxi provider only; not applied on provider "
+            "tcp;ofi_rxm")
+      << info.dump();
+}
+
 }  // namespace
 }  // namespace fabperf::testing
