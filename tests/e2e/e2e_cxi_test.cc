@@ -164,7 +164,14 @@ TEST(E2eCxi, NoGpuDeviceIsSaid) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "no GPU found")) << r.err;
   // A CUDA runtime without a device (installed here or not): one of the two named failures.
-  r = tool("fab_read_lat", {"127.0.0.1", "-r", "0", "-g", "NVIDIA", "-p", "1"});
+  // A read's initiator buffer is its -t, as in cxi_read_lat.
+  r = tool("fab_read_lat", {"127.0.0.1", "-t", "0", "-g", "NVIDIA", "-p", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "GPU runtime for NVIDIA not found") ||
+              contains(r.err, "no NVIDIA GPU"))
+      << r.err;
+  // A server's own -r: said when it starts, before it listens.
+  r = tool("fab_write_lat", {"-r", "0", "-g", "NVIDIA", "-p", std::to_string(free_port())});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "GPU runtime for NVIDIA not found") ||
               contains(r.err, "no NVIDIA GPU"))
