@@ -166,6 +166,24 @@ Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
   return Status::Ok();
 }
 
+AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {
+  AtomicOperands out;
+  const double alternate = 1 + static_cast<double>(iteration & 1);
+  const std::string& op = spec.op_name;
+  if (op == "SWAP" || op == "CSWAP") out.operand = alternate;
+  if (op == "MIN") out.operand = static_cast<double>(100 - iteration % 100);
+  if (op == "MAX") out.operand = static_cast<double>(1 + iteration % 100);
+  if (op == "BOR" || op == "BAND") {
+    // A set bit that stays positive in the signed types.
+    const uint64_t bits = std::min<uint64_t>(spec.type_size * 8, 64) - 1;
+    out.operand = static_cast<double>(uint64_t{1} << (iteration % bits));
+  }
+  const bool equal_or_ordered =
+      spec.cswap_name == "EQ" || spec.cswap_name == "LE" || spec.cswap_name == "GE";
+  if (op == "AXOR" || (op == "CSWAP" && equal_or_ordered)) out.compare = alternate;
+  return out;
+}
+
 size_t atomic_type_size(fi_datatype type) {
   for (const TypeRow& row : kTypes) {
     if (row.type == type) return row.size;

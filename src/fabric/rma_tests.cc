@@ -93,6 +93,9 @@ bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler&
 bool post_read(FabricSession& f, uint64_t index, const Handler& on, bool into_tx = false) {
   uint32_t slot = static_cast<uint32_t>(index % (into_tx ? f.tx_slots() : f.rx_slots()));
   OpContext* c = f.tx_pool.acquire(slot);
+  // Into tx slots: the context's own slot, so no read lands where one still in flight (a
+  // provider may complete them out of order) is about to be checked.
+  if (into_tx) c->slot = slot = static_cast<uint32_t>(c->index % f.tx_slots());
   if (f.verify && !(into_tx ? f.poison_tx(slot) : f.poison_rx(slot))) return false;
   uint8_t* into = into_tx ? f.tx(slot) : f.rx(slot);
   return f.post("fi_read", [&] {

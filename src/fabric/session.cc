@@ -65,7 +65,8 @@ BufferLayout BufferLayout::of(const SessionNeeds& needs, uint64_t msg_size) {
     out.tx_slots = (out.tx_slots + 1) / 2;
     out.rx_slots = (out.rx_slots + 1) / 2;
   }
-  out.atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
+  out.atomic_slots = std::max<size_t>(1, needs.tx_window);
+  out.atomic_bytes = (out.atomic_slots * (64 + 3 * 16) + 63) / 64 * 64;
   return out;
 }
 
@@ -303,6 +304,7 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   tx_offset_ = 0;
   rx_offset_ = tx_slots_ * stride;
   atomic_offset_ = rx_offset_ + rx_slots_ * stride;
+  atomic_slots_ = layout.atomic_slots;
   size_t total = layout.total();
   const std::string& gpu = ctx.opts.gpu;
   auto buffer = TestBuffer::allocate(total, gpu.empty() ? ctx.opts.use_hp : "", gpu);
@@ -337,7 +339,8 @@ nlohmann::json FabricSession::describe_memory() const {
   return {{"region", encode_region(mr_->describe(rx_offset_, len))},
           {"rx_slots", rx_slots_},
           {"stride", stride},
-          {"atomic_offset", atomic_offset_ - rx_offset_}};
+          {"atomic_offset", atomic_offset_ - rx_offset_},
+          {"atomic_slots", atomic_slots_}};
 }
 
 Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
@@ -352,6 +355,7 @@ Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
   }
   peer_rx_slots_ = std::max<uint64_t>(1, memory.value("rx_slots", uint64_t{1}));
   peer_atomic_offset_ = memory.value("atomic_offset", uint64_t{0});
+  peer_atomic_slots_ = std::max<uint64_t>(1, memory.value("atomic_slots", uint64_t{1}));
   auto remote = RemoteRegion::resolve(endpoint_->domain(), *region);
   if (!remote.ok()) return remote.status();
   remote_ = std::move(*remote);

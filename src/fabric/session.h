@@ -83,7 +83,8 @@ struct SessionNeeds {
 struct BufferLayout {
   size_t tx_slots = 1, rx_slots = 1;
   size_t stride = 64;        // msg_size rounded up to 64
-  size_t atomic_bytes = 0;   // target, operand, compare and one result per operation in flight
+  size_t atomic_bytes = 0;   // per operation in flight: a target slot, operand, compare, result
+  size_t atomic_slots = 1;
   size_t total() const { return (tx_slots + rx_slots) * stride + atomic_bytes; }
   static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size);
 };
@@ -126,10 +127,16 @@ class FabricSession {
   void* desc() const { return mr_->desc(); }
   uint8_t* tx(size_t slot) const { return buffer_.data() + tx_offset_ + slot * stride; }
   uint8_t* rx(size_t slot) const { return buffer_.data() + rx_offset_ + slot * stride; }
-  uint8_t* atomic_target() const { return buffer_.data() + atomic_offset_; }
-  uint8_t* atomic_operand() const { return atomic_target() + 64; }
-  uint8_t* atomic_compare() const { return atomic_target() + 128; }
-  uint8_t* atomic_result(size_t slot) const { return atomic_target() + 192 + slot * 16; }
+  // The atomic area: atomic_slots() 64-byte targets (the originals spread a list over
+  // 64-byte slots), then an operand, a compare operand and a result of 16 bytes per slot, so
+  // operations in flight each have their own.
+  size_t atomic_slots() const { return atomic_slots_; }
+  uint8_t* atomic_target(size_t slot = 0) const {
+    return buffer_.data() + atomic_offset_ + (slot % atomic_slots_) * 64;
+  }
+  uint8_t* atomic_operand(size_t slot = 0) const { return atomic_word(1, slot); }
+  uint8_t* atomic_compare(size_t slot = 0) const { return atomic_word(2, slot); }
+  uint8_t* atomic_result(size_t slot) const { return atomic_word(3, slot); }
   size_t tx_slots() const { return tx_slots_; }
   // Operations a windowed loop keeps in flight: the test's window, at most the provider's
   // transmit queue (a deeper window never fills, and posts spin on EAGAIN).
@@ -137,7 +144,9 @@ class FabricSession {
   size_t rx_slots() const { return rx_slots_; }
   size_t peer_rx_slots() const { return peer_rx_slots_; }
   uint64_t remote_rx(size_t slot) const { return remote_->addr((slot % peer_rx_slots_) * stride); }
-  uint64_t remote_atomic() const { return remote_->addr(peer_atomic_offset_); }
+  uint64_t remote_atomic(size_t slot = 0) const {
+    return remote_->addr(peer_atomic_offset_ + (slot % peer_atomic_slots_) * 64);
+  }
   uint64_t remote_key() const { return remote_->key(); }
   bool has_remote_cq_data() const;
 
@@ -319,6 +328,11 @@ class FabricSession {
   fi_addr_t peer_ = FI_ADDR_UNSPEC;
   size_t tx_slots_ = 0, rx_slots_ = 0, peer_rx_slots_ = 1;
   size_t tx_offset_ = 0, rx_offset_ = 0, atomic_offset_ = 0, peer_atomic_offset_ = 0;
+  size_t atomic_slots_ = 1, peer_atomic_slots_ = 1;
+  uint8_t* atomic_word(size_t part, size_t slot) const {
+    return buffer_.data() + atomic_offset_ + atomic_slots_ * 64 +
+           ((part - 1) * atomic_slots_ + slot % atomic_slots_) * 16;
+  }
   RunLimit limit_;
   int64_t next_check_ns_ = 0;
   int64_t next_done_check_ns_ = 0;

@@ -167,5 +167,34 @@ TEST(FabricAtomicOps, Uint128IsCswapEqOnly) {
   EXPECT_EQ(atomic_type_size(FI_UINT128), 16u);
 }
 
+// The originals' per-iteration operands: each operation changes the target.
+TEST(FabricAtomicOps, OperandsChangeEveryIterationAsTheOriginals) {
+  auto swap = *make_atomic_spec("SWAP", "UINT64", "EQ", false);
+  EXPECT_EQ(atomic_operands(swap, 0).operand, 1);
+  EXPECT_EQ(atomic_operands(swap, 1).operand, 2);
+  EXPECT_EQ(atomic_operands(swap, 2).operand, 1);
+  auto eq = *make_atomic_spec("CSWAP", "INT32", "EQ", false);
+  EXPECT_EQ(atomic_operands(eq, 0).compare, 1);
+  EXPECT_EQ(atomic_operands(eq, 1).compare, 2);
+  EXPECT_EQ(atomic_operands(eq, 1).operand, 2);
+  auto ne = *make_atomic_spec("CSWAP", "INT32", "NE", false);
+  EXPECT_EQ(atomic_operands(ne, 5).compare, 0);
+  auto axor = *make_atomic_spec("AXOR", "UINT16", "EQ", false);
+  EXPECT_EQ(atomic_operands(axor, 3).compare, 2);
+  auto min = *make_atomic_spec("MIN", "INT8", "EQ", false);
+  EXPECT_EQ(atomic_operands(min, 0).operand, 100);
+  EXPECT_EQ(atomic_operands(min, 1).operand, 99);
+  EXPECT_EQ(atomic_operands(min, 100).operand, 100);  // again, within the type
+  auto max = *make_atomic_spec("MAX", "DOUBLE", "EQ", false);
+  EXPECT_EQ(atomic_operands(max, 0).operand, 1);
+  EXPECT_EQ(atomic_operands(max, 9).operand, 10);
+  auto bor = *make_atomic_spec("BOR", "INT8", "EQ", false);
+  EXPECT_EQ(atomic_operands(bor, 0).operand, 1);
+  EXPECT_EQ(atomic_operands(bor, 6).operand, 64);
+  EXPECT_EQ(atomic_operands(bor, 7).operand, 1);  // never the sign bit
+  auto sum = *make_atomic_spec("SUM", "FLOAT", "EQ", false);
+  EXPECT_EQ(atomic_operands(sum, 7).operand, 1);
+}
+
 }  // namespace
 }  // namespace fabperf
