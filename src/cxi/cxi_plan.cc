@@ -37,7 +37,11 @@ uint64_t caps_of(const Tool& tool) {
 Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
                                bool bidirectional) {
   const bool both = bidirectional || (!server && p.bidirectional);
-  if (tool.kind == ToolKind::kLoopback) return gpu_text(p, p.tx_gpu);
+  // One process holds both ends (fab_loopback_bw, each fab_heatsink_check worker): -t the
+  // writer's buffer, -r the target's.
+  if (tool.kind == ToolKind::kLoopback || tool.kind == ToolKind::kHeatsink) {
+    return gpu_text(p, p.tx_gpu);
+  }
   if (both && p.tx_gpu != p.rx_gpu) {
     return Status::Usage(std::string("-t and -r must name the same memory with -b") +
                          (server ? " (on this server)" : "") +
@@ -101,11 +105,12 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   if (bw) a.push_back(assign(&RunOptions::warmup, per_iter));
   // -t/-r: this process's own buffers, as in the originals. A pair tool's client sends (or,
   // for reads, initiates) from its -t buffer, and its -r matters with -b only; the server
-  // keeps its own -t/-r (process_own_run). fab_loopback_bw is both sides in one process.
+  // keeps its own -t/-r (cxi_main's server_own_options). fab_loopback_bw and
+  // fab_heatsink_check hold both ends in one process.
   auto buffer = own_buffer(tool, p, false);
   if (!buffer.ok()) return buffer.status();
   if (!buffer->empty()) a.push_back(assign(&RunOptions::gpu, *buffer, Side::kLocal));
-  if (tool.kind == ToolKind::kLoopback) {
+  if (tool.kind == ToolKind::kLoopback || tool.kind == ToolKind::kHeatsink) {
     if (std::string g = gpu_text(p, p.rx_gpu); !g.empty()) {
       a.push_back(assign(&RunOptions::gpu, g, Side::kRemote));
     }

@@ -64,11 +64,11 @@ class ToolReporter : public Reporter {
   void on_result(const RunInfo&, const TestResult& r) override {
     if (!r.ok()) return;  // the error went to stderr
     std::string row = result_row(tool_, shown(r));
-    out(stdout, every_ ? dash_line() + header_ + row + dash_line() : row);
+    out(stdout, every_ ? dash_line(tool_) + header_ + row + dash_line(tool_) : row);
   }
 
   Status finish(const RunInfo&) override {
-    if (!every_ && !header_.empty()) out(stdout, dash_line());
+    if (!every_ && !header_.empty()) out(stdout, dash_line(tool_));
     return Status::Ok();
   }
 
@@ -126,7 +126,7 @@ class ToolServerObserver : public ServerObserver {
       view.iters = it->get<uint64_t>();
     }
     std::string text = summary_block(tool_, view, ep);
-    if (tool_.kind == ToolKind::kLatency) text += "See client for results.\n" + dash_line();
+    if (tool_.kind == ToolKind::kLatency) text += "See client for results.\n" + dash_line(tool_);
     out(out_, text);
   }
 
@@ -141,7 +141,7 @@ class ToolServerObserver : public ServerObserver {
 
   void on_session_end(const SessionInfo&) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (header_done_) out(out_, dash_line());
+    if (header_done_) out(out_, dash_line(tool_));
     header_done_ = false;
     started_ = false;
   }
@@ -166,7 +166,10 @@ std::string result_row(const Tool& tool, const TestResult& r, bool server) {
   // The server's view holds the client's stats as loc and its own as rem.
   uint64_t ops = f.bidirectional ? (server ? r.rem.send_msgs : r.loc.send_msgs)
                                  : std::max(f.msgs_received, f.msgs_sent);
-  return bandwidth_row(tool, size, ops, bytes, f.msg_rate);
+  // A unidirectional server counts nothing of its own: the originals print "-" there.
+  std::optional<uint64_t> count;
+  if (!server || f.bidirectional) count = ops;
+  return bandwidth_row(tool, size, count, bytes, f.msg_rate);
 }
 
 std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOptions& program,

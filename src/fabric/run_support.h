@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "core/operation_meter.h"
 #include "core/status.h"
 #include "fabric/session.h"
 
@@ -97,7 +98,9 @@ Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
   while (!run.peer_ready) {
     if (!f.progress(on, kSliceMs)) return f.status();
     int64_t now = now_ns();
-    if (f.peer_message_waiting(now)) {
+    // Looked at on every pass: the client's periodic peer check would take the peer's word
+    // for an unexpected message.
+    if (f.control_message_waiting()) {
       auto msg = f.read_peer_done();
       if (!msg.ok()) return msg.status();
       if (!msg->contains("barrier")) {
@@ -122,6 +125,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   const bool client = f.ctx.role == Role::kClient;
   window = std::min(window, f.tx_window());
   bool measuring = false;
+  uint64_t metered = 0;  // completions already added to operation_meter()
   while (true) {
     int64_t now = now_ns();
     if (!measuring && run.completed >= f.warmup) {
@@ -175,6 +179,19 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       }
     }
     if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
+    if (std::atomic<uint64_t>* meter = operation_meter(); meter != nullptr) {
+      meter->fetch_add(run.completed - metered, std::memory_order_relaxed);
+      metered = run.completed;
+    }
+    if (client && run.barrier && !run.peer_ready && f.control_message_waiting()) {
+      // The server reached the start barrier first (this side is still warming up).
+      auto msg = f.read_peer_done();
+      if (!msg.ok()) return msg.status();
+      if (!msg->contains("barrier")) {
+        return Status::Failed("protocol error: the server ended before the start barrier");
+      }
+      run.peer_ready = true;
+    }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();

@@ -402,6 +402,8 @@ bool FabricSession::peer_message_waiting(int64_t now) {
   return ctx.control.message_waiting();
 }
 
+bool FabricSession::control_message_waiting() { return ctx.control.message_waiting(); }
+
 Result<nlohmann::json> FabricSession::read_peer_done() {
   return ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
 }

@@ -257,6 +257,9 @@ class FabricSession {
   // Rate-limited, non-blocking: true once the peer's message is waiting.
   bool peer_message_waiting(int64_t now);
   Result<nlohmann::json> read_peer_done();
+  // A message from the peer is waiting on the control connection (heartbeats aside), looked
+  // at now (peer_message_waiting looks at most every kDoneCheckNs).
+  bool control_message_waiting();
 
   bool fail(Status status) {
     if (error_.ok()) error_ = std::move(status);

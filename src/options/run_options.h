@@ -128,6 +128,7 @@ namespace fabperf {
   X(bool, mac_list)                      \
   X(bool, aer)                           \
   X(bool, rates)                         \
+  X(bool, traffic)                       \
   X(double, pause)
 
 // Room for one bit per row of the option table.
