@@ -61,6 +61,21 @@ std::string idc_state(const SummaryView& o, bool send) {
 
 }  // namespace
 
+nlohmann::json SideMemory::to_json() const {
+  return {{"tx_gpu", tx}, {"rx_gpu", rx}, {"gpu_type", gpu_type}};
+}
+
+SideMemory SideMemory::from_json(const nlohmann::json& j) {
+  SideMemory m;
+  if (!j.is_object()) return m;
+  if (auto it = j.find("tx_gpu"); it != j.end() && it->is_number_integer()) m.tx = it->get<int64_t>();
+  if (auto it = j.find("rx_gpu"); it != j.end() && it->is_number_integer()) m.rx = it->get<int64_t>();
+  if (auto it = j.find("gpu_type"); it != j.end() && it->is_string()) {
+    m.gpu_type = it->get<std::string>().substr(0, 16);
+  }
+  return m;
+}
+
 size_t table_width(const Tool& tool) {
   return tool.kind == ToolKind::kLatency ? 72 : 51;
 }
@@ -83,7 +98,6 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
   const bool bw = tool.kind == ToolKind::kBandwidth;
   const bool loopback = tool.kind == ToolKind::kLoopback;
   const bool atomic = tool.bit & (kCxiAtomicLat | kCxiAtomicBw);
-  const bool read = tool.bit & (kCxiReadLat | kCxiReadBw);
   const bool send = tool.bit & (kCxiSendLat | kCxiSendBw);
   const bool gpu = p.tx_gpu >= 0 || p.rx_gpu >= 0;
   Lines out;
@@ -92,28 +106,34 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
   if (!ep.provider.empty() && ep.provider != "cxi") device += " (" + ep.provider + ")";
   out.add("Device", device);
   out.add("Service ID", cxi_only(ep, number(r.svc_id)));
-  std::string gpu_type = p.gpu_type.empty() ? "(discovered)" : p.gpu_type;
+  auto gpu_type = [](const std::string& type) {
+    return type.empty() ? std::string("(discovered)") : type;
+  };
+  // Each process's own -t/-r/-g, in the originals' order (print_loc_opts): the client's TX
+  // (for reads, the initiator's buffer), its RX with -b, its GPU type; the server's TX with
+  // -b, its RX (for reads, the target's buffer), its GPU type.
+  const SideMemory client = o.client.value_or(SideMemory::of(p));
+  const SideMemory server = o.server.value_or(SideMemory::of(p));
+  const bool both = o.both_ways() && bw;
   if (loopback) {
     out.add("TX Mem", memory(p.tx_gpu));
     out.add("RX Mem", memory(p.rx_gpu));
-    if (gpu) out.add("GPU Type", gpu_type);
-  } else if (!atomic || gpu) {  // the atomic originals have no buffer options
-    // Reads move data from the server to the client: the client's buffer is the target.
-    if (read) {
-      out.add("Client RX Mem", memory(p.rx_gpu));
-      out.add("Server TX Mem", memory(p.tx_gpu));
-    } else {
-      out.add("Client TX Mem", memory(p.tx_gpu));
-      out.add("Server RX Mem", memory(p.rx_gpu));
-    }
-    if (gpu) out.add("Client GPU Type", gpu_type);
+    if (gpu) out.add("GPU Type", gpu_type(p.gpu_type));
+  } else if (!atomic || client.uses_gpu() || server.uses_gpu()) {
+    // (the atomic originals have no buffer options)
+    out.add("Client TX Mem", memory(client.tx));
+    if (both) out.add("Client RX Mem", memory(client.rx));
+    if (client.uses_gpu()) out.add("Client GPU Type", gpu_type(client.gpu_type));
+    if (both) out.add("Server TX Mem", memory(server.tx));
+    out.add("Server RX Mem", memory(server.rx));
+    if (server.uses_gpu()) out.add("Server GPU Type", gpu_type(server.gpu_type));
   }
   if (o.by_duration()) {
     out.add("Test Type", "Duration");
     out.add("Duration", printf_string("%g seconds", r.time));
   } else {
     out.add("Test Type", "Iteration");
-    out.add("Iterations", number(p.iters));
+    out.add("Iterations", number(o.iters.value_or(p.iters)));
   }
   if (lat) {
     out.add("Warmup Iters", number(r.warmup));
@@ -159,7 +179,7 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
   if (tool.bit & kCxiSendLat) out.add("Rendezvous PUTs", cxi_only(ep, enabled(r.rdzv)));
   if (lat) out.add("Results Reported", p.report_all ? "All" : "Summary");
   if (bw) {
-    out.add("Bidirectional", enabled(p.bidirectional));
+    out.add("Bidirectional", enabled(o.both_ways()));
     if (tool.bit & kCxiSendBw) out.add("Rendezvous PUTs", cxi_only(ep, enabled(r.rdzv)));
     if (tool.bit & (kCxiWriteBw | kCxiReadBw | kCxiSendBw)) {
       out.add("Max RDMA Buf",

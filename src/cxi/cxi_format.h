@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "options/run_options.h"
 #include "cxi/cxi_tools.h"
 #include "options/option_table.h"
@@ -22,14 +24,32 @@ struct Endpoints {
   std::string remote;
 };
 
+// One process's own buffers (-t/-r: GPU index or -1 for system memory, -g), as the originals
+// keep them per process and show both sides' in the summary.
+struct SideMemory {
+  int64_t tx = -1, rx = -1;
+  std::string gpu_type;  // -g as given ("" : the type found at run time)
+
+  bool uses_gpu() const { return tx >= 0 || rx >= 0; }
+  static SideMemory of(const ProgramOptions& p) { return {p.tx_gpu, p.rx_gpu, p.gpu_type}; }
+  // What a process tells its peer (OwnOptions::said), and back.
+  nlohmann::json to_json() const;
+  static SideMemory from_json(const nlohmann::json& j);
+};
+
 // The options a summary shows: this process's (-t/-r/-g, -n ...), the run's, the sizes.
 struct SummaryView {
   const ProgramOptions& program;
   const RunOptions& run;
   uint64_t min_size = 0, max_size = 0;  // -s MIN[:MAX] (atomics: the type's size)
+  // Each side's own buffers; unset: this process's (one process, or a test of the layout).
+  std::optional<SideMemory> client, server;
+  std::optional<bool> bidirectional;  // unset: program.bidirectional (the client's -b)
+  std::optional<uint64_t> iters;      // unset: program.iters (a server shows the client's)
 
   bool by_duration() const { return given(run, &RunOptions::time); }
   bool is_range() const { return min_size != max_size; }
+  bool both_ways() const { return bidirectional.value_or(program.bidirectional); }
 };
 
 // The originals' separator: as many dashes as the tool's table header is wide (72 for the

@@ -7,6 +7,8 @@
 #include "cli/tool_grammar.h"
 #include "cxi/cxi_plan.h"
 #include "cxi/cxi_reporter.h"
+#include "fabric/gpu_runtime.h"
+#include "options/gpu_spec.h"
 #include "stats/latency.h"
 
 namespace fabperf::cxi {
@@ -29,6 +31,9 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
                          bool loopback) {
   auto plan = plan_tool(tool, cl, *env.tests);
   if (!plan.ok()) return fail(plan.status().message());  // the originals exit 1 for any error
+  if (!plan->cxi_warning.empty()) {
+    std::fprintf(stderr, "%s: warning: %s\n", tool.name, plan->cxi_warning.c_str());
+  }
   const ProgramOptions& p = cl.program;
   info.percentiles = default_percentiles();
   if (!p.percentiles.empty()) info.percentiles = *parse_percentiles(p.percentiles);
@@ -57,7 +62,37 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
     if (!r.ok()) return fail(r.status().message(), 2);
     reporters.push_back(std::move(*r));
   }
-  return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env);
+  // The client's own buffers and -n, for the server's summary.
+  nlohmann::json own = SideMemory::of(p).to_json();
+  own["iters"] = p.iters;
+  return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env, own);
+}
+
+// A fab_* server's own -t/-r/-g/-v/-d, as each of the originals' processes keeps its own:
+// they replace the client's on every run, and the client learns the buffers for its summary.
+// GPU buffers that cannot exist here are said at start.
+Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
+  const ProgramOptions& p = cl.program;
+  const RunOptions mine = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+  for (int64_t gpu : {p.tx_gpu, p.rx_gpu}) {
+    if (gpu < 0) continue;
+    auto spec = parse_gpu_spec(p.gpu_type.empty() ? std::to_string(gpu)
+                                                  : p.gpu_type + ":" + std::to_string(gpu));
+    if (!spec.ok()) return spec.status();
+    auto runtime = open_gpu(*spec);
+    if (!runtime.ok()) return runtime.status();
+  }
+  OwnOptions own;
+  own.said = SideMemory::of(p).to_json();
+  own.apply = [&tool, p, mine](const TestSpec& spec, RunOptions& opts) -> Status {
+    auto gpu = own_buffer(tool, p, true, spec.kind == TestKind::kBiBandwidth);
+    if (!gpu.ok()) return gpu.status();
+    opts.gpu = *gpu;
+    opts.domain = mine.domain;
+    opts.svc_id = mine.svc_id;
+    return Status::Ok();
+  };
+  return own;
 }
 
 }  // namespace
@@ -84,11 +119,13 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args, R
     case ToolKind::kLatency:
     case ToolKind::kBandwidth: {
       if (!cl.host.empty()) return run_pair_or_loopback(*tool, cl, info, env, false);
+      auto own = server_own_options(*tool, cl);
+      if (!own.ok()) return fail(own.status().message());
       auto observer = make_tool_server_observer(*tool, cl.program, stdout);
       return run_server_mode(cl, env, observer.get(),
                              "Listening on port " + std::to_string(cl.program.listen_port) +
                                  " for client to connect...\n",
-                             tool->name);
+                             tool->name, &*own);
     }
     case ToolKind::kLoopback:
       return run_pair_or_loopback(*tool, cl, info, env, true);

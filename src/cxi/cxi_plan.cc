@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "fabric/gpu_runtime.h"
+#include "fabric/libfabric_loader.h"
 #include "fabric/provider.h"
 #include "options/gpu_spec.h"
 
@@ -14,11 +15,7 @@ namespace {
 bool is_read(const Tool& tool) { return tool.bit & (kCxiReadLat | kCxiReadBw); }
 bool is_atomic(const Tool& tool) { return tool.bit & (kCxiAtomicLat | kCxiAtomicBw); }
 
-// This side's GPU buffer as --gpu names it ("" in host memory): a read moves data from the
-// server to the client, so the client's buffer is the one receiving.
-std::string gpu_arg(const Tool& tool, const ProgramOptions& p, bool server) {
-  bool rx = server != is_read(tool);
-  int64_t gpu = rx ? p.rx_gpu : p.tx_gpu;
+std::string gpu_text(const ProgramOptions& p, int64_t gpu) {
   if (gpu < 0) return "";
   return p.gpu_type.empty() ? std::to_string(gpu) : p.gpu_type + ":" + std::to_string(gpu);
 }
@@ -36,6 +33,33 @@ uint64_t caps_of(const Tool& tool) {
 }
 
 }  // namespace
+
+Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
+                               bool bidirectional) {
+  const bool both = bidirectional || (!server && p.bidirectional);
+  // One process holds both ends (fab_loopback_bw, each fab_heatsink_check worker): -t the
+  // writer's buffer, -r the target's.
+  if (tool.kind == ToolKind::kLoopback || tool.kind == ToolKind::kHeatsink) {
+    return gpu_text(p, p.tx_gpu);
+  }
+  if (both && p.tx_gpu != p.rx_gpu) {
+    return Status::Usage(std::string("-t and -r must name the same memory with -b") +
+                         (server ? " (on this server)" : "") +
+                         ": fabperf keeps one buffer per side, used both to send and receive");
+  }
+  // One direction: the client is the initiator (its -t), the server the target (its -r).
+  return gpu_text(p, server && !both ? p.rx_gpu : p.tx_gpu);
+}
+
+CxiControls tool_cxi_controls(const Tool& tool, const RunOptions& own) {
+  CxiOp op = CxiOp::kWrite;
+  if (tool.bit & (kCxiSendLat | kCxiSendBw)) op = CxiOp::kSend;
+  if (is_read(tool)) op = CxiOp::kRead;
+  if (is_atomic(tool)) op = own.fetching || own.atomic_op == "CSWAP" || own.atomic_op == "AXOR"
+                                ? CxiOp::kFetchingAtomic
+                                : CxiOp::kAtomic;
+  return cxi_controls(own, op, tool.kind != ToolKind::kLatency);
+}
 
 uint64_t atomic_type_bytes(const std::string& type) {
   static const std::pair<const char*, uint64_t> sizes[] = {
@@ -79,11 +103,17 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   }
   // Bandwidth tools warm up with one list; latency tools with --warmup iterations.
   if (bw) a.push_back(assign(&RunOptions::warmup, per_iter));
-  if (std::string g = gpu_arg(tool, p, false); !g.empty()) {
-    a.push_back(assign(&RunOptions::gpu, g, Side::kLocal));
-  }
-  if (std::string g = gpu_arg(tool, p, true); !g.empty()) {
-    a.push_back(assign(&RunOptions::gpu, g, Side::kRemote));
+  // -t/-r: this process's own buffers, as in the originals. A pair tool's client sends (or,
+  // for reads, initiates) from its -t buffer, and its -r matters with -b only; the server
+  // keeps its own -t/-r (cxi_main's server_own_options). fab_loopback_bw and
+  // fab_heatsink_check hold both ends in one process.
+  auto buffer = own_buffer(tool, p, false);
+  if (!buffer.ok()) return buffer.status();
+  if (!buffer->empty()) a.push_back(assign(&RunOptions::gpu, *buffer, Side::kLocal));
+  if (tool.kind == ToolKind::kLoopback || tool.kind == ToolKind::kHeatsink) {
+    if (std::string g = gpu_text(p, p.rx_gpu); !g.empty()) {
+      a.push_back(assign(&RunOptions::gpu, g, Side::kRemote));
+    }
   }
   // The user's own msg_size (-s N) comes after, and wins.
   cl.assignments.insert(cl.assignments.begin(), a.begin(), a.end());
@@ -119,16 +149,29 @@ Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry
     if (!runtime.ok()) return runtime.status();
   }
   ToolPlan plan;
+  // The cxi switches' environment goes in before libfabric first lists its providers (the
+  // cxi provider reads it then); harmless to every other provider.
+  plan.cxi = tool_cxi_controls(tool, own);
+  Status cxi_env = apply_cxi_environment(plan.cxi, libfabric_providers_initialised());
   // The provider: the user's, or the best RDM provider with the tool's capabilities, chosen
   // here so both sides and the summary agree.
   FabricRequest want;
   want.ep_type = FI_EP_RDM;
-  want.caps = caps_of(tool) | (p.tx_gpu >= 0 || p.rx_gpu >= 0 ? FI_HMEM : 0);
+  bool gpu_here = false;
+  for (const Assignment& a : cl.tests.at(0).assignments) {
+    if (a.spec->field == FieldRef(&RunOptions::gpu) && !std::get<std::string>(a.value).empty()) {
+      gpu_here = true;
+    }
+  }
+  want.caps = caps_of(tool) | (gpu_here ? FI_HMEM : 0);
   want.provider = own.provider;
   want.domain = own.domain;
+  want.cxi_svc_id = plan.cxi.svc_id;
   auto choice = select_fabric(want);
   if (!choice.ok()) return choice.status();
   plan.provider = choice->provider();
+  if (plan.provider == "cxi" && !cxi_env.ok()) return cxi_env;
+  plan.cxi_warning = cxi_switch_warning(plan.cxi, plan.provider);
   const char* domain = choice->info->domain_attr->name;
   plan.device = domain != nullptr ? domain : "";
   if (own.provider.empty()) {

@@ -11,6 +11,7 @@
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_tools.h"
 #include "engine/registry.h"
+#include "fabric/cxi_controls.h"
 
 namespace fabperf::cxi {
 
@@ -18,6 +19,8 @@ struct ToolPlan {
   std::vector<PlannedRun> runs;        // one per size
   std::vector<uint64_t> sizes;
   std::string provider, device;        // where the runs happen, chosen before they start
+  CxiControls cxi;                     // the cxi switches as the provider's controls
+  std::string cxi_warning;             // switches given that do not apply here ("" if none)
 };
 
 // The tool's defaults (iterations, size, list size) under the user's options; -n becomes
@@ -32,6 +35,16 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl);
 
 // The sizes a command line runs: -s MIN[:MAX], else the one size in force.
 std::vector<uint64_t> tool_sizes(const CommandLine& cl);
+
+// The --gpu text of this process's own buffer ("" in system memory), as the originals keep
+// -t/-r per process: the client's -t (the initiator's buffer, also for reads), the server's
+// -r (the target's); with -b (the client's -b, or a bi-directional run on a server) one
+// buffer both sends and receives, so -t and -r must agree (a usage error otherwise).
+Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
+                               bool bidirectional = false);
+
+// The cxi switches of the tool's runs under options `own` (fabric/cxi_controls.h).
+CxiControls tool_cxi_controls(const Tool& tool, const RunOptions& own);
 
 // Bytes of one element of an atomic type name (0 when unknown).
 uint64_t atomic_type_bytes(const std::string& type);

@@ -44,7 +44,11 @@ class ToolReporter : public Reporter {
   void on_start(const RunInfo& info) override {
     ep_.local = pid_text(info.local_host, getpid());
     ep_.remote = pid_text(ep_.remote, info.server_pid);
-    out(stdout, summary_block(tool_, SummaryView{program_, run_, min_size_, max_size_}, ep_));
+    SummaryView view{program_, run_, min_size_, max_size_};
+    view.client = SideMemory::of(program_);
+    // The server's own buffers, as it said when the session opened (one process: ours).
+    view.server = loopback_ ? SideMemory::of(program_) : SideMemory::from_json(info.server_options);
+    out(stdout, summary_block(tool_, view, ep_));
     header_ = latency_ ? latency_header(tool_, percentiles_) : bandwidth_header(tool_);
     if (!every_) out(stdout, header_);
   }
@@ -107,7 +111,8 @@ class ToolServerObserver : public ServerObserver {
   ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f)
       : tool_(tool), program_(program), out_(f) {}
 
-  void on_run_start(const SessionInfo& session, const TestSpec&, const RunOptions& run) override {
+  void on_run_start(const SessionInfo& session, const TestSpec& spec,
+                    const RunOptions& run) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (started_) return;
     started_ = true;
@@ -117,7 +122,15 @@ class ToolServerObserver : public ServerObserver {
     ep.device = run.domain;
     ep.local = pid_text(session.local_host, getpid());
     ep.remote = pid_text(session.peer_host, session.peer_pid);
-    std::string text = summary_block(tool_, SummaryView{program_, run, run.msg_size, run.msg_size}, ep);
+    SummaryView view{program_, run, run.msg_size, run.msg_size};
+    view.client = SideMemory::from_json(session.peer_options);
+    view.server = SideMemory::of(program_);
+    view.bidirectional = spec.kind == TestKind::kBiBandwidth;
+    if (auto it = session.peer_options.find("iters");
+        it != session.peer_options.end() && it->is_number_unsigned()) {
+      view.iters = it->get<uint64_t>();
+    }
+    std::string text = summary_block(tool_, view, ep);
     if (tool_.kind == ToolKind::kLatency) text += "See client for results.\n" + dash_line(tool_);
     out(out_, text);
   }

@@ -10,8 +10,9 @@ namespace fabperf {
 
 namespace {
 
-// Type classes an op accepts.
-enum TypeClass : unsigned { kInt = 1, kFloat = 2, kComplex = 4, kAll = 7 };
+// Type classes an op accepts. UINT128 takes CSWAP EQ only (the originals'
+// amo_validate_op_and_type, and the cxi provider's only 128-bit operation).
+enum TypeClass : unsigned { kInt = 1, kFloat = 2, kComplex = 4, kAll = 7, kU128 = 8 };
 
 struct OpRow {
   const char* name;
@@ -20,19 +21,21 @@ struct OpRow {
   AtomicForm forced_form;  // kBase = chosen by --fetching
 };
 
-// CXI's AXOR (and-xor) is libfabric's masked swap: the compare operand is the mask.
+// CXI's AXOR (and-xor) is libfabric's masked swap: the compare operand is the mask. As the
+// originals: no logical or bitwise op on FLOAT/DOUBLE; complex types take SUM, SWAP and
+// CSWAP EQ/NE only.
 constexpr OpRow kOps[] = {
     {"MIN", FI_MIN, kInt | kFloat, AtomicForm::kBase},
     {"MAX", FI_MAX, kInt | kFloat, AtomicForm::kBase},
     {"SUM", FI_SUM, kAll, AtomicForm::kBase},
-    {"LOR", FI_LOR, kInt | kFloat, AtomicForm::kBase},
-    {"LAND", FI_LAND, kInt | kFloat, AtomicForm::kBase},
+    {"LOR", FI_LOR, kInt, AtomicForm::kBase},
+    {"LAND", FI_LAND, kInt, AtomicForm::kBase},
     {"BOR", FI_BOR, kInt, AtomicForm::kBase},
     {"BAND", FI_BAND, kInt, AtomicForm::kBase},
-    {"LXOR", FI_LXOR, kInt | kFloat, AtomicForm::kBase},
+    {"LXOR", FI_LXOR, kInt, AtomicForm::kBase},
     {"BXOR", FI_BXOR, kInt, AtomicForm::kBase},
     {"SWAP", FI_ATOMIC_WRITE, kAll, AtomicForm::kBase},
-    {"CSWAP", FI_CSWAP, kAll, AtomicForm::kCompare},
+    {"CSWAP", FI_CSWAP, kAll | kU128, AtomicForm::kCompare},
     {"AXOR", FI_MSWAP, kInt, AtomicForm::kCompare},
 };
 
@@ -56,6 +59,7 @@ constexpr TypeRow kTypes[] = {
     {"DOUBLE", FI_DOUBLE, kFloat, 8},
     {"FLOAT_COMPLEX", FI_FLOAT_COMPLEX, kComplex, 8},
     {"DOUBLE_COMPLEX", FI_DOUBLE_COMPLEX, kComplex, 16},
+    {"UINT128", FI_UINT128, kU128, 16},
 };
 
 struct CswapRow {
@@ -66,7 +70,7 @@ struct CswapRow {
 
 // Ordering comparisons make no sense on complex numbers.
 constexpr CswapRow kCswaps[] = {
-    {"EQ", FI_CSWAP, kAll},
+    {"EQ", FI_CSWAP, kAll | kU128},
     {"NE", FI_CSWAP_NE, kAll},
     {"LE", FI_CSWAP_LE, kInt | kFloat},
     {"LT", FI_CSWAP_LT, kInt | kFloat},
@@ -157,9 +161,27 @@ Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
   if (ret != 0 || attr.count < 1) {
     std::string why = ret != 0 ? std::string(": ") + fi_strerror(-ret) : "";
     return Status::Unsupported("provider " + provider + " cannot run atomic " + spec.describe() +
-                               " on " + spec.type_name + why);
+                               " on " + spec.type_name + " (fi_query_atomic" + why + ")");
   }
   return Status::Ok();
+}
+
+AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {
+  AtomicOperands out;
+  const double alternate = 1 + static_cast<double>(iteration & 1);
+  const std::string& op = spec.op_name;
+  if (op == "SWAP" || op == "CSWAP") out.operand = alternate;
+  if (op == "MIN") out.operand = static_cast<double>(100 - iteration % 100);
+  if (op == "MAX") out.operand = static_cast<double>(1 + iteration % 100);
+  if (op == "BOR" || op == "BAND") {
+    // A set bit that stays positive in the signed types.
+    const uint64_t bits = std::min<uint64_t>(spec.type_size * 8, 64) - 1;
+    out.operand = static_cast<double>(uint64_t{1} << (iteration % bits));
+  }
+  const bool equal_or_ordered =
+      spec.cswap_name == "EQ" || spec.cswap_name == "LE" || spec.cswap_name == "GE";
+  if (op == "AXOR" || (op == "CSWAP" && equal_or_ordered)) out.compare = alternate;
+  return out;
 }
 
 size_t atomic_type_size(fi_datatype type) {
@@ -184,6 +206,11 @@ void store_atomic_value(fi_datatype type, double value, void* out) {
     case FI_DOUBLE: put(value); break;
     case FI_FLOAT_COMPLEX: put(std::complex<float>(static_cast<float>(value), 0)); break;
     case FI_DOUBLE_COMPLEX: put(std::complex<double>(value, 0)); break;
+    case FI_UINT128: {  // little-endian: the low word holds the value
+      uint64_t words[2] = {static_cast<uint64_t>(value), 0};
+      std::memcpy(out, words, sizeof words);
+      break;
+    }
     default: break;
   }
 }
@@ -206,6 +233,7 @@ double load_atomic_value(fi_datatype type, const void* in) {
     case FI_DOUBLE: return get(double{});
     case FI_FLOAT_COMPLEX: return get(std::complex<float>{}).real();
     case FI_DOUBLE_COMPLEX: return get(std::complex<double>{}).real();
+    case FI_UINT128: return static_cast<double>(get(uint64_t{}));  // the low word
     default: return 0;
   }
 }

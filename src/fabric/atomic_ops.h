@@ -57,6 +57,17 @@ Result<AtomicSpec> atomic_spec_from_options(const RunOptions& opts);
 Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
                              const std::string& provider);
 
+// The operands of operation `iteration`, as the originals change them (amo_update_op1/op2) so
+// that every operation changes the target: SWAP and CSWAP alternate 1 and 2; MIN counts down
+// and MAX up (within 1..100, then again); BOR and BAND move one bit left; the compare
+// operand of CSWAP EQ/LE/GE and AXOR's mask alternate 1 and 2. Other ops: operand 1; CSWAP's
+// other compares 0; values fit every type.
+struct AtomicOperands {
+  double operand = 1;
+  double compare = 0;
+};
+AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration);
+
 // Bytes of one element of `type` (0 for types fabperf does not know).
 size_t atomic_type_size(fi_datatype type);
 // Stores `value` as one element of `type` (complex: real part = value, imaginary part 0).

@@ -35,42 +35,52 @@ Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type 
                                "'s ofi_rxd provider; use non-fetching atomics or another provider");
   }
   f.ctx.stats.info["atomic"] = spec.describe() + " " + spec.type_name;
-  // Operand 1 for arithmetic and logic, compare 0 for CSWAP, an all-ones mask for AXOR.
-  // Written through the session: the buffers may be in GPU memory.
-  uint8_t operand[16] = {}, compare[16] = {};
-  store_atomic_value(spec.type, 1, operand);
-  if (spec.op == FI_MSWAP) {
-    std::memset(compare, 0xff, spec.type_size);
-  } else {
-    store_atomic_value(spec.type, 0, compare);
-  }
-  if (!f.put(f.atomic_operand(), operand, spec.type_size) ||
-      !f.put(f.atomic_compare(), compare, spec.type_size)) {
-    return f.status();
-  }
+  f.ctx.stats.info["atomic_targets"] =
+      std::to_string(f.atomic_slots()) + " 64-byte slots, operands changed every operation";
   return session;
 }
 
-bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, const Handler& on) {
+// Operation `iteration`'s operands (atomic_operands) into its slot, written through the
+// session (the buffers may be in GPU memory). Operations in flight have their own slots.
+bool set_operands(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration) {
+  AtomicOperands values = atomic_operands(spec, iteration);
+  uint8_t operand[16] = {}, compare[16] = {};
+  store_atomic_value(spec.type, values.operand, operand);
+  store_atomic_value(spec.type, values.compare, compare);
+  return f.put(f.atomic_operand(slot), operand, spec.type_size) &&
+         (spec.form != AtomicForm::kCompare ||
+          f.put(f.atomic_compare(slot), compare, spec.type_size));
+}
+
+// Operation `iteration` in slot `slot`: its own operands (unless `operands_set`: the caller
+// wrote them), its own target slot at the peer.
+bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration,
+                 const Handler& on, bool operands_set = false) {
   OpContext* c = f.tx_pool.acquire(slot);
+  // In flight at once, operations never share operands or results: the context's own slot
+  // (a provider may complete them out of order).
+  if (!operands_set) c->slot = slot = c->index;
+  if (!operands_set && !set_operands(f, spec, slot, iteration)) return false;
   void* desc = f.desc();
   return f.post("fi_atomic", [&]() -> ssize_t {
     switch (spec.form) {
       case AtomicForm::kBase:
-        return fi_atomic(f.ep(), f.atomic_operand(), 1, desc, f.peer(), f.remote_atomic(),
-                         f.remote_key(), spec.type, spec.op, c);
+        return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),
+                         f.remote_atomic(slot), f.remote_key(), spec.type, spec.op, c);
       case AtomicForm::kFetch:
-        return fi_fetch_atomic(f.ep(), f.atomic_operand(), 1, desc, f.atomic_result(slot), desc,
-                               f.peer(), f.remote_atomic(), f.remote_key(), spec.type, spec.op,
-                               c);
+        return fi_fetch_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.atomic_result(slot),
+                               desc, f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
+                               spec.op, c);
       case AtomicForm::kCompare:
-        return fi_compare_atomic(f.ep(), f.atomic_operand(), 1, desc, f.atomic_compare(), desc,
-                                 f.atomic_result(slot), desc, f.peer(), f.remote_atomic(),
-                                 f.remote_key(), spec.type, spec.op, c);
+        return fi_compare_atomic(f.ep(), f.atomic_operand(slot), 1, desc,
+                                 f.atomic_compare(slot), desc, f.atomic_result(slot), desc,
+                                 f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
+                                 spec.op, c);
     }
     return -FI_EINVAL;
   }, on);
 }
+
 
 // The target side of every atomic test: serve until the client is done, then answer.
 Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_msg) {
@@ -82,8 +92,10 @@ Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_
   return Status::Ok();
 }
 
-// Keeps `window` atomics in flight for the test time or count (rate tests).
-Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, size_t window) {
+// Keeps `window` atomics in flight for the test time or count (rate tests); both sides at
+// once when `bidirectional`.
+Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, size_t window,
+                   bool bidirectional = false) {
   auto session = open_atomic(ctx, type, spec, window, false);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -97,12 +109,17 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     run.last_completion_ns = now_ns();
     return true;
   };
+  if (bidirectional) {
+    return run_both_ways(f, window, run, spec.type_size, [&](uint64_t index) {
+      return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
+    }, on);
+  }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
     return f.send_done({{"served", true}});
   }
   FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
-    return post_atomic(f, spec, static_cast<uint32_t>(index % window), on);
+    return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
   }, on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.warmup);
@@ -151,7 +168,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       return f.status();
     }
     done_op = false;
-    if (!post_atomic(f, *spec, 0, on)) return f.status();
+    if (!post_atomic(f, *spec, 0, iter, on, true)) return f.status();
     while (!done_op) {
       if (!f.progress(on, kSliceMs)) return f.status();
       int64_t now = now_ns();
@@ -202,8 +219,9 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   uint64_t sent = 0;
   auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
+    if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, 0, on)) return f.status();
+    if (!post_atomic(f, *spec, 0, iter, on, true)) return f.status();
     while (!done_op) {
       if (!f.progress(on, kSliceMs)) return f.status();
       int64_t now = now_ns();
@@ -221,12 +239,12 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   return finish_client(f, {{"sent", sent}}, on).status();
 }
 
-Status atomic_bw(TestContext& ctx, fi_ep_type type) {
+Status atomic_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   auto spec = atomic_spec_from_options(ctx.opts);
   if (!spec.ok()) return spec.status();
   size_t window = ctx.opts.tx_depth;
   if (spec->fetching()) window = std::min(window, ctx.opts.rd_atomic);
-  return atomic_rate(ctx, type, *spec, window);
+  return atomic_rate(ctx, type, *spec, window, bidirectional);
 }
 
 Status compare_swap_rate(TestContext& ctx, fi_ep_type type) {

@@ -110,6 +110,13 @@ Status FabricEndpoint::create_endpoint(const fi_info* info, bool connected) {
 Result<std::unique_ptr<FabricEndpoint>> FabricEndpoint::open(const fi_info* info,
                                                              const EndpointOptions& options) {
   std::unique_ptr<FabricEndpoint> self(new FabricEndpoint());
+  InfoPtr adjusted;
+  if ((options.tx_op_flags != 0 || options.tx_msg_order != 0) && info->tx_attr != nullptr) {
+    adjusted = dup_one_info(info);
+    adjusted->tx_attr->op_flags |= options.tx_op_flags;
+    adjusted->tx_attr->msg_order |= options.tx_msg_order;
+    info = adjusted.get();
+  }
   FP_RETURN_IF_ERROR(self->open_fabric(info));
   FP_RETURN_IF_ERROR(self->open_domain_and_cq(info, options));
   FP_RETURN_IF_ERROR(self->create_endpoint(info, false));

@@ -23,6 +23,10 @@ namespace fabperf {
 struct EndpointOptions {
   bool busy_poll = false;  // --cq_poll: spin on fi_cq_read instead of sleeping in fi_cq_sread
   size_t cq_size = 0;      // 0 = provider default
+  // Added to the endpoint's transmit attributes (the cxi switches: FI_CXI_HRP,
+  // FI_CXI_UNRELIABLE, FI_ORDER_RMA_WAW); operations posted without flags use them.
+  uint64_t tx_op_flags = 0;
+  uint64_t tx_msg_order = 0;
 };
 
 // Owns every libfabric object of one side of a test, closed in the right order.

@@ -59,9 +59,9 @@ template <fi_ep_type T, bool CountAtTarget>
 Needs write_bw_server(const RunOptions& o) {
   return fabric_needs(rma_write_bw_needs(o, T, CountAtTarget), o);
 }
-template <fi_ep_type T>
+template <fi_ep_type T, bool B>
 Needs read_bw_server(const RunOptions& o) {
-  return fabric_needs(rma_read_bw_needs(o, T), o);
+  return fabric_needs(rma_read_bw_needs(o, T, B), o);
 }
 template <fi_ep_type T, bool Read>
 Needs one_sided_server(const RunOptions& o) {
@@ -125,7 +125,7 @@ const std::vector<TestSpec>& fabric_tests() {
           [](TestContext& c) { return send_pingpong(c, FI_EP_MSG); }, pingpong_server<MSG>,
           "Send/receive ping-pong; latency is half the round trip."),
       row("rc_rdma_read_bw", K::kBandwidth, "rc", "RC RDMA read bandwidth", read_bw, kBwSize,
-          [](TestContext& c) { return rma_read_bw(c, FI_EP_MSG); }, read_bw_server<MSG>,
+          [](TestContext& c) { return rma_read_bw(c, FI_EP_MSG, false); }, read_bw_server<MSG, false>,
           "The client reads from the server's memory, min(tx_depth, rd_atomic) reads in "
           "flight."),
       row("rc_rdma_read_lat", K::kLatency, "rc", "RC RDMA read latency", rma_lat, kLatSize,
@@ -193,10 +193,10 @@ const std::vector<TestSpec>& fabric_tests() {
           write_bw_server<RDM, false>,
           "Writes with tx_depth in flight; the writer's completions count."),
       row("rdm_read_bw", K::kBandwidth, "rdm", "RDM RDMA read bandwidth", read_bw, kBwSize,
-          [](TestContext& c) { return rma_read_bw(c, FI_EP_RDM); }, read_bw_server<RDM>,
+          [](TestContext& c) { return rma_read_bw(c, FI_EP_RDM, false); }, read_bw_server<RDM, false>,
           "Reads with min(tx_depth, rd_atomic) in flight."),
       row("rdm_atomic_bw", K::kBandwidth, "rdm", "RDM atomic rate", amo, kAtomicSize,
-          [](TestContext& c) { return atomic_bw(c, FI_EP_RDM); }, atomic_server<RDM>,
+          [](TestContext& c) { return atomic_bw(c, FI_EP_RDM, false); }, atomic_server<RDM>,
           "Atomics with tx_depth in flight (fetching ones limited by rd_atomic)."),
       row("rdm_send_bi_bw", K::kBiBandwidth, "rdm", "RDM send two way bandwidth", bw, kBwSize,
           [](TestContext& c) { return send_stream(c, FI_EP_RDM, true); },
@@ -204,6 +204,12 @@ const std::vector<TestSpec>& fabric_tests() {
       row("rdm_write_bi_bw", K::kBiBandwidth, "rdm", "RDM RDMA write two way bandwidth",
           rma_bw, kBwSize, [](TestContext& c) { return rma_write_bw(c, FI_EP_RDM, true, false); },
           write_bw_server<RDM, false>, "Both sides write into each other's memory at once."),
+      row("rdm_read_bi_bw", K::kBiBandwidth, "rdm", "RDM RDMA read two way bandwidth", read_bw,
+          kBwSize, [](TestContext& c) { return rma_read_bw(c, FI_EP_RDM, true); },
+          read_bw_server<RDM, true>, "Both sides read from each other's memory at once."),
+      row("rdm_atomic_bi_bw", K::kBiBandwidth, "rdm", "RDM atomic two way rate", amo,
+          kAtomicSize, [](TestContext& c) { return atomic_bw(c, FI_EP_RDM, true); },
+          atomic_server<RDM>, "Both sides issue atomics to each other's memory at once."),
       // qperf's UC and XRC names: known, refused with the reason.
       row("uc_bw", K::kBandwidth, "uc", "UC streaming one way bandwidth", none, kBwSize,
           unsupported_role, nullptr),

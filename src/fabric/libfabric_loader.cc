@@ -5,6 +5,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -56,6 +57,8 @@ Api load() {
   return api;
 }
 
+std::atomic<bool> g_listed{false};
+
 const Api& api() {
   static const Api loaded = load();
   return loaded;
@@ -68,6 +71,8 @@ Status libfabric_status() {
   return a.error.empty() ? Status::Ok() : Status::Unsupported(a.error);
 }
 
+bool libfabric_providers_initialised() { return g_listed.load(); }
+
 }  // namespace fabperf
 
 // The six symbols, as libfabric's headers declare them. Without the library every call fails
@@ -78,6 +83,7 @@ int fi_getinfo(uint32_t version, const char* node, const char* service, uint64_t
                const struct fi_info* hints, struct fi_info** info) {
   const auto& a = fabperf::api();
   if (a.getinfo == nullptr) return -FI_ENOSYS;
+  fabperf::g_listed.store(true);
   return a.getinfo(version, node, service, flags, hints, info);
 }
 

@@ -17,4 +17,8 @@ namespace fabperf {
 // support), else libfabric.so.1. Ok, or Unsupported "libfabric not found: ...".
 Status libfabric_status();
 
+// True once fi_getinfo has been called in this process: libfabric has initialised its
+// providers, which read their environment (FI_<PROV>_*) then and never again.
+bool libfabric_providers_initialised();
+
 }  // namespace fabperf

@@ -4,8 +4,10 @@
 #include <rdma/fi_domain.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
+#include "fabric/cxi_controls.h"
 #include "fabric/libfabric_loader.h"
 
 namespace fabperf {
@@ -148,6 +150,29 @@ Status diagnose(const FabricRequest& request) {
                              " only with modes or memory registration rules fabperf cannot meet");
 }
 
+// The cxi provider's auth key on the chosen domain: the service ID asked for and the VNI
+// cxi_vni() picks. The endpoint inherits it.
+void set_cxi_auth_key(fi_info* info, uint32_t svc_id, std::string* described) {
+  std::optional<unsigned> nic_vni;
+  if (info->nic != nullptr && info->nic->prov_attr != nullptr) {
+    const auto* attr = static_cast<const CxiNicAttr*>(info->nic->prov_attr);
+    if (attr->version >= kCxiNicAttrVersion) nic_vni = attr->default_vni;
+  }
+  CxiAuthKey key{svc_id, cxi_vni(std::getenv("SLINGSHOT_VNIS"), nic_vni)};
+  std::free(info->domain_attr->auth_key);
+  info->domain_attr->auth_key = static_cast<uint8_t*>(std::malloc(sizeof key));
+  std::memcpy(info->domain_attr->auth_key, &key, sizeof key);
+  info->domain_attr->auth_key_size = sizeof key;
+  // An endpoint key, where the provider filled one in, must be the domain's.
+  if (info->ep_attr->auth_key != nullptr) {
+    std::free(info->ep_attr->auth_key);
+    info->ep_attr->auth_key = static_cast<uint8_t*>(std::malloc(sizeof key));
+    std::memcpy(info->ep_attr->auth_key, &key, sizeof key);
+    info->ep_attr->auth_key_size = sizeof key;
+  }
+  *described = "svc_id " + std::to_string(key.svc_id) + " vni " + std::to_string(key.vni);
+}
+
 }  // namespace
 
 std::string FabricChoice::provider() const {
@@ -163,6 +188,7 @@ nlohmann::json FabricChoice::describe() const {
   j["endpoint"] = ep_type_name(info->ep_attr->type);
   j["mr_mode"] = mr_mode_text(info->domain_attr->mr_mode);
   j["completion"] = completion;
+  if (!auth_key.empty()) j["auth_key"] = auth_key;
   return j;
 }
 
@@ -222,6 +248,9 @@ Result<FabricChoice> select_fabric(const FabricRequest& request) {
       Query bound = get_info(bound_hints.get(), request.node.c_str(), FI_SOURCE);
       const fi_info* bound_match = bound.ret == 0 ? first_match(bound.list.get(), pinned) : nullptr;
       if (bound_match != nullptr) choice.info = dup_one_info(bound_match);
+    }
+    if (request.cxi_svc_id.has_value() && choice.provider() == "cxi") {
+      set_cxi_auth_key(choice.info.get(), *request.cxi_svc_id, &choice.auth_key);
     }
     choice.completion = level.name;
     choice.delivery_complete = level.flag == FI_DELIVERY_COMPLETE;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct FabricRequest {
   // FI_EP_MSG client: the server's passive endpoint name, in the provider's address format.
   std::vector<uint8_t> dest_addr;
   uint32_t dest_addr_format = FI_FORMAT_UNSPEC;
+  // -v/--svc-id: on the cxi provider, the domain's authorization key carries this service ID
+  // (and a VNI, cxi_vni()); ignored by every other provider.
+  std::optional<uint32_t> cxi_svc_id;
 };
 
 // The provider chosen for a test, and the completion level it runs with.
@@ -33,6 +37,7 @@ struct FabricChoice {
   InfoPtr info;            // one entry
   std::string completion;  // "FI_DELIVERY_COMPLETE", "FI_TRANSMIT_COMPLETE", "provider default"
   bool delivery_complete = false;
+  std::string auth_key;    // "svc_id 5 vni 10" when a cxi auth key was set, else ""
 
   std::string provider() const;  // "tcp;ofi_rxm"
   // {"provider", "fabric", "domain", "endpoint", "mr_mode", "completion", ...} for SideStats.

@@ -88,12 +88,18 @@ bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler&
   }, on);
 }
 
-bool post_read(FabricSession& f, uint64_t index, const Handler& on) {
-  uint32_t slot = static_cast<uint32_t>(index % f.rx_slots());
+// Reads into an rx slot, or (both sides reading, when the rx slots are the peer's source)
+// into a tx slot, poisoned first under --verify.
+bool post_read(FabricSession& f, uint64_t index, const Handler& on, bool into_tx = false) {
+  uint32_t slot = static_cast<uint32_t>(index % (into_tx ? f.tx_slots() : f.rx_slots()));
   OpContext* c = f.tx_pool.acquire(slot);
-  if (f.verify && !f.poison_rx(slot)) return false;
+  // Into tx slots: the context's own slot, so no read lands where one still in flight (a
+  // provider may complete them out of order) is about to be checked.
+  if (into_tx) c->slot = slot = static_cast<uint32_t>(c->index % f.tx_slots());
+  if (f.verify && !(into_tx ? f.poison_tx(slot) : f.poison_rx(slot))) return false;
+  uint8_t* into = into_tx ? f.tx(slot) : f.rx(slot);
   return f.post("fi_read", [&] {
-    return fi_read(f.ep(), f.rx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
+    return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
                    f.remote_key(), c);
   }, on);
 }
@@ -123,10 +129,10 @@ SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool co
           .rx_init = RxInit::kPoison};
 }
 
-SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type) {
+SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type, bool bidirectional) {
   const size_t window = std::min(opts.tx_depth, opts.rd_atomic);
-  return {.ep_type = type, .caps = FI_RMA, .rx_slots = window, .tx_window = window,
-          .rx_init = RxInit::kPattern};
+  return {.ep_type = type, .caps = FI_RMA, .tx_slots = bidirectional ? window : 1,
+          .rx_slots = window, .tx_window = window, .rx_init = RxInit::kPattern};
 }
 
 SessionNeeds one_sided_needs(fi_ep_type type, bool read) {
@@ -162,6 +168,13 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     for (uint32_t i = 0; i < f.rx_pool.capacity(); ++i) {
       if (!f.post_recv(i % f.rx_slots(), on, false)) return f.status();
     }
+  }
+  if (bidirectional && !with_data) {
+    nlohmann::json peer;
+    FP_RETURN_IF_ERROR(run_both_ways(f, window, run, f.msg_size, [&](uint64_t index) {
+      return post_write(f, index, false, on);
+    }, on, &peer));
+    return check_written_slots(f, on, peer.value("sent", uint64_t{0}));
   }
   if (writing) {
     FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
@@ -205,10 +218,10 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   return Status::Ok();
 }
 
-Status rma_read_bw(TestContext& ctx, fi_ep_type type) {
+Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   const size_t window =
       std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
-  SessionNeeds needs = rma_read_bw_needs(ctx.opts, type);
+  SessionNeeds needs = rma_read_bw_needs(ctx.opts, type, bidirectional);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
@@ -219,9 +232,16 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type) {
     f.tx_pool.release(c);
     run.completed++;
     run.last_completion_ns = now_ns();
-    if (f.verify && !f.check_rx(f.rx(c->slot), f.msg_size)) return false;
+    const uint8_t* landed = bidirectional ? f.tx(c->slot) : f.rx(c->slot);
+    if (f.verify && !f.check_rx(landed, f.msg_size)) return false;
     return true;
   };
+  if (bidirectional) {
+    // Both sides read the peer's rx slots (its pattern) into their own tx slots.
+    return run_both_ways(f, window, run, f.msg_size, [&](uint64_t index) {
+      return post_read(f, index, on, true);
+    }, on);
+  }
   if (ctx.role == Role::kServer) {
     auto done = serve(f, on);
     if (!done.ok()) return done.status();

@@ -18,7 +18,7 @@ Status send_stream(TestContext& ctx, fi_ep_type type, bool bidirectional);
 // the provider has it (qperf's WRITE_WITH_IMM), else the writer's completions count.
 Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool count_at_target);
 // RDMA read bandwidth, at most min(tx_depth, rd_atomic) reads in flight.
-Status rma_read_bw(TestContext& ctx, fi_ep_type type);
+Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional);
 // Issue-to-completion latency of one write (FI_DELIVERY_COMPLETE where offered) or read.
 Status rma_write_lat(TestContext& ctx, fi_ep_type type);
 Status rma_read_lat(TestContext& ctx, fi_ep_type type);
@@ -29,7 +29,7 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type);
 
 // Atomics chosen by atomic_op/atomic_type/cswap_op/fetching: latency and rate.
 Status atomic_lat(TestContext& ctx, fi_ep_type type);
-Status atomic_bw(TestContext& ctx, fi_ep_type type);
+Status atomic_bw(TestContext& ctx, fi_ep_type type, bool bidirectional);
 // qperf's message-rate tests on one remote 64-bit word.
 Status compare_swap_rate(TestContext& ctx, fi_ep_type type);
 Status fetch_add_rate(TestContext& ctx, fi_ep_type type);
@@ -43,7 +43,7 @@ SessionNeeds pingpong_needs(Role role, fi_ep_type type);
 SessionNeeds stream_side_needs(size_t window, fi_ep_type type, bool sending, bool receiving);
 SessionNeeds stream_needs(const RunOptions& opts, Role role, fi_ep_type type, bool bidirectional);
 SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool count_at_target);
-SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type);
+SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type, bool bidirectional);
 SessionNeeds one_sided_needs(fi_ep_type type, bool read);
 SessionNeeds rma_pingpong_needs(fi_ep_type type);
 SessionNeeds poll_needs(fi_ep_type type);

@@ -84,9 +84,36 @@ struct WindowRun {
   // Bytes one operation moves, as the test counts send_bytes (0: the message size); the
   // interval meter (--interval) counts measured posts by it.
   uint64_t op_bytes = 0;
+  bool barrier = false;     // both sides issue: meet at a start barrier after the warm-up
+  bool peer_ready = false;  // the peer's start barrier message has arrived
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
 };
+
+// The start barrier of a bi-directional run: this side's warm-up is complete; tell the peer
+// and wait for its word, serving completions meanwhile (the peer's warm-up may need this
+// side's progress to complete).
+template <typename Fn>
+Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
+  const bool client = f.ctx.role == Role::kClient;
+  FP_RETURN_IF_ERROR(f.send_done({{"barrier", "start"}}));
+  while (!run.peer_ready) {
+    if (!f.progress(on, kSliceMs)) return f.status();
+    int64_t now = now_ns();
+    // Looked at on every pass: the client's periodic peer check would take the peer's word
+    // for an unexpected message.
+    if (f.control_message_waiting()) {
+      auto msg = f.read_peer_done();
+      if (!msg.ok()) return msg.status();
+      if (!msg->contains("barrier")) {
+        return Status::Failed("protocol error: the peer ended before the start barrier");
+      }
+      run.peer_ready = true;
+    }
+    if (client ? !f.periodic(now) : !f.client_alive(now)) return f.status();
+  }
+  return Status::Ok();
+}
 
 // Keeps up to `window` operations in flight through post_one(index) (which takes a tx
 // context and posts), first the warm-up ones, then the measured phase. The client stops at
@@ -117,6 +144,10 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     int64_t now = now_ns();
     if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
     if (!measuring && run.completed >= f.warmup) {
+      if (run.barrier) {
+        FP_RETURN_IF_ERROR(start_barrier(f, run, on));
+        now = now_ns();
+      }
       measuring = true;
       f.ctx.mark_start();
       f.start_clock(now);
@@ -130,8 +161,12 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       if (!run.peer_done && f.peer_message_waiting(now)) {
         auto msg = f.read_peer_done();
         if (!msg.ok()) return msg.status();
-        run.peer_msg = std::move(*msg);
-        run.peer_done = true;
+        if (run.barrier && !run.peer_ready && msg->contains("barrier")) {
+          run.peer_ready = true;  // the client is at the start barrier first
+        } else {
+          run.peer_msg = std::move(*msg);
+          run.peer_done = true;
+        }
       }
       // With -n the server sends its own count (a fast client may finish before the server
       // has sent anything); with -t it sends until the client's end message.
@@ -159,6 +194,15 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       }
     }
     if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
+    if (client && run.barrier && !run.peer_ready && f.control_message_waiting()) {
+      // The server reached the start barrier first (this side is still warming up).
+      auto msg = f.read_peer_done();
+      if (!msg.ok()) return msg.status();
+      if (!msg->contains("barrier")) {
+        return Status::Failed("protocol error: the server ended before the start barrier");
+      }
+      run.peer_ready = true;
+    }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
@@ -175,6 +219,51 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   }, false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
   return drained;
+}
+
+// A bi-directional run as the originals time one: each side's warm-up, a start barrier (both
+// start measuring when they hold each other's word), each side's own window of operations
+// (`post_one`), then the end
+// barrier: each side has its own counts and the peer's. Each side's time runs from the start
+// of its measured phase to the end barrier, so sides out of step under-report rather than
+// over-report. Fills this side's stats: send_* its own operations (`op_bytes` each), recv_*
+// the peer's count over this side's time.
+template <typename PostOne, typename Fn>
+Status run_both_ways(FabricSession& f, size_t window, WindowRun& run, uint64_t op_bytes,
+                     PostOne&& post_one, Fn&& on, nlohmann::json* peer_out = nullptr) {
+  const bool client = f.ctx.role == Role::kClient;
+  run.barrier = true;
+  run.op_bytes = op_bytes;
+  FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
+  const uint64_t measured = run.measured(f.warmup);
+  nlohmann::json mine = {{"sent", run.posted}, {"measured", measured}};
+  nlohmann::json peer = run.peer_msg;
+  if (client) {
+    auto reply = finish_client(f, mine, on);
+    if (!reply.ok()) return reply.status();
+    peer = *reply;
+  } else {
+    if (!run.peer_done) {
+      auto msg = serve_until_peer_done(f, on);
+      if (!msg.ok()) return msg.status();
+      peer = *msg;
+    }
+  }
+  const int64_t end = now_ns();
+  TestContext& ctx = f.ctx;
+  ctx.mark_end();
+  ctx.stats.send_msgs = measured;
+  ctx.stats.send_bytes = measured * op_bytes;
+  ctx.stats.send_time_ns = end - run.start_ns;
+  ctx.stats.recv_msgs = peer.value("measured", uint64_t{0});
+  ctx.stats.recv_bytes = ctx.stats.recv_msgs * op_bytes;
+  ctx.stats.recv_time_ns = ctx.stats.send_time_ns;
+  ctx.stats.info["bidirectional"] =
+      "start and end barriers; each side's time from its first measured operation to the end "
+      "barrier";
+  if (peer_out != nullptr) *peer_out = peer;
+  if (!client) return f.send_done(mine);
+  return Status::Ok();
 }
 
 }  // namespace fabperf

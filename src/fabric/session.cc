@@ -7,6 +7,9 @@
 
 #include "core/text.h"
 #include "fabric/address_codec.h"
+#include "fabric/atomic_ops.h"
+#include "fabric/cxi_controls.h"
+#include "fabric/libfabric_loader.h"
 #include "options/option_table.h"
 #include "fabric/pattern.h"
 #include "fabric/peer_address.h"
@@ -27,7 +30,30 @@ std::string domain_from(const RunOptions& opts) {
   return opts.id.substr(0, opts.id.find(':'));
 }
 
+// What the test does, as the cxi switches see it.
+CxiOp cxi_op_of(const TestSpec& spec, const SessionNeeds& needs, const RunOptions& opts) {
+  if (needs.caps & FI_ATOMIC) {
+    auto atomic = atomic_spec_from_options(opts);
+    return atomic.ok() && atomic->fetching() ? CxiOp::kFetchingAtomic : CxiOp::kAtomic;
+  }
+  if (needs.caps & FI_RMA) {
+    return std::string(spec.name).find("_read_") != std::string::npos ? CxiOp::kRead
+                                                                     : CxiOp::kWrite;
+  }
+  return CxiOp::kSend;
+}
+
+bool streams_operations(const TestSpec& spec) {
+  return spec.kind == TestKind::kBandwidth || spec.kind == TestKind::kBiBandwidth ||
+         spec.kind == TestKind::kMsgRate;
+}
+
 }  // namespace
+
+CxiControls cxi_controls_for(const TestSpec& spec, const SessionNeeds& needs,
+                             const RunOptions& opts) {
+  return cxi_controls(opts, cxi_op_of(spec, needs, opts), streams_operations(spec));
+}
 
 BufferLayout BufferLayout::of(const SessionNeeds& needs, uint64_t msg_size) {
   BufferLayout out;
@@ -39,7 +65,8 @@ BufferLayout BufferLayout::of(const SessionNeeds& needs, uint64_t msg_size) {
     out.tx_slots = (out.tx_slots + 1) / 2;
     out.rx_slots = (out.rx_slots + 1) / 2;
   }
-  out.atomic_bytes = (192 + needs.tx_window * 16 + 63) / 64 * 64;
+  out.atomic_slots = std::max<size_t>(1, needs.tx_window);
+  out.atomic_bytes = (out.atomic_slots * (64 + 3 * 16) + 63) / 64 * 64;
   return out;
 }
 
@@ -103,6 +130,13 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   request.fabric = opts.fabric;
   request.node = local_address(ctx.control.fd()).host();
 
+  // The cxi switches: environment before the provider initialises, the auth key with the
+  // domain, transmit attributes with the endpoint; on another provider, a note of what was
+  // not applied.
+  cxi_ = cxi_controls_for(ctx.spec, needs, opts);
+  Status cxi_env = apply_cxi_environment(cxi_, libfabric_providers_initialised());
+  request.cxi_svc_id = cxi_.svc_id;
+
   nlohmann::json peer_hello;
   if (!client) {
     // The client chose first; the server follows unless told otherwise on its own side.
@@ -118,6 +152,14 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     return Status::Failed("the client uses provider " + peer_hello.value("provider", "?") +
                           " but this server chose " + choice_.provider());
   }
+  if (choice_.provider() == "cxi") {
+    if (!cxi_env.ok()) return cxi_env;
+  } else {
+    cxi_.tx_op_flags = 0;
+    cxi_.tx_msg_order = 0;
+    cxi_.no_inject = false;
+  }
+  std::string cxi_note = cxi_switch_warning(cxi_, choice_.provider());
   const fi_info* info = choice_.info.get();
   size_t max_msg = info->ep_attr->max_msg_size;
   uint64_t mtu = opts.mtu_size;
@@ -139,6 +181,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   nlohmann::json notes = ctx.stats.info;
   ctx.stats.info = choice_.describe();
   ctx.stats.info.update(notes);
+  if (!cxi_note.empty()) ctx.stats.info["cxi_switches"] = cxi_note;
   if (mtu > 0 && needs.ep_type != FI_EP_DGRAM) {
     ctx.stats.info["mtu_size"] = "not settable through libfabric; provider default used";
   }
@@ -150,7 +193,8 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
   const fi_tx_attr* tx_attr = choice_.info->tx_attr;
   // fi_inject takes no descriptor, so the provider could not tell GPU memory from host memory.
-  inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size && !on_gpu_;
+  inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size && !on_gpu_ &&
+           !cxi_.no_inject;
   ctx.stats.info["memory"] = buffer_.describe();
   if (on_gpu_ && !opts.use_hp.empty()) {
     ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
@@ -181,6 +225,8 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
   (void)request;
   EndpointOptions options;
   options.busy_poll = ctx.opts.cq_poll;
+  options.tx_op_flags = cxi_.tx_op_flags;
+  options.tx_msg_order = cxi_.tx_msg_order;
   auto ep = FabricEndpoint::open(choice_.info.get(), options);
   if (!ep.ok()) return ep.status();
   endpoint_ = std::move(*ep);
@@ -258,6 +304,7 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   tx_offset_ = 0;
   rx_offset_ = tx_slots_ * stride;
   atomic_offset_ = rx_offset_ + rx_slots_ * stride;
+  atomic_slots_ = layout.atomic_slots;
   size_t total = layout.total();
   const std::string& gpu = ctx.opts.gpu;
   auto buffer = TestBuffer::allocate(total, gpu.empty() ? ctx.opts.use_hp : "", gpu);
@@ -292,7 +339,8 @@ nlohmann::json FabricSession::describe_memory() const {
   return {{"region", encode_region(mr_->describe(rx_offset_, len))},
           {"rx_slots", rx_slots_},
           {"stride", stride},
-          {"atomic_offset", atomic_offset_ - rx_offset_}};
+          {"atomic_offset", atomic_offset_ - rx_offset_},
+          {"atomic_slots", atomic_slots_}};
 }
 
 Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
@@ -307,6 +355,7 @@ Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
   }
   peer_rx_slots_ = std::max<uint64_t>(1, memory.value("rx_slots", uint64_t{1}));
   peer_atomic_offset_ = memory.value("atomic_offset", uint64_t{0});
+  peer_atomic_slots_ = std::max<uint64_t>(1, memory.value("atomic_slots", uint64_t{1}));
   auto remote = RemoteRegion::resolve(endpoint_->domain(), *region);
   if (!remote.ok()) return remote.status();
   remote_ = std::move(*remote);
@@ -353,6 +402,8 @@ bool FabricSession::peer_message_waiting(int64_t now) {
   return ctx.control.message_waiting();
 }
 
+bool FabricSession::control_message_waiting() { return ctx.control.message_waiting(); }
+
 Result<nlohmann::json> FabricSession::read_peer_done() {
   return ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
 }
@@ -368,6 +419,10 @@ bool FabricSession::write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed) 
 }
 
 bool FabricSession::fill_tx(size_t slot) { return write_pattern(tx(slot), fill_pattern, my_seed); }
+
+bool FabricSession::poison_tx(size_t slot) {
+  return write_pattern(tx(slot), poison_pattern, peer_seed);
+}
 
 bool FabricSession::poison_rx(size_t slot) {
   return write_pattern(rx(slot), poison_pattern, peer_seed);

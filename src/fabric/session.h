@@ -16,6 +16,7 @@
 #include "engine/latency_loop.h"
 #include "engine/run_limit.h"
 #include "engine/test_context.h"
+#include "fabric/cxi_controls.h"
 #include "fabric/endpoint.h"
 #include "fabric/memory.h"
 #include "fabric/provider.h"
@@ -82,7 +83,8 @@ struct SessionNeeds {
 struct BufferLayout {
   size_t tx_slots = 1, rx_slots = 1;
   size_t stride = 64;        // msg_size rounded up to 64
-  size_t atomic_bytes = 0;   // target, operand, compare and one result per operation in flight
+  size_t atomic_bytes = 0;   // per operation in flight: a target slot, operand, compare, result
+  size_t atomic_slots = 1;
   size_t total() const { return (tx_slots + rx_slots) * stride + atomic_bytes; }
   static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size);
 };
@@ -92,6 +94,11 @@ struct BufferLayout {
 // process over shm, sockets, udp;ofi_rxd and tcp;ofi_rxm).
 inline constexpr uint64_t kFabricProviderAllowance = uint64_t{64} << 20;
 Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts);
+
+// The cxi switches of a run of `spec` (fabric/cxi_controls.h): what the test does decides
+// which IDC variable, HRP and restricted operations apply.
+CxiControls cxi_controls_for(const TestSpec& spec, const SessionNeeds& needs,
+                             const RunOptions& opts);
 
 class FabricSession {
  public:
@@ -120,10 +127,16 @@ class FabricSession {
   void* desc() const { return mr_->desc(); }
   uint8_t* tx(size_t slot) const { return buffer_.data() + tx_offset_ + slot * stride; }
   uint8_t* rx(size_t slot) const { return buffer_.data() + rx_offset_ + slot * stride; }
-  uint8_t* atomic_target() const { return buffer_.data() + atomic_offset_; }
-  uint8_t* atomic_operand() const { return atomic_target() + 64; }
-  uint8_t* atomic_compare() const { return atomic_target() + 128; }
-  uint8_t* atomic_result(size_t slot) const { return atomic_target() + 192 + slot * 16; }
+  // The atomic area: atomic_slots() 64-byte targets (the originals spread a list over
+  // 64-byte slots), then an operand, a compare operand and a result of 16 bytes per slot, so
+  // operations in flight each have their own.
+  size_t atomic_slots() const { return atomic_slots_; }
+  uint8_t* atomic_target(size_t slot = 0) const {
+    return buffer_.data() + atomic_offset_ + (slot % atomic_slots_) * 64;
+  }
+  uint8_t* atomic_operand(size_t slot = 0) const { return atomic_word(1, slot); }
+  uint8_t* atomic_compare(size_t slot = 0) const { return atomic_word(2, slot); }
+  uint8_t* atomic_result(size_t slot) const { return atomic_word(3, slot); }
   size_t tx_slots() const { return tx_slots_; }
   // Operations a windowed loop keeps in flight: the test's window, at most the provider's
   // transmit queue (a deeper window never fills, and posts spin on EAGAIN).
@@ -131,7 +144,9 @@ class FabricSession {
   size_t rx_slots() const { return rx_slots_; }
   size_t peer_rx_slots() const { return peer_rx_slots_; }
   uint64_t remote_rx(size_t slot) const { return remote_->addr((slot % peer_rx_slots_) * stride); }
-  uint64_t remote_atomic() const { return remote_->addr(peer_atomic_offset_); }
+  uint64_t remote_atomic(size_t slot = 0) const {
+    return remote_->addr(peer_atomic_offset_ + (slot % peer_atomic_slots_) * 64);
+  }
   uint64_t remote_key() const { return remote_->key(); }
   bool has_remote_cq_data() const;
 
@@ -242,6 +257,9 @@ class FabricSession {
   // Rate-limited, non-blocking: true once the peer's message is waiting.
   bool peer_message_waiting(int64_t now);
   Result<nlohmann::json> read_peer_done();
+  // A message from the peer is waiting on the control connection (heartbeats aside), looked
+  // at now (peer_message_waiting looks at most every kDoneCheckNs).
+  bool control_message_waiting();
 
   bool fail(Status status) {
     if (error_.ok()) error_ = std::move(status);
@@ -278,6 +296,7 @@ class FabricSession {
   // tx slot `slot` gets this side's pattern; rx slot `slot` the complement of the peer's.
   bool fill_tx(size_t slot);
   bool poison_rx(size_t slot);
+  bool poison_tx(size_t slot);  // a tx slot that receives (both sides reading)
   // Checks msg_size bytes at `data` (in the buffer) against the peer's pattern, skipping the
   // first `skip`; counts into verify_checked/verify_errors. False only when a copy fails.
   bool check_rx(const uint8_t* data, size_t len, size_t skip = 0);
@@ -302,6 +321,7 @@ class FabricSession {
   bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);
 
   FabricChoice choice_;
+  CxiControls cxi_;  // the cxi switches of this run (cleared of attributes off cxi)
   std::unique_ptr<FabricEndpoint> endpoint_;
   TestBuffer buffer_;
   bool on_gpu_ = false;
@@ -311,6 +331,11 @@ class FabricSession {
   fi_addr_t peer_ = FI_ADDR_UNSPEC;
   size_t tx_slots_ = 0, rx_slots_ = 0, peer_rx_slots_ = 1;
   size_t tx_offset_ = 0, rx_offset_ = 0, atomic_offset_ = 0, peer_atomic_offset_ = 0;
+  size_t atomic_slots_ = 1, peer_atomic_slots_ = 1;
+  uint8_t* atomic_word(size_t part, size_t slot) const {
+    return buffer_.data() + atomic_offset_ + atomic_slots_ * 64 +
+           ((part - 1) * atomic_slots_ + slot % atomic_slots_) * 16;
+  }
   RunLimit limit_;
   int64_t next_check_ns_ = 0;
   int64_t next_done_check_ns_ = 0;

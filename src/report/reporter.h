@@ -22,6 +22,7 @@ struct RunInfo {
   nlohmann::json client;          // node_info() of this side
   nlohmann::json server;          // the server's node_info(), once known
   int64_t server_pid = 0;         // the server's pid, as it says
+  nlohmann::json server_options;  // the server's own per-process options, as it says
   std::string local_host;         // this side's address on the control connection
   std::vector<double> percentiles;
 };

@@ -60,6 +60,7 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   ch->set_peer_label("server");
   ch->set_cancel(config.stop);  // ^C while waiting for the server ends the wait
   nlohmann::json hello = {{"tool", config.tool}, {"version", FABPERF_VERSION}, {"pid", getpid()}};
+  if (!config.own_options.empty()) hello["options"] = config.own_options;
   std::string client_nonce;
   if (!config.auth_key.empty()) {
     auto nonce = random_nonce();
@@ -91,6 +92,9 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   if (info.server.is_null() && greeting.contains("server")) info.server = greeting["server"];
   if (auto pid = greeting.find("pid"); pid != greeting.end() && pid->is_number_integer()) {
     info.server_pid = pid->get<int64_t>();
+  }
+  if (auto own = greeting.find("options"); own != greeting.end() && own->is_object()) {
+    info.server_options = *own;
   }
   info.local_host = local_address(ch->fd()).host();
   return ch;

@@ -34,6 +34,8 @@ struct ClientConfig {
   double interval_s = 0;
   // Progress on a terminal (null: standard error is not one).
   TerminalProgress* progress = nullptr;
+  // This process's own options, told to the server in HELLO (OwnOptions::said).
+  nlohmann::json own_options = nlohmann::json::object();
 };
 
 // Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.

@@ -32,7 +32,7 @@ Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv&
 }  // namespace
 
 int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
-                    const std::string& banner, const std::string& tool) {
+                    const std::string& banner, const std::string& tool, const OwnOptions* own) {
   for (const Assignment& a : cl.assignments) {
     if (a.spec->scope == OptScope::kClient && a.spec->field != FieldRef(&ProgramOptions::version)) {
       return usage_error("you used a client-only option (" + a.spelling +
@@ -43,6 +43,7 @@ int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver
   if (!options.ok()) return usage_error(options.status().message());
   options->observer = observer;
   options->tool = tool;
+  if (own != nullptr) options->own = *own;
   auto server = Server::listen(*options);
   if (!server.ok()) {
     std::fprintf(stderr, "fabperf server: %s\n", server.status().message().c_str());
@@ -68,7 +69,8 @@ int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver
 
 int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
                     std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
-                    const std::string& tool, const SessionEnv& env) {
+                    const std::string& tool, const SessionEnv& env,
+                    const nlohmann::json& own_options) {
   if (!loopback) {
     Status s = check_no_server_options(cl);
     if (!s.ok()) return usage_error(s.message());
@@ -92,6 +94,7 @@ int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, 
   // Progress only where a person watches standard error.
   std::unique_ptr<TerminalProgress> progress = make_terminal_progress(STDERR_FILENO);
   config.progress = progress.get();
+  config.own_options = own_options;
 
   std::unique_ptr<Server> local_server;
   std::thread server_thread;

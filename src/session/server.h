@@ -34,6 +34,16 @@ struct SessionInfo {
   std::string tool;       // the client's HELLO: "fabperf", "fab_write_lat" ...
   int64_t peer_pid = 0;   // the client's pid, as it says (fab_* summaries show it)
   bool authenticated = false;  // proved it holds the key, or the server needs none
+  nlohmann::json peer_options = nlohmann::json::object();  // the client's OwnOptions::said
+};
+
+// A dialect whose processes each keep options of their own (the fab_* tools' -t/-r/-g/-v/-d,
+// as the originals: a server started with -r 0 receives into GPU 0 whatever the client
+// says): what this process tells its peer about them (in HELLO or WELCOME, for the
+// summaries), and, on a server, how they change each run's options.
+struct OwnOptions {
+  nlohmann::json said = nlohmann::json::object();
+  std::function<Status(const TestSpec& spec, RunOptions& opts)> apply;  // null: none
 };
 
 // What a dialect shows on the server's terminal while sessions run (the fab_* tools print a
@@ -76,6 +86,7 @@ struct ServerOptions {
   bool run_as_client = false;
   bool trust_fabric_addrs = false;  // accept fabric addresses no IP ties to the client
   ServerObserver* observer = nullptr;  // the dialect's server output (may be null)
+  OwnOptions own;                      // this server's own per-process options
   // Stock qperf clients on the same port, told apart by their first byte (null: none, and a
   // qperf client hears fabperf's error frame).
   const QperfHooks* qperf = nullptr;

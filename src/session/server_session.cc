@@ -108,12 +108,17 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   if (auto pid = hello->find("pid"); pid != hello->end() && pid->is_number_integer()) {
     info.peer_pid = pid->get<int64_t>();
   }
+  if (auto own = hello->find("options"); own != hello->end() && own->is_object()) {
+    info.peer_options = *own;
+  }
   const nlohmann::json* auth = nullptr;
   if (auto it = hello->find("auth"); it != hello->end() && it->is_object()) auth = &*it;
   if (options_.auth_key.empty()) {
     // A client with a key refuses us itself: it cannot tell us from an impostor.
     info.authenticated = true;
-    return ch.send(MsgType::kWelcome, {{"server", node_info()}, {"pid", getpid()}});
+    return ch.send(MsgType::kWelcome, {{"server", node_info()},
+                                       {"pid", getpid()},
+                                       {"options", options_.own.said}});
   }
   std::string client_nonce = auth != nullptr ? string_field(*auth, "nonce") : "";
   if (auth == nullptr) {
@@ -138,7 +143,8 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   return ch.send(MsgType::kAuth,
                  {{"proof", server_proof(options_.auth_key, *server_nonce, client_nonce)},
                   {"server", node_info()},
-                  {"pid", getpid()}});
+                  {"pid", getpid()},
+                  {"options", options_.own.said}});
 }
 
 Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info) {
@@ -198,6 +204,8 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   }
   auto opts = run_options_from_json(body.contains("params") ? body["params"] : nlohmann::json());
   if (!opts.ok()) return opts.status().Prefixed(name);
+  // This server's own options (a fab_* server's -t/-r/-g/-v/-d) over the client's.
+  if (options_.own.apply) FP_RETURN_IF_ERROR(options_.own.apply(*spec, *opts).Prefixed(name));
   // Wait for the turn to measure (other clients' runs first), telling the client so.
   auto ticket = admit(slot, info.peer_host + " " + name, *spec, *opts, [&](size_t ahead) {
     return ch.send(MsgType::kQueued, {{"ahead", ahead}}, 1);

@@ -165,7 +165,14 @@ TEST(E2eCxi, NoGpuDeviceIsSaid) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "no GPU found")) << r.err;
   // A CUDA runtime without a device (installed here or not): one of the two named failures.
-  r = tool("fab_read_lat", {"127.0.0.1", "-r", "0", "-g", "NVIDIA", "-p", "1"});
+  // A read's initiator buffer is its -t, as in cxi_read_lat.
+  r = tool("fab_read_lat", {"127.0.0.1", "-t", "0", "-g", "NVIDIA", "-p", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "GPU runtime for NVIDIA not found") ||
+              contains(r.err, "no NVIDIA GPU"))
+      << r.err;
+  // A server's own -r: said when it starts, before it listens.
+  r = tool("fab_write_lat", {"-r", "0", "-g", "NVIDIA", "-p", std::to_string(free_port())});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "GPU runtime for NVIDIA not found") ||
               contains(r.err, "no NVIDIA GPU"))
@@ -707,39 +714,81 @@ TEST(E2eCxi, StatReadsCxiSysfs) {
 struct GpuToolRun {
   const char* tool;
   std::vector<std::string> args;
-  bool read;  // reads put the client's buffer on the receiving end
+  bool both_ways;  // -b: each side's -t and -r
 };
 
+// -t/-r/-g are each process's own, as in the originals: the client's -t is its (initiator's)
+// buffer, the server's -r its (target's); with -b each side's -t and -r.
 TEST(E2eCxiGpu, EveryToolWithGpuBuffersOnBothSides) {
   REQUIRE_RDM();
   const GpuToolRun runs[] = {
       {"fab_write_lat", {"-n", "20", "-s", "1:64"}, false},
-      {"fab_read_lat", {"-n", "20", "-s", "64"}, true},
+      {"fab_read_lat", {"-n", "20", "-s", "64"}, false},
       {"fab_send_lat", {"-n", "20"}, false},
       {"fab_write_bw", {"-n", "5", "-l", "16", "-s", "4096"}, false},
-      {"fab_read_bw", {"-n", "5", "-l", "16"}, true},
-      {"fab_send_bw", {"-n", "5", "-l", "16", "-b"}, false},
+      {"fab_read_bw", {"-n", "5", "-l", "16"}, false},
+      {"fab_send_bw", {"-n", "5", "-l", "16", "-b"}, true},
   };
   for (const GpuToolRun& t : runs) {
     SCOPED_TRACE(t.tool);
     FakeGpuEnv gpu;
-    CxiServer server(t.tool);
-    std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-g", "NVIDIA",
-                                     "-t", "0", "-r", "0"};
+    std::vector<std::string> own = {"-g", "NVIDIA", "-r", "0"};
+    if (t.both_ways) own.insert(own.end(), {"-t", "0"});
+    CxiServer server(t.tool, own);
+    std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-g", "NVIDIA", "-t", "0"};
+    if (t.both_ways) args.insert(args.end(), {"-r", "0"});
     args.insert(args.end(), t.args.begin(), t.args.end());
     RunOutput r = tool(t.tool, args);
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     EXPECT_TRUE(contains(r.out, "Device           : shm (shm)")) << r.out;
-    EXPECT_TRUE(contains(r.out, t.read ? "Client RX Mem    : GPU 0" : "Client TX Mem    : GPU 0"))
-        << r.out;
-    EXPECT_TRUE(contains(r.out, t.read ? "Server TX Mem    : GPU 0" : "Server RX Mem    : GPU 0"))
-        << r.out;
-    EXPECT_TRUE(contains(r.out, "Client GPU Type  : NVIDIA")) << r.out;
+    for (const std::string& text : {r.out, server.output()}) {
+      EXPECT_TRUE(contains(text, "Client TX Mem    : GPU 0\n")) << text;
+      EXPECT_TRUE(contains(text, "Client GPU Type  : NVIDIA\n")) << text;
+      EXPECT_TRUE(contains(text, "Server RX Mem    : GPU 0\nServer GPU Type  : NVIDIA\n"))
+          << text;
+      EXPECT_EQ(contains(text, "Server TX Mem    : GPU 0\n"), t.both_ways) << text;
+    }
     EXPECT_EQ(server.wait(), 0) << server.output();
     FakeGpuEnv::Totals used = gpu.totals();
     EXPECT_GE(used.allocs, 2u);  // one buffer a side at least
     EXPECT_GT(used.to_device, 0u);
   }
+}
+
+// A server started with -r 0 receives into its own GPU buffer whatever the client says, and
+// both summaries say so; a client's -r alone (no -b) places nothing, as in the originals.
+TEST(E2eCxiGpu, ServerKeepsItsOwnRxBuffer) {
+  REQUIRE_RDM();
+  {
+    FakeGpuEnv gpu;
+    CxiServer server("fab_write_bw", {"-r", "0", "-g", "NVIDIA"});
+    RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "-n", "5", "-l", "16",
+                                        "-s", "4096", "--provider", "shm"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "Client TX Mem    : System\nServer RX Mem    : GPU 0\n"
+                                "Server GPU Type  : NVIDIA\n"))
+        << r.out;
+    EXPECT_EQ(server.wait(), 0) << server.output();
+    EXPECT_TRUE(contains(server.output(), "Client TX Mem    : System\nServer RX Mem    : GPU 0\n"))
+        << server.output();
+    EXPECT_EQ(gpu.totals().allocs, 1u);  // the server's buffer only
+  }
+  {
+    FakeGpuEnv gpu;
+    CxiServer server("fab_write_bw");
+    RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g",
+                                        "NVIDIA", "-n", "5", "-l", "16", "--provider", "shm"});
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "Client TX Mem    : System\nClient GPU Type  : NVIDIA\n"
+                                "Server RX Mem    : System\nTest Type"))
+        << r.out;
+    EXPECT_EQ(server.wait(), 0) << server.output();
+    EXPECT_EQ(gpu.totals().allocs, 0u);
+  }
+  // -b: one buffer a side, so a side's -t and -r must agree.
+  RunOutput bad = tool("fab_write_bw", {"127.0.0.1", "-p", "1", "-b", "-r", "0", "-g", "NVIDIA"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "-t and -r must name the same memory with -b")) << bad.err;
 }
 
 // cxi_gpu_loopback_bw's use: both ends of a loopback write in GPU memory, in one process.
@@ -760,10 +809,11 @@ TEST(E2eCxiGpu, LoopbackBandwidthBetweenGpuBuffers) {
 TEST(E2eCxiGpu, JsonNamesWhereEachSidesBufferLives) {
   REQUIRE_RDM();
   FakeGpuEnv gpu;
-  CxiServer server("fab_send_bw");
+  CxiServer server("fab_send_bw", {"-r", "0", "-g", "NVIDIA"});
   std::string json_path = "/tmp/fabperf_cxi_gpu_" + std::to_string(getpid()) + ".json";
-  RunOutput r = tool("fab_send_bw", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g", "NVIDIA",
-                                     "-n", "5", "-l", "16", "-s", "1024", "--json", json_path});
+  // The client picks a provider for its own buffers; the server's GPU needs FI_HMEM (shm).
+  RunOutput r = tool("fab_send_bw", {"127.0.0.1", "-p", server.port(), "-n", "5", "-l", "16",
+                                     "-s", "1024", "--provider", "shm", "--json", json_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "Client TX Mem    : System")) << r.out;
   EXPECT_TRUE(contains(r.out, "Server RX Mem    : GPU 0")) << r.out;
@@ -788,10 +838,9 @@ TEST(E2eCxiGpu, ProviderWithoutHmemIsRefusedOnEitherSide) {
   EXPECT_TRUE(contains(r.err, "no libfabric provider on this host offers FI_EP_RDM endpoints with "
                               "FI_ATOMIC|FI_HMEM"))
       << r.err;
-  // The server's buffer only: the provider is checked for FI_HMEM all the same.
-  CxiServer server("fab_write_lat");
-  r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "-r", "0", "-g", "NVIDIA",
-                             "--provider", "tcp"});
+  // The server's buffer only (its own -r): the provider is checked for FI_HMEM all the same.
+  CxiServer server("fab_write_lat", {"-r", "0", "-g", "NVIDIA"});
+  r = tool("fab_write_lat", {"127.0.0.1", "-p", server.port(), "--provider", "tcp"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "provider \"tcp\" lacks FI_HMEM on FI_EP_RDM endpoints")) << r.err;
 }
@@ -807,6 +856,119 @@ TEST(E2eCxiGpu, ProviderThatRefusesTheRegistrationIsNamed) {
   EXPECT_TRUE(contains(r.err, "provider shm cannot register NVIDIA GPU 0 memory: "
                               "fi_mr_regattr of GPU memory"))
       << r.err;
+}
+
+// The second number of a table row ("       65536         320 ..."): the count column.
+std::vector<uint64_t> row_counts(const std::string& text) {
+  std::vector<uint64_t> out;
+  std::istringstream in(text);
+  const std::regex row(" *([0-9]+) +([0-9]+) +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}");
+  std::smatch m;
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_match(line, m, row)) out.push_back(std::stoull(m[2]));
+  }
+  return out;
+}
+
+struct BiRun {
+  const char* tool;
+  const char* provider;
+};
+
+class E2eCxiBidirectional : public ::testing::TestWithParam<BiRun> {};
+
+// -b on the tools whose originals have it: both sides issue, each prints its own count (here
+// 20 lists of 16 a side), the rates are the sum of each side's over its time from the start
+// barrier to the end barrier (the JSON has each side's counters).
+TEST_P(E2eCxiBidirectional, EachSideItsOwnCountRatesSummed) {
+  REQUIRE_RDM();
+  const BiRun& t = GetParam();
+  CxiServer server(t.tool);
+  std::string json_path = "/tmp/fabperf_cxi_bi_" + std::to_string(getpid()) + ".json";
+  RunOutput r = tool(t.tool, {"127.0.0.1", "-p", server.port(), "--provider", t.provider, "-b",
+                              "-n", "20", "-l", "16", "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // (fab_atomic_bw's labels are 16 wide, the others' 17)
+  const std::regex bi_line("Bidirectional +: Enabled");
+  EXPECT_EQ(count_lines(r.out, bi_line), 1) << r.out;
+  EXPECT_EQ(row_counts(r.out), std::vector<uint64_t>{320}) << r.out;
+  ASSERT_EQ(server.wait(), 0) << server.output();
+  EXPECT_EQ(count_lines(server.output(), bi_line), 1) << server.output();
+  EXPECT_EQ(row_counts(server.output()), std::vector<uint64_t>{320}) << server.output();
+  nlohmann::json doc = nlohmann::json::parse(slurp(json_path));
+  unlink(json_path.c_str());
+  const nlohmann::json& res = doc["results"][0];
+  const nlohmann::json& loc = res["counters"]["loc"];
+  const nlohmann::json& rem = res["counters"]["rem"];
+  EXPECT_EQ(loc["send_msgs"], 320) << res.dump();
+  EXPECT_EQ(rem["send_msgs"], 320) << res.dump();
+  EXPECT_EQ(res["messages"]["sent"], 640) << res.dump();
+  double loc_s = loc["send_time_ns"].get<double>() / 1e9;
+  double rem_s = rem["send_time_ns"].get<double>() / 1e9;
+  ASSERT_GT(loc_s, 0);
+  ASSERT_GT(rem_s, 0);
+  double sum = 320 / loc_s + 320 / rem_s;
+  EXPECT_NEAR(res["msg_rate"].get<double>(), sum, sum * 1e-9) << res.dump();
+  EXPECT_TRUE(contains(loc["info"].value("bidirectional", ""), "start and end barriers"))
+      << loc.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadAndAtomic, E2eCxiBidirectional,
+                         ::testing::Values(BiRun{"fab_read_bw", "tcp"},
+                                           BiRun{"fab_read_bw", "shm"},
+                                           BiRun{"fab_atomic_bw", "tcp"},
+                                           BiRun{"fab_atomic_bw", "shm"},
+                                           BiRun{"fab_write_bw", "shm"}),
+                         [](const auto& info) {
+                           return std::string(info.param.tool).substr(4) + "_" +
+                                  info.param.provider;
+                         });
+
+// UINT128 is offered where the provider has it (cxi: CSWAP EQ); elsewhere the refusal names
+// the provider and what it lacks.
+TEST(E2eCxi, Uint128RefusedNamingTheProvider) {
+  REQUIRE_RDM();
+  CxiServer server("fab_atomic_lat");
+  RunOutput r = tool("fab_atomic_lat", {"127.0.0.1", "-p", server.port(), "-A", "CSWAP", "-T",
+                                        "UINT128", "-n", "5", "--provider", "tcp"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(contains(r.err, "provider tcp;ofi_rxm cannot run atomic CSWAP EQ on UINT128 "
+                              "(fi_query_atomic"))
+      << r.err;
+  server.wait();
+  // The originals' combination rule: UINT128 is CSWAP EQ only, refused before connecting.
+  RunOutput bad = tool("fab_atomic_lat", {"127.0.0.1", "-p", "1", "-A", "SUM", "-T", "UINT128"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "Invalid Op and Type combination: SUM UINT128")) << bad.err;
+}
+
+// The cxi-only switches on another provider: the run goes on, a warning names the switches
+// and the provider, the summary says Not Applicable, the JSON keeps the note.
+TEST(E2eCxi, CxiSwitchesOnAnotherProviderDrawAWarning) {
+  REQUIRE_RDM();
+  CxiServer server("fab_write_bw");
+  std::string json_path = "/tmp/fabperf_cxi_sw_" + std::to_string(getpid()) + ".json";
+  RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "--provider", "tcp",
+                                      "-n", "5", "-l", "16", "-v", "5", "--no-idc", "--no-hrp",
+                                      "--unrestricted", "--json", json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.err, "fab_write_bw: warning: -v/--svc-id, --no-idc, --no-hrp, "
+                              "--unrestricted: cxi provider only; not applied on provider "
+                              "tcp;ofi_rxm"))
+      << r.err;
+  EXPECT_TRUE(contains(r.out, "Service ID       : Not Applicable\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "IDC              : Not Applicable\n")) << r.out;
+  EXPECT_EQ(server.wait(), 0) << server.output();
+  nlohmann::json doc = nlohmann::json::parse(slurp(json_path));
+  unlink(json_path.c_str());
+  const nlohmann::json& info = doc["results"][0]["info"];
+  EXPECT_TRUE(contains(info["loc"].value("cxi_switches", ""), "not applied on provider tcp"))
+      << info.dump();
+  // The server applies its own -v, not the client's: only the shared switches reach it.
+  EXPECT_EQ(info["rem"].value("cxi_switches", ""),
+            "--no-idc, --no-hrp, --unrestricted: cxi provider only; not applied on provider "
+            "tcp;ofi_rxm")
+      << info.dump();
 }
 
 }  // namespace

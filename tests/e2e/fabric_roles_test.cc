@@ -209,7 +209,7 @@ TEST(FabricRolesErrors, EveryTestIsListedOnce) {
     EXPECT_NE(spec.client, nullptr);
     EXPECT_NE(spec.server, nullptr);
   }
-  EXPECT_EQ(names.size(), 34u);  // 12 rc, 3 ud, 10 rdm, 6 uc, 3 xrc
+  EXPECT_EQ(names.size(), 36u);  // 12 rc, 3 ud, 12 rdm, 6 uc, 3 xrc
 }
 
 INSTANTIATE_TEST_SUITE_P(AllProviders, FabricRolesTest, ::testing::ValuesIn(all_cases()),

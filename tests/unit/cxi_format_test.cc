@@ -376,12 +376,52 @@ TEST(CxiFormat, RdmaBufferUsed) {
 
 TEST(CxiFormat, GpuAndHugepageLines) {
   Parsed o = parse(write_lat(), {"h", "-t", "0", "-g", "nvidia", "--use-hp", "2m"});
-  std::string block = summary_block(write_lat(), o.view(), cassini(false));
-  EXPECT_NE(block.find("Client TX Mem    : GPU 0\nServer RX Mem    : System\n"
-                       "Client GPU Type  : NVIDIA\n"),
+  SummaryView v = o.view();
+  v.server = SideMemory{};  // the server said: system memory
+  std::string block = summary_block(write_lat(), v, cassini(false));
+  // The originals' order (print_loc_opts): each side's memory, then its GPU type.
+  EXPECT_NE(block.find("Client TX Mem    : GPU 0\nClient GPU Type  : NVIDIA\n"
+                       "Server RX Mem    : System\nTest Type"),
             std::string::npos)
       << block;
   EXPECT_NE(block.find("Hugepages        : Enabled (2M)\n"), std::string::npos);
+}
+
+// Each process's own buffers: a server started with -r 0 shows its GPU and type, the client's
+// own -t its; with -b the four memory lines of the originals.
+TEST(CxiFormat, EachSidesOwnMemoryAndBidirectionalLines) {
+  Parsed o = parse(write_lat(), {"h"});
+  SummaryView v = o.view();
+  v.client = SideMemory{};
+  v.server = SideMemory{-1, 0, "AMD"};
+  std::string block = summary_block(write_lat(), v, cassini(true));
+  EXPECT_NE(block.find("Client TX Mem    : System\nServer RX Mem    : GPU 0\n"
+                       "Server GPU Type  : AMD\n"),
+            std::string::npos)
+      << block;
+  EXPECT_EQ(block.find("Client GPU Type"), std::string::npos) << block;
+  const Tool& bw = *find_tool("fab_read_bw");
+  Parsed b = parse(bw, {"h", "-b"});
+  SummaryView bv = b.view();
+  bv.client = SideMemory{1, 1, "NVIDIA"};
+  bv.server = SideMemory{-1, -1, ""};
+  std::string both = summary_block(bw, bv, cassini(false));
+  EXPECT_NE(both.find("Client TX Mem    : GPU 1\nClient RX Mem    : GPU 1\n"
+                      "Client GPU Type  : NVIDIA\nServer TX Mem    : System\n"
+                      "Server RX Mem    : System\n"),
+            std::string::npos)
+      << both;
+  EXPECT_NE(both.find("Bidirectional    : Enabled\n"), std::string::npos) << both;
+  // A server knows -b from the run, not its own command line; -n from the client.
+  Parsed s = parse(bw, {"h"});
+  SummaryView sv = s.view();
+  sv.bidirectional = true;
+  sv.iters = 7;
+  std::string server = summary_block(bw, sv, cassini(true));
+  EXPECT_NE(server.find("Bidirectional    : Enabled\n"), std::string::npos) << server;
+  EXPECT_NE(server.find("Iterations       : 7\n"), std::string::npos) << server;
+  EXPECT_EQ(SideMemory::from_json(SideMemory{2, 3, "INTEL"}.to_json()).rx, 3);
+  EXPECT_EQ(SideMemory::from_json(nlohmann::json("junk")).tx, -1);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TEST(FabricAtomicOps, MapsEveryNamedOp) {
     EXPECT_EQ(spec->op, row.op) << row.name;
   }
   EXPECT_EQ(atomic_op_names().size(), 12u);
-  EXPECT_EQ(atomic_type_names().size(), 12u);
+  EXPECT_EQ(atomic_type_names().size(), 13u);  // with UINT128
   EXPECT_EQ(cswap_op_names().size(), 6u);
 }
 
@@ -117,7 +117,8 @@ TEST(FabricAtomicOps, ValidatesParams) {
 
 TEST(FabricAtomicOps, StoresAndLoadsTypedValues) {
   for (const std::string& name : atomic_type_names()) {
-    auto spec = make_atomic_spec("SUM", name, "EQ", false);
+    // UINT128 takes CSWAP EQ only.
+    auto spec = make_atomic_spec(name == "UINT128" ? "CSWAP" : "SUM", name, "EQ", false);
     ASSERT_TRUE(spec.ok()) << name;
     unsigned char buf[16];
     std::memset(buf, 0xee, sizeof(buf));
@@ -125,6 +126,74 @@ TEST(FabricAtomicOps, StoresAndLoadsTypedValues) {
     EXPECT_EQ(load_atomic_value(spec->type, buf), 5.0) << name;
     EXPECT_EQ(atomic_type_size(spec->type), spec->type_size);
   }
+}
+
+// As the originals' amo_validate_op_and_type: no logical op on FLOAT/DOUBLE either.
+TEST(FabricAtomicOps, NoLogicalOpsOnFloats) {
+  for (const char* op : {"LOR", "LAND", "LXOR"}) {
+    for (const char* type : {"FLOAT", "DOUBLE"}) {
+      auto spec = make_atomic_spec(op, type, "EQ", false);
+      EXPECT_EQ(spec.status().message(),
+                std::string("Invalid Op and Type combination: ") + op + " " + type);
+    }
+    EXPECT_TRUE(make_atomic_spec(op, "INT32", "EQ", false).ok());
+  }
+}
+
+// UINT128: CSWAP EQ only (the cxi provider's one 128-bit operation), 16 bytes, always
+// fetching (fi_compare_atomic).
+TEST(FabricAtomicOps, Uint128IsCswapEqOnly) {
+  auto spec = make_atomic_spec("CSWAP", "uint128", "eq", false);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  EXPECT_EQ(spec->type, FI_UINT128);
+  EXPECT_EQ(spec->type_size, 16u);
+  EXPECT_EQ(spec->op, FI_CSWAP);
+  EXPECT_EQ(spec->form, AtomicForm::kCompare);
+  EXPECT_EQ(make_atomic_spec("CSWAP", "UINT128", "NE", false).status().message(),
+            "Invalid Op and Type combination: CSWAP NE UINT128");
+  for (const char* op : {"SUM", "SWAP", "MIN", "BOR", "AXOR"}) {
+    EXPECT_EQ(make_atomic_spec(op, "UINT128", "EQ", false).status().message(),
+              std::string("Invalid Op and Type combination: ") + op + " UINT128");
+  }
+  uint8_t word[16];
+  std::memset(word, 0xee, sizeof word);
+  store_atomic_value(FI_UINT128, 5, word);
+  uint64_t low = 0, high = 1;
+  std::memcpy(&low, word, 8);
+  std::memcpy(&high, word + 8, 8);
+  EXPECT_EQ(low, 5u);
+  EXPECT_EQ(high, 0u);
+  EXPECT_EQ(load_atomic_value(FI_UINT128, word), 5.0);
+  EXPECT_EQ(atomic_type_size(FI_UINT128), 16u);
+}
+
+// The originals' per-iteration operands: each operation changes the target.
+TEST(FabricAtomicOps, OperandsChangeEveryIterationAsTheOriginals) {
+  auto swap = *make_atomic_spec("SWAP", "UINT64", "EQ", false);
+  EXPECT_EQ(atomic_operands(swap, 0).operand, 1);
+  EXPECT_EQ(atomic_operands(swap, 1).operand, 2);
+  EXPECT_EQ(atomic_operands(swap, 2).operand, 1);
+  auto eq = *make_atomic_spec("CSWAP", "INT32", "EQ", false);
+  EXPECT_EQ(atomic_operands(eq, 0).compare, 1);
+  EXPECT_EQ(atomic_operands(eq, 1).compare, 2);
+  EXPECT_EQ(atomic_operands(eq, 1).operand, 2);
+  auto ne = *make_atomic_spec("CSWAP", "INT32", "NE", false);
+  EXPECT_EQ(atomic_operands(ne, 5).compare, 0);
+  auto axor = *make_atomic_spec("AXOR", "UINT16", "EQ", false);
+  EXPECT_EQ(atomic_operands(axor, 3).compare, 2);
+  auto min = *make_atomic_spec("MIN", "INT8", "EQ", false);
+  EXPECT_EQ(atomic_operands(min, 0).operand, 100);
+  EXPECT_EQ(atomic_operands(min, 1).operand, 99);
+  EXPECT_EQ(atomic_operands(min, 100).operand, 100);  // again, within the type
+  auto max = *make_atomic_spec("MAX", "DOUBLE", "EQ", false);
+  EXPECT_EQ(atomic_operands(max, 0).operand, 1);
+  EXPECT_EQ(atomic_operands(max, 9).operand, 10);
+  auto bor = *make_atomic_spec("BOR", "INT8", "EQ", false);
+  EXPECT_EQ(atomic_operands(bor, 0).operand, 1);
+  EXPECT_EQ(atomic_operands(bor, 6).operand, 64);
+  EXPECT_EQ(atomic_operands(bor, 7).operand, 1);  // never the sign bit
+  auto sum = *make_atomic_spec("SUM", "FLOAT", "EQ", false);
+  EXPECT_EQ(atomic_operands(sum, 7).operand, 1);
 }
 
 }  // namespace
