@@ -33,6 +33,10 @@ struct Figures {
   double recv_Bps = 0;
   bool has_bandwidth = false;
   bool bidirectional = false;
+  // Two-way tests: each direction's received rate (what arrived), client to server and server
+  // to client; recv_Bps is their sum.
+  double to_server_Bps = 0, to_client_Bps = 0;
+  bool reverse = false;  // one-way test run with -R: the server sent, the client received
   double msg_rate = 0;  // per second
   uint64_t msgs_sent = 0, msgs_received = 0, msgs_lost = 0;
   bool counts_loss = false;  // an unreliable transport: the loss is a figure of its own

@@ -275,5 +275,47 @@ TEST(Options, Nearest) {
   EXPECT_EQ(nearest("zzzzzzzz", {"tcp_lat", "udp_lat"}), "");
 }
 
+// -R is fabperf's --reverse (iperf3's spelling); the fab_* tools' -R stays --rdzv
+// (tool_grammar_test.cc): the spellings live in different dialects of the one row table.
+TEST(CommandLine, ReverseSpellingsAndTheTestsThatTakeIt) {
+  for (const char* spelling : {"-R", "--reverse"}) {
+    auto cl = parse({"node1", spelling, "tcp_bw"});
+    ASSERT_TRUE(cl.ok()) << spelling << ": " << cl.status().message();
+    std::vector<std::string> warnings;
+    auto params = resolve_run(*all_tests().find("tcp_bw"), cl->tests[0].assignments, {},
+                              Dialect::kQperf, &warnings);
+    ASSERT_TRUE(params.ok()) << params.status().message();
+    EXPECT_TRUE(params->local.reverse) << spelling;
+    EXPECT_TRUE(params->remote.reverse) << spelling;  // shared: the server must turn too
+    EXPECT_TRUE(warnings.empty());
+    EXPECT_FALSE(params->local.rdzv);
+  }
+  // A test whose data has one fixed way (or both) says so rather than run silently.
+  for (const char* test : {"tcp_lat", "tcp_bi_bw", "rdm_write_bw"}) {
+    auto cl = parse({"node1", "-R", test});
+    ASSERT_TRUE(cl.ok());
+    std::vector<std::string> warnings;
+    auto params = resolve_run(*all_tests().find(test), cl->tests[0].assignments, {},
+                              Dialect::kQperf, &warnings);
+    ASSERT_TRUE(params.ok());
+    ASSERT_EQ(warnings.size(), 1u) << test;
+    EXPECT_NE(warnings[0].find("-R set but not used"), std::string::npos) << warnings[0];
+  }
+}
+
+TEST(CommandLine, TwoWaySocketTestsAreRegistered) {
+  for (const char* name : {"tcp_bi_bw", "udp_bi_bw"}) {
+    const TestSpec* spec = all_tests().find(name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_EQ(spec->kind, TestKind::kBiBandwidth);
+    EXPECT_EQ(spec->family, TransportFamily::kSocket);
+    RunOptions opts = default_run_options();
+    opts.msg_size = 1000;
+    Needs needs = needs_of(*spec, opts);
+    EXPECT_EQ(needs.threads, 2u);  // one sends, one receives
+    EXPECT_EQ(needs.buffer_bytes, 2000u);
+  }
+}
+
 }  // namespace
 }  // namespace fabperf
