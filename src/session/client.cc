@@ -203,6 +203,14 @@ Status run_against_qperf(const ClientConfig& config, TestResult& result, Latency
   return config.qperf->run(config, result, latency, version);
 }
 
+// The server names the test in its errors (its own log needs it); the client's line already
+// starts with the name, so "tcp_lat: server: tcp_lat: ..." loses the second one.
+std::string without_echoed_name(const std::string& message, const std::string& test) {
+  const std::string echoed = "server: " + test + ": ";
+  if (message.rfind(echoed, 0) != 0) return message;
+  return "server: " + message.substr(echoed.size());
+}
+
 }  // namespace
 
 int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
@@ -266,8 +274,8 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     }
     if (!s.ok()) {
       result.status = RunStatus::kError;
-      result.error = s.message();
-      std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
+      result.error = without_echoed_name(s.message(), result.test);
+      std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
       print_partial(label.c_str(), result.loc);
       exit_code = s.code() == Code::kUsage ? 2 : 1;
       session.reset();  // the server ended the session with its error; the next run reconnects

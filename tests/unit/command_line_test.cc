@@ -317,5 +317,17 @@ TEST(CommandLine, TwoWaySocketTestsAreRegistered) {
   }
 }
 
+TEST(CommandLine, AnOutputFileNamedTwiceIsRefused) {
+  for (const char* option : {"--json", "--csv", "--html"}) {
+    auto cl = parse({"node1", option, "a.out", option, "b.out", "tcp_lat"});
+    ASSERT_FALSE(cl.ok()) << option;
+    EXPECT_EQ(cl.status().code(), Code::kUsage);
+    EXPECT_NE(cl.status().message().find(std::string(option) + " given twice (a.out and b.out)"),
+              std::string::npos)
+        << cl.status().message();
+  }
+  EXPECT_TRUE(parse({"node1", "--json", "a.json", "--csv", "a.csv", "tcp_lat"}).ok());
+}
+
 }  // namespace
 }  // namespace fabperf
