@@ -37,7 +37,11 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
       f.msg_rate = f.latency->mean > 0 ? 1e9 / f.latency->mean : 0;
       // Open loop: the rate is the schedule's, as achieved, not the inverse of the latency.
       f.open_loop = result.local_opts.rate > 0;
-      if (f.open_loop) f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
+      if (f.open_loop) {
+        f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
+        f.rate_asked = static_cast<double>(result.local_opts.rate);
+        f.rate_short = f.msg_rate < kRateShortfall * f.rate_asked;
+      }
       f.msgs_sent = loc.send_msgs;
       f.msgs_received = loc.recv_msgs;
       f.msgs_lost = loc.lost_msgs;

@@ -44,7 +44,14 @@ struct Figures {
   bool has_verify = false;
   std::vector<StreamFigures> streams;  // empty unless the test ran several streams
   bool open_loop = false;              // --rate: latency timed from each intended send time
+  // Open loop: the rate asked (--rate) and whether msg_rate, the rate reached, fell short of it
+  // (below kRateShortfall of it: the client or the path could not keep the schedule).
+  double rate_asked = 0;
+  bool rate_short = false;
 };
+
+// An open loop reaching less than this share of its --rate is reported as falling short.
+inline constexpr double kRateShortfall = 0.95;
 
 // How a run ended: measured to the end, failed, or cut short by SIGINT/SIGTERM (its figures
 // cover the real elapsed time).

@@ -118,7 +118,9 @@ std::vector<OptionSpec> build_option_rows() {
       // ---- fabrics
       {.name = "verify", .type = T::kFlag, .field = &RunOptions::verify, .default_text = "0",
        .max = 1, .scope = S::kShared, .per_test = true, .group = "fabric",
-       .help = "Check the data of every write, read and send, and atomic results"},
+       .help = "Check the data of every read, send and atomic result, of writes with data "
+               "as each lands; plain writes: the target buffers' final contents (the output's "
+               "verify_checks says which)"},
       {.name = "id", .short_name = "i", .type = T::kString, .field = &RunOptions::id,
        .scope = S::kPerSide, .per_test = true, .group = "fabric", .arg_name = "Device:Port",
        .help = "RDMA device and port (maps onto the libfabric domain)"},

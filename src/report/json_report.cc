@@ -131,6 +131,11 @@ nlohmann::json result_to_json(const TestResult& r) {
   }
   j["affinity"] = {{"loc", r.loc.cpus}, {"rem", r.rem.cpus}};
   if (f.latency) j["latency_mode"] = f.open_loop ? "open_loop" : "closed_loop";
+  if (f.open_loop) {
+    j["open_loop"] = {{"asked_rate", finite_or_zero(f.rate_asked)},
+                      {"reached_rate", finite_or_zero(f.msg_rate)},
+                      {"fell_short", f.rate_short}};
+  }
   j["msg_rate"] = finite_or_zero(f.msg_rate);
   j["messages"] = {{"sent", f.msgs_sent}, {"received", f.msgs_received}, {"lost", f.msgs_lost}};
   j["cpu"] = {{"loc", cpu_json(r.loc.cpu)}, {"rem", cpu_json(r.rem.cpu)}};

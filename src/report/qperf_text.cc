@@ -90,13 +90,20 @@ class QperfTextReporter : public Reporter {
         }
       }
     }
-    if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat) {
+    // An open loop that fell short of its --rate shows the rate reached beside the one asked.
+    if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat || f.rate_short) {
       add(lines, "msg_rate", f.msg_rate, Unit::kRate);
     }
+    if (f.rate_short) add(lines, "msg_rate_asked", f.rate_asked, Unit::kRate);
     if (f.counts_loss) add(lines, "lost_msgs", static_cast<double>(f.msgs_lost), Unit::kCount);
     if (f.has_verify) {
       add(lines, "verify_checked", static_cast<double>(f.verify_checked), Unit::kCount);
       add(lines, "verify_errors", static_cast<double>(f.verify_errors), Unit::kCount);
+      // What the count covers where it is not every operation (plain RDMA writes).
+      for (const SideStats* side : {&r.loc, &r.rem}) {
+        auto it = side->info.find("verify_checks");
+        if (it != side->info.end() && it->is_string()) add_text(lines, "verify_checks", *it);
+      }
     }
     if (f.latency && options_.stat) {
       const LatencySummary& l = *f.latency;
@@ -172,6 +179,7 @@ class QperfTextReporter : public Reporter {
     for (const auto* side : {&r.loc, &r.rem}) {
       std::string prefix = side == &r.loc ? "loc_" : "rem_";
       for (const auto& [key, value] : side->info.items()) {
+        if (key == "verify_checks") continue;  // shown beside verify_checked
         add_text(lines, prefix + key, value.is_string() ? value.get<std::string>() : value.dump());
       }
     }

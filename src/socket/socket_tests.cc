@@ -47,10 +47,19 @@ bool carries_seq(const SocketProtocol& proto, size_t size) {
   return !proto.reliable && size >= sizeof(uint64_t);
 }
 
+// Most messages an open loop has in flight (sent, reply not yet taken): at most this many, and
+// no more than kOpenLoopMaxBytes of them. Above the path's capacity the schedule falls behind
+// instead of filling socket buffers, so the run ends at -t and its drain is short.
+constexpr uint64_t kOpenLoopMaxInFlight = 1024;
+constexpr uint64_t kOpenLoopMaxBytes = 4 << 20;
+
 // Open loop (--rate): message k is due at start + k/rate whatever the replies do, and its
 // latency runs from that due time to its reply. A stall then delays every message due during
 // it, and the percentiles show it; a closed loop would wait and record it once (coordinated
 // omission). Replies are matched by sequence number (datagrams) or by order (streams).
+// The backlog is bounded (kOpenLoopMaxInFlight) and a timed run stops sending at -t by the
+// clock: above capacity a message waits for room and its latency, from its due time, shows
+// the wait; the achieved rate is reported beside the asked one (engine/test_result.cc).
 Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
   size_t size = ctx.opts.msg_size;
   bool seq_on = carries_seq(proto, size);
@@ -69,16 +78,31 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   size_t have = 0;                 // bytes of the reply being assembled (streams)
   bool sending = true;
   int64_t drain_deadline = 0, next_check = start + kPeerCheckNs;
+  const uint64_t max_in_flight =
+      std::clamp<uint64_t>(kOpenLoopMaxBytes / std::max<size_t>(size, 1), 16, kOpenLoopMaxInFlight);
+  uint64_t written_off = 0;  // datagrams below this number were counted lost (a full window)
+  int64_t last_reply = start;
   const int64_t max_wait_ns = static_cast<int64_t>(
       (proto.reliable ? ctx.timeout_s() : std::min(ctx.timeout_s(), kMaxReplyWaitS)) * 1e9);
   const int fd = link.fd();
   for (;;) {
     int64_t now = now_ns();
     while (sending && due(next) <= now) {
-      bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until;
+      bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until || now >= send_until;
       if (enough || ctx.stop_requested()) {
         sending = false;
         drain_deadline = now + max_wait_ns;
+        break;
+      }
+      if (next - replies >= max_in_flight) {
+        // The window is full: wait for replies. Datagram replies missing for the reply wait
+        // are counted lost, and the window opens again.
+        if (!proto.reliable && now - last_reply > max_wait_ns) {
+          ctx.stats.lost_msgs += next - replies;
+          replies = next;
+          written_off = next;
+          continue;
+        }
         break;
       }
       if (seq_on) memcpy(out.data(), &next, sizeof next);
@@ -97,8 +121,9 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
       int64_t t1 = now_ns();
       uint64_t k = replies;
       if (seq_on) memcpy(&k, in.data(), sizeof k);
-      if (k < next) {  // anything else is not a reply to us
+      if (k < next && (!seq_on || k >= written_off)) {  // anything else is not a reply to us
         ++replies;
+        last_reply = t1;
         ctx.stats.recv_msgs++;
         ctx.stats.recv_bytes += size;
         if (k >= warmup) ctx.latency.record(static_cast<uint64_t>(t1 - due(k)));
@@ -122,6 +147,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     if (poll_mode) continue;
     // Sleep until a reply comes or the next message is due.
     int64_t wake = sending ? std::min(due(next), next_check) : std::min(drain_deadline, next_check);
+    if (sending && next - replies >= max_in_flight) wake = std::min(now + max_wait_ns, next_check);
     int64_t left = wake - now_ns();
     if (left <= 0) continue;
     timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};

@@ -94,5 +94,53 @@ TEST(E2eEveryday, JsonOpenErrorsSayWhy) {
   EXPECT_TRUE(contains(r.err, "No such file or directory")) << r.err;
 }
 
+// An open loop asked for more than the client reaches ends at -t (its backlog is bounded)
+// and says what it reached beside what was asked.
+TEST(E2eEveryday, OpenLoopAboveCapacityEndsOnTimeAndSaysItFellShort) {
+  RunOutput r = run({"--loopback", "--rate", "100000000", "-t", "0.2", "--json", "-",
+                     "tcp_lat"},
+                    120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "tcp_lat: warning: asked 100 M/sec, reached ")) << r.err;
+  json result = json::parse(r.out)["results"][0];
+  // Before the bound a 10 M/sec run of -t 0.1 took 6 s and this one minutes.
+  EXPECT_LT(result["elapsed_s"].get<double>(), 5.0);
+  EXPECT_EQ(result["open_loop"]["fell_short"], true);
+  EXPECT_EQ(result["open_loop"]["asked_rate"].get<double>(), 1e8);
+  EXPECT_GT(result["open_loop"]["reached_rate"].get<double>(), 0);
+  RunOutput text = run({"--loopback", "--rate", "100000000", "-t", "0.2", "tcp_lat"}, 120);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "    msg_rate ")) << text.out;
+  EXPECT_TRUE(contains(text.out, "    msg_rate_asked  =   100 M/sec\n")) << text.out;
+}
+
+TEST(E2eEveryday, OpenLoopThatKeepsItsScheduleDoesNotWarn) {
+  RunOutput r = run({"--loopback", "--rate", "500", "-m", "8", "-t", "0.3", "--json", "-",
+                     "udp_lat"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.err, "warning: asked")) << r.err;
+  EXPECT_EQ(json::parse(r.out)["results"][0]["open_loop"]["fell_short"], false);
+}
+
+// A plain RDMA write gives the target no notice per write: --verify checks the written
+// buffers' final contents, counts those, and says so (it once read as if every write were
+// checked: verify_checked = 1 of 558 K writes).
+TEST(E2eEveryday, VerifyOnPlainWritesSaysWhatItChecked) {
+  RunOutput r = run({"--loopback", "-n", "200", "-P", "shm", "--verify", "--json", "-",
+                     "rdm_write_lat"});
+  if (r.exit_code != 0 && contains(r.err, "shm")) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json result = json::parse(r.out)["results"][0];
+  EXPECT_EQ(result["verify"]["checked"], 1);  // one buffer, not one per write
+  EXPECT_EQ(result["verify"]["errors"], 0);
+  EXPECT_EQ(result["info"]["rem"]["verify_checks"],
+            "final contents of 1 target buffer(s), once (a plain write: no notice per write)");
+  RunOutput text = run({"--loopback", "-n", "200", "-P", "shm", "--verify", "-v",
+                        "rdm_write_bw"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "verify_checks")) << text.out;
+  EXPECT_TRUE(contains(text.out, "target buffer(s), once")) << text.out;
+}
+
 }  // namespace
 }  // namespace fabperf::testing
