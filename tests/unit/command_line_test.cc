@@ -1,5 +1,6 @@
 // Unit tests: qperf's grammar, the option table's spellings, loops and parameter resolution.
 #include "cli/command_line.h"
+#include "cli/help.h"
 
 #include <gtest/gtest.h>
 
@@ -327,6 +328,38 @@ TEST(CommandLine, AnOutputFileNamedTwiceIsRefused) {
         << cl.status().message();
   }
   EXPECT_TRUE(parse({"node1", "--json", "a.json", "--csv", "a.csv", "tcp_lat"}).ok());
+}
+
+// Every help topic fits an 80-column terminal (descriptions wrap), qperf's stayed within 74.
+TEST(Help, EveryTopicFitsEightyColumns) {
+  std::vector<std::string> topics = {"", "categories", "examples", "opts", "options", "tests"};
+  for (const std::string& name : all_tests().names()) topics.push_back(name);
+  for (const std::string& topic : topics) {
+    auto text = help_text(topic, all_tests());
+    ASSERT_TRUE(text.ok()) << topic;
+    size_t start = 0, line = 1;
+    while (start < text->size()) {
+      size_t end = text->find('\n', start);
+      if (end == std::string::npos) end = text->size();
+      EXPECT_LE(end - start, 80u) << "--help " << topic << " line " << line << ": "
+                                  << text->substr(start, end - start);
+      start = end + 1;
+      ++line;
+    }
+  }
+  // Wrapping keeps every word: the longest option description is still all there.
+  auto options = help_text("options", all_tests());
+  ASSERT_TRUE(options.ok());
+  EXPECT_NE(options->find("iperf3 -R (the fab_* tools' -R is"), std::string::npos) << *options;
+}
+
+TEST(Help, ExamplesShowFabricTestsAndTheCxiTools) {
+  auto text = help_text("examples", all_tests());
+  ASSERT_TRUE(text.ok());
+  for (const char* example : {"-P 'tcp;ofi_rxm' rdm_write_lat", "--list-fabrics", "fab_write_lat",
+                              "-R tcp_bw", "tcp_bi_bw"}) {
+    EXPECT_NE(text->find(example), std::string::npos) << example;
+  }
 }
 
 }  // namespace
