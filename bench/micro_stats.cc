@@ -9,7 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include "core/clock.h"
-#include "core/side_stats.h"
+#include "engine/side_stats.h"
 #include "stats/histogram.h"
 #include "stats/latency.h"
 

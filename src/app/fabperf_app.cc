@@ -71,9 +71,11 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
   info.percentiles = *parse_percentiles(p.percentiles);
 
   std::vector<std::unique_ptr<Reporter>> reporters;
-  const int to_stdout = (p.json == "-") + (p.csv == "-") + (p.html == "-");
+  const int to_stdout =
+      (p.json == "-") + (p.csv == "-") + (p.html == "-") + (p.json_stream == "-");
   if (to_stdout > 1) {
-    return usage_error("only one of --json, --csv and --html can be - (standard output)");
+    return usage_error(
+        "only one of --json, --csv, --html and --json-stream can be - (standard output)");
   }
   // Text goes to standard output unless a machine format has taken it.
   if (to_stdout == 0) reporters.push_back(make_qperf_text_reporter(display_of(p)));
@@ -82,6 +84,11 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
                                    std::pair{&p.html, &make_html_reporter}}) {
     if (path->empty()) continue;
     auto r = make(*path);
+    if (!r.ok()) return usage_error(r.status().message());
+    reporters.push_back(std::move(*r));
+  }
+  if (!p.json_stream.empty()) {
+    auto r = make_json_stream_reporter(p.json_stream, given(p, &ProgramOptions::interval) ? p.interval : 0);
     if (!r.ok()) return usage_error(r.status().message());
     reporters.push_back(std::move(*r));
   }

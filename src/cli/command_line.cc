@@ -218,7 +218,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     // An output file named twice would silently lose one: refuse rather than pick.
     if (spec.field == FieldRef(&ProgramOptions::json) ||
         spec.field == FieldRef(&ProgramOptions::csv) ||
-        spec.field == FieldRef(&ProgramOptions::html)) {
+        spec.field == FieldRef(&ProgramOptions::html) ||
+        spec.field == FieldRef(&ProgramOptions::json_stream)) {
       for (const Assignment& earlier : cl.assignments) {
         if (earlier.spec == &spec) {
           return Status::Usage(name + " given twice (" + option_value_text(earlier.value) +

@@ -10,11 +10,17 @@ namespace fabperf::cxi {
 
 namespace {
 
-std::string line(const std::string& label, const std::string& value) {
-  std::string l = label;
-  if (l.size() < 17) l.resize(17, ' ');
-  return l + ": " + value + "\n";
-}
+// "Device           : cxi0": the label padded to the tool's width (16 for cxi_atomic_bw, 17
+// for the others), then ": ".
+struct Lines {
+  size_t width = 17;
+  std::string text;
+  void add(const std::string& label, const std::string& value) {
+    std::string l = label;
+    if (l.size() < width) l.resize(width, ' ');
+    text += l + ": " + value + "\n";
+  }
+};
 
 std::string printf_string(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string printf_string(const char* fmt, ...) {
@@ -28,6 +34,8 @@ std::string printf_string(const char* fmt, ...) {
 
 std::string enabled(bool on) { return on ? "Enabled" : "Disabled"; }
 
+const char* kNotApplicable = "Disabled - Not Applicable";
+
 bool is_cxi(const Endpoints& ep) { return ep.provider == "cxi"; }
 
 // A cxi-only switch: its state with the cxi provider, "Not Applicable" elsewhere.
@@ -35,140 +43,180 @@ std::string cxi_only(const Endpoints& ep, const std::string& state) {
   return is_cxi(ep) ? state : "Not Applicable";
 }
 
-std::string memory(int gpu) { return gpu < 0 ? "System" : "GPU " + std::to_string(gpu); }
+std::string memory(int64_t gpu) { return gpu < 0 ? "System" : "GPU " + std::to_string(gpu); }
 
 std::string number(uint64_t v) { return std::to_string(v); }
 
+// The IDC line: IDC carries small payloads only (224 bytes restricted, 192 unrestricted and
+// for sends) and never GPU memory (-t turns it off in the originals); the line says so
+// instead of claiming it for sizes where it is never used.
+std::string idc_state(const SummaryView& o, bool send) {
+  const ProgramOptions& p = o.program;
+  const RunOptions& r = o.run;
+  uint64_t idc_max = r.unrestricted || send ? 192 : 224;
+  if (r.no_idc || p.tx_gpu >= 0 || (send && r.rdzv)) return "Disabled";
+  if (o.min_size > idc_max) return "Unused (sizes above " + number(idc_max) + ")";
+  return "Enabled";
+}
+
 }  // namespace
 
-std::string dash_line() { return std::string(72, '-') + "\n"; }
+size_t table_width(const Tool& tool) {
+  return tool.kind == ToolKind::kLatency ? 72 : 51;
+}
 
+std::string dash_line(const Tool& tool) { return std::string(table_width(tool), '-') + "\n"; }
+
+uint64_t rdma_buffer_used(uint64_t max_size, uint64_t list_size, uint64_t align, uint64_t cap) {
+  if (align == 0) align = 1;
+  unsigned __int128 slot = (static_cast<unsigned __int128>(max_size) + align - 1) / align * align;
+  unsigned __int128 used = slot * (list_size == 0 ? 1 : list_size);
+  return used > cap ? cap : static_cast<uint64_t>(used);
+}
+
+// Each tool's lines in the order its original prints them (utils/<tool>.c, print_loc_opts
+// and print_hugepage_opts in utils_common.c).
 std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoints& ep) {
   const ProgramOptions& p = o.program;
   const RunOptions& r = o.run;
   const bool lat = tool.kind == ToolKind::kLatency;
+  const bool bw = tool.kind == ToolKind::kBandwidth;
+  const bool loopback = tool.kind == ToolKind::kLoopback;
   const bool atomic = tool.bit & (kCxiAtomicLat | kCxiAtomicBw);
   const bool read = tool.bit & (kCxiReadLat | kCxiReadBw);
-  std::string out = dash_line() + "    " + tool.title + "\n";
+  const bool send = tool.bit & (kCxiSendLat | kCxiSendBw);
+  const bool gpu = p.tx_gpu >= 0 || p.rx_gpu >= 0;
+  Lines out;
+  if (tool.bit & kCxiAtomicBw) out.width = 16;
   std::string device = ep.device.empty() ? "(provider default)" : ep.device;
   if (!ep.provider.empty() && ep.provider != "cxi") device += " (" + ep.provider + ")";
-  out += line("Device", device);
-  out += line("Service ID", cxi_only(ep, number(r.svc_id)));
-  // Reads move data from the server to the client: the client's buffer is the target.
-  if (read) {
-    out += line("Client RX Mem", memory(static_cast<int>(p.rx_gpu)));
-    out += line("Server TX Mem", memory(static_cast<int>(p.tx_gpu)));
-  } else {
-    out += line("Client TX Mem", memory(static_cast<int>(p.tx_gpu)));
-    out += line("Server RX Mem", memory(static_cast<int>(p.rx_gpu)));
-  }
-  if (p.tx_gpu >= 0 || p.rx_gpu >= 0) {
-    out += line("Client GPU Type", p.gpu_type.empty() ? "(discovered)" : p.gpu_type);
+  out.add("Device", device);
+  out.add("Service ID", cxi_only(ep, number(r.svc_id)));
+  std::string gpu_type = p.gpu_type.empty() ? "(discovered)" : p.gpu_type;
+  if (loopback) {
+    out.add("TX Mem", memory(p.tx_gpu));
+    out.add("RX Mem", memory(p.rx_gpu));
+    if (gpu) out.add("GPU Type", gpu_type);
+  } else if (!atomic || gpu) {  // the atomic originals have no buffer options
+    // Reads move data from the server to the client: the client's buffer is the target.
+    if (read) {
+      out.add("Client RX Mem", memory(p.rx_gpu));
+      out.add("Server TX Mem", memory(p.tx_gpu));
+    } else {
+      out.add("Client TX Mem", memory(p.tx_gpu));
+      out.add("Server RX Mem", memory(p.rx_gpu));
+    }
+    if (gpu) out.add("Client GPU Type", gpu_type);
   }
   if (o.by_duration()) {
-    out += line("Test Type", "Duration");
-    out += line("Duration", printf_string("%g seconds", r.time));
+    out.add("Test Type", "Duration");
+    out.add("Duration", printf_string("%g seconds", r.time));
   } else {
-    out += line("Test Type", "Iteration");
-    out += line("Iterations", number(p.iters));
+    out.add("Test Type", "Iteration");
+    out.add("Iterations", number(p.iters));
   }
-  if (tool.kind == ToolKind::kLoopback) out += line("Xfers Per Iter", number(r.tx_depth));
   if (lat) {
-    out += line("Warmup Iters", number(r.warmup));
-    out += line("Inter-Iter Gap", number(r.latency_gap) + " microseconds");
+    out.add("Warmup Iters", number(r.warmup));
+    out.add("Inter-Iter Gap", number(r.latency_gap) + " microseconds");
   }
   if (atomic) {
-    std::string op = r.atomic_op == "CSWAP" ? "CSWAP " + r.cswap_op
-                                            : (r.fetching ? "FETCHING " : "NON-FETCHING ") + r.atomic_op;
-    out += line("Atomic Op", op);
-    out += line("Atomic Type", r.atomic_type);
+    // "%sFETCHING %s %s": NON-FETCHING SUM, FETCHING CSWAP EQ (no trailing blank).
+    std::string op = std::string(r.fetching ? "" : "NON-") + "FETCHING " + r.atomic_op;
+    if (r.atomic_op == "CSWAP") op += " " + r.cswap_op;
+    out.add("Atomic Op", op);
+    out.add("Atomic Type", r.atomic_type);
+  } else if (loopback) {
+    out.add("Write Size (B)", number(o.max_size));
+    out.add("Cmds per iter", number(r.tx_depth));
   } else if (o.is_range()) {
-    out += line(std::string("Min ") + tool.noun + " Size", number(o.min_size));
-    out += line(std::string("Max ") + tool.noun + " Size", number(o.max_size));
+    out.add(std::string("Min ") + tool.noun + " Size", number(o.min_size));
+    out.add(std::string("Max ") + tool.noun + " Size", number(o.max_size));
   } else {
-    out += line(std::string(tool.noun) + " Size", number(o.min_size));
+    out.add(std::string(tool.noun) + " Size", number(o.min_size));
   }
-  if (tool.kind == ToolKind::kBandwidth) out += line("List Size", number(r.tx_depth));
-  if (tool.bit & (kCxiWriteBw | kCxiAtomicBw)) out += line("HRP", cxi_only(ep, enabled(!r.no_hrp)));
-  if (tool.bit & (kCxiWriteLat | kCxiSendLat | kCxiAtomicLat | kCxiWriteBw | kCxiSendBw | kCxiAtomicBw)) {
-    // IDC carries small payloads only (224 bytes restricted, 192 unrestricted) and never GPU
-    // memory: the line says so instead of claiming it for sizes where it is never used.
-    uint64_t idc_max = r.unrestricted ? 192 : 224;
-    std::string idc = r.no_idc || p.tx_gpu >= 0 ? "Disabled"
-                      : o.min_size > idc_max     ? "Unused (sizes above " + number(idc_max) + ")"
-                                                 : "Enabled";
-    out += line("IDC", cxi_only(ep, idc));
+  if (bw) out.add("List Size", number(r.tx_depth));
+  // The originals' overrides: unrestricted writes and fetching AMOs take no HRP; matching
+  // AMOs neither IDC nor restricted.
+  if (tool.bit & kCxiWriteBw) {
+    out.add("HRP", cxi_only(ep, r.unrestricted && !r.no_hrp ? kNotApplicable : enabled(!r.no_hrp)));
   }
-  if (tool.bit & (kCxiWriteLat | kCxiReadLat | kCxiAtomicLat | kCxiWriteBw | kCxiReadBw | kCxiAtomicBw)) {
-    out += line("Restricted", cxi_only(ep, enabled(!r.unrestricted)));
+  if (tool.bit & kCxiAtomicBw) {
+    bool hrp_na = !r.no_hrp && (r.fetching || r.unrestricted);
+    out.add("HRP", cxi_only(ep, hrp_na ? kNotApplicable : enabled(!r.no_hrp)));
   }
-  if (atomic) out += line("Matching", cxi_only(ep, enabled(r.matching)));
-  if (tool.bit & (kCxiSendLat | kCxiSendBw)) out += line("Rendezvous", cxi_only(ep, enabled(r.rdzv)));
-  if (lat) out += line("LL Cmd Launch", cxi_only(ep, enabled(!r.no_ll)));
-  if (lat) out += line("Results Reported", p.report_all ? "All" : "Summary");
-  if (tool.kind == ToolKind::kBandwidth) {
-    if (tool.bi_test != nullptr) out += line("Bidirectional", enabled(p.bidirectional));
+  if (tool.bit & (kCxiWriteLat | kCxiSendLat | kCxiWriteBw | kCxiSendBw)) {
+    out.add("IDC", cxi_only(ep, idc_state(o, send)));
+  }
+  if (atomic) {
+    out.add("IDC", cxi_only(ep, r.matching && !r.no_idc ? kNotApplicable : idc_state(o, false)));
+    out.add("Matching LEs", cxi_only(ep, enabled(r.matching)));
+    out.add("Restricted", cxi_only(ep, r.matching && !r.unrestricted ? kNotApplicable
+                                                                     : enabled(!r.unrestricted)));
+  } else if (tool.bit & (kCxiWriteLat | kCxiReadLat | kCxiWriteBw | kCxiReadBw)) {
+    out.add("Restricted", cxi_only(ep, enabled(!r.unrestricted)));
+  }
+  if (lat) out.add("LL Cmd Launch", cxi_only(ep, enabled(!r.no_ll)));
+  if (tool.bit & kCxiSendLat) out.add("Rendezvous PUTs", cxi_only(ep, enabled(r.rdzv)));
+  if (lat) out.add("Results Reported", p.report_all ? "All" : "Summary");
+  if (bw) {
+    out.add("Bidirectional", enabled(p.bidirectional));
+    if (tool.bit & kCxiSendBw) out.add("Rendezvous PUTs", cxi_only(ep, enabled(r.rdzv)));
     if (tool.bit & (kCxiWriteBw | kCxiReadBw | kCxiSendBw)) {
-      out += line("Max RDMA Buf", number(p.buf_size));
-      out += line("RDMA Buf Align", number(p.buf_align));
+      out.add("Max RDMA Buf",
+              number(p.buf_size) + " (" +
+                  number(rdma_buffer_used(o.max_size, r.tx_depth, p.buf_align, p.buf_size)) +
+                  " used)");
+      out.add("RDMA Buf Align", number(p.buf_align));
     }
   }
-  out += line("Hugepages", r.use_hp.empty() ? "Disabled" : "Enabled (" + r.use_hp + ")");
-  if (tool.kind != ToolKind::kLoopback) {
-    out += line(ep.server ? "Local (server)" : "Local (client)", ep.local);
-    out += line(ep.server ? "Remote (client)" : "Remote (server)", ep.remote);
+  if (!atomic || gpu) out.add("Hugepages", r.use_hp.empty() ? "Disabled" : "Enabled (" + r.use_hp + ")");
+  if (!loopback) {
+    out.add(ep.server ? "Local (server)" : "Local (client)", ep.local);
+    out.add(ep.server ? "Remote (client)" : "Remote (server)", ep.remote);
   }
-  return out + dash_line();
+  return dash_line(tool) + "    " + tool.title + "\n" + out.text + dash_line(tool);
 }
 
 std::string latency_header(const Tool& tool, const std::vector<double>& percentiles) {
-  std::string out = printf_string("%12s%12s%12s%12s%12s%12s", tool.size_label, tool.op_label,
-                                  "Min[us]", "Max[us]", "Mean[us]", "StdDev[us]");
+  std::string out = printf_string("%12s  %10s  %10s  %10s  %10s  %10s", tool.size_label,
+                                  tool.op_label, "Min[us]", "Max[us]", "Mean[us]", "StdDev[us]");
   for (double p : percentiles) {
-    out += printf_string("%12s", printf_string("P%g[us]", p).c_str());
+    out += printf_string("  %10s", printf_string("P%g[us]", p).c_str());
   }
   return out + "\n";
 }
 
 std::string latency_row(uint64_t size, const LatencySummary& s) {
-  std::string out = printf_string("%12" PRIu64 "%12" PRIu64 "%12.2f%12.2f%12.2f%12.2f", size,
-                                  s.samples, s.min / 1e3, s.max / 1e3, s.mean / 1e3,
+  std::string out = printf_string("%12" PRIu64 "  %10" PRIu64 "  %10.2f  %10.2f  %10.2f  %10.2f",
+                                  size, s.samples, s.min / 1e3, s.max / 1e3, s.mean / 1e3,
                                   s.stddev / 1e3);
-  for (const auto& [p, value] : s.percentiles) out += printf_string("%12.2f", value / 1e3);
+  for (const auto& [p, value] : s.percentiles) out += printf_string("  %10.2f", value / 1e3);
   return out + "\n";
 }
 
 std::string sample_header(const Tool& tool) {
-  return printf_string("%10s%13s\n", tool.sample_label, "Latency[us]");
+  return printf_string("%10s  %11s\n", tool.sample_label, "Latency[us]");
 }
 
 std::string sample_row(uint64_t index, double ns) {
-  return printf_string("%10" PRIu64 "%13.3f\n", index, ns / 1e3);
+  return printf_string("%10" PRIu64 "  %11.3f\n", index, ns / 1e3);
 }
 
 std::string bandwidth_header(const Tool& tool) {
-  if (tool.kind == ToolKind::kLoopback) {
-    return printf_string("%12s%12s%12s\n", tool.size_label, tool.op_label, "BW[Gb/s]");
-  }
-  if (tool.bit & kCxiAtomicBw) {
-    return printf_string("%12s%12s%10s%12s\n", tool.size_label, tool.op_label, "BW[MB/s]",
-                         "OpRate[M/s]");
-  }
-  return printf_string("%12s%12s%10s%17s\n", tool.size_label, tool.op_label, "BW[MB/s]",
-                       "PktRate[Mpkt/s]");
+  const bool atomic = tool.bit & kCxiAtomicBw;
+  return printf_string("%12s  %10s  %8s  %15s\n", tool.size_label, tool.op_label,
+                       tool.kind == ToolKind::kLoopback ? "BW[Gb/s]" : "BW[MB/s]",
+                       atomic ? "OpRate[M/s]" : "PktRate[Mpkt/s]");
 }
 
-std::string bandwidth_row(const Tool& tool, uint64_t size, uint64_t ops, double bytes_per_s,
-                          double ops_per_s) {
-  if (tool.kind == ToolKind::kLoopback) {
-    return printf_string("%12" PRIu64 "%12" PRIu64 "%12.2f\n", size, ops, bytes_per_s * 8 / 1e9);
-  }
-  if (tool.bit & kCxiAtomicBw) {
-    return printf_string("%12" PRIu64 "%12" PRIu64 "%10.2f%12.6f\n", size, ops, bytes_per_s / 1e6,
-                         ops_per_s / 1e6);
-  }
-  return printf_string("%12" PRIu64 "%12" PRIu64 "%10.2f%17.6f\n", size, ops, bytes_per_s / 1e6,
-                       ops_per_s * static_cast<double>(packets_per_op(size)) / 1e6);
+std::string bandwidth_row(const Tool& tool, uint64_t size, std::optional<uint64_t> ops,
+                          double bytes_per_s, double ops_per_s) {
+  // The originals: MB/s = bytes / us; Gb/s = MB/s * 8 / 1000; packet rate = operations per us
+  // times the 2048-byte packets each takes (an AMO is one).
+  double bw = tool.kind == ToolKind::kLoopback ? bytes_per_s * 8 / 1e9 : bytes_per_s / 1e6;
+  double rate = ops_per_s * static_cast<double>(packets_per_op(size)) / 1e6;
+  std::string count = ops ? number(*ops) : "-";
+  return printf_string("%12" PRIu64 "  %10s  %8.2f  %15.6f\n", size, count.c_str(), bw, rate);
 }
 
 }  // namespace fabperf::cxi

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,23 +32,32 @@ struct SummaryView {
   bool is_range() const { return min_size != max_size; }
 };
 
-// 72 dashes, as the originals draw them.
-std::string dash_line();
+// The originals' separator: as many dashes as the tool's table header is wide (72 for the
+// latency tools, 51 for the bandwidth and loopback tools).
+std::string dash_line(const Tool& tool);
+size_t table_width(const Tool& tool);
 // From the title line to the closing dash line.
 std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoints& ep);
 
-// Latency table: "RDMA Size[B]      Writes     Min[us] ..." plus a column per percentile.
+// Latency table: "%12s  %10s  %10s  %10s  %10s  %10s" ("RDMA Size[B]      Writes     Min[us]
+// ...") plus a "  %10s" column per percentile; rows "%12lu  %10lu  %10.2f" x 4, rounded.
 std::string latency_header(const Tool& tool, const std::vector<double>& percentiles);
 std::string latency_row(uint64_t size, const LatencySummary& s);
-// --report-all: "  WriteNum  Latency[us]" and "%10lu%13.3f" rows (ns in, us out).
+// --report-all: "%10s  %11s" ("  WriteNum  Latency[us]") and "%10lu  %11.3f" rows (ns in, us out).
 std::string sample_header(const Tool& tool);
 std::string sample_row(uint64_t index, double ns);
 
-// Bandwidth: "RDMA Size[B]      Writes  BW[MB/s]  PktRate[Mpkt/s]"; atomics "OpRate[M/s]";
-// loopback "BW[Gb/s]". ops: operations measured; bytes_per_s and ops_per_s as measured.
+// Bandwidth, the originals' "%12s  %10s  %8s  %15s": "RDMA Size[B]      Writes  BW[MB/s]
+// PktRate[Mpkt/s]"; atomics " AMO Size[B]         Ops  BW[MB/s]      OpRate[M/s]"; loopback
+// "BW[Gb/s]". Rows "%12lu  %10lu  %8.2f  %15.6f". ops: operations measured (nullopt: "-", a
+// unidirectional server's count column); bytes_per_s and ops_per_s as measured.
 std::string bandwidth_header(const Tool& tool);
-std::string bandwidth_row(const Tool& tool, uint64_t size, uint64_t ops, double bytes_per_s,
-                          double ops_per_s);
+std::string bandwidth_row(const Tool& tool, uint64_t size, std::optional<uint64_t> ops,
+                          double bytes_per_s, double ops_per_s);
+
+// "Max RDMA Buf : N (M used)": the buffer the originals' layout takes for the largest size,
+// list_size writes each NEXT_MULTIPLE(size, align) apart, capped at --buf-sz.
+uint64_t rdma_buffer_used(uint64_t max_size, uint64_t list_size, uint64_t align, uint64_t cap);
 
 // Packets an operation of `size` bytes takes at the originals' 2048-byte payload.
 inline uint64_t packets_per_op(uint64_t size) { return size == 0 ? 1 : (size + 2047) / 2048; }

@@ -40,13 +40,20 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
                                            loopback));
   }
   // fabperf's JSON document and its HTML report, beside the tool's own tables.
-  if (p.json == "-" && p.html == "-") {
-    return fail("only one of --json and --html can be - (standard output)", 2);
+  // The tool's table holds standard output: fabperf's documents go there only one at a time.
+  if ((p.json == "-") + (p.html == "-") + (p.json_stream == "-") > 1) {
+    return fail("only one of --json, --html and --json-stream can be - (standard output)", 2);
   }
   for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
                                    std::pair{&p.html, &make_html_reporter}}) {
     if (path->empty()) continue;
     auto r = make(*path);
+    if (!r.ok()) return fail(r.status().message(), 2);
+    reporters.push_back(std::move(*r));
+  }
+  if (!p.json_stream.empty()) {
+    auto r = make_json_stream_reporter(
+        p.json_stream, given(p, &ProgramOptions::interval) ? p.interval : 0);
     if (!r.ok()) return fail(r.status().message(), 2);
     reporters.push_back(std::move(*r));
   }

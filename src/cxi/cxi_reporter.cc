@@ -57,14 +57,19 @@ class ToolReporter : public Reporter {
   bool wants_samples() const override { return every_; }
   void on_sample(double ns) override { std::fputs(sample_row(sample_index_++, ns).c_str(), stdout); }
 
+  // --interval: the run's figures so far, between the table's rows.
+  void on_interval(const RunInfo&, const TestResult& pending, const IntervalRecord& r) override {
+    out(stdout, interval_line(tool_.name, pending, r, DisplayOptions{}));
+  }
+
   void on_result(const RunInfo&, const TestResult& r) override {
     if (!r.ok()) return;  // the error went to stderr
     std::string row = result_row(tool_, shown(r));
-    out(stdout, every_ ? dash_line() + header_ + row + dash_line() : row);
+    out(stdout, every_ ? dash_line(tool_) + header_ + row + dash_line(tool_) : row);
   }
 
   Status finish(const RunInfo&) override {
-    if (!every_ && !header_.empty()) out(stdout, dash_line());
+    if (!every_ && !header_.empty()) out(stdout, dash_line(tool_));
     return Status::Ok();
   }
 
@@ -113,7 +118,7 @@ class ToolServerObserver : public ServerObserver {
     ep.local = pid_text(session.local_host, getpid());
     ep.remote = pid_text(session.peer_host, session.peer_pid);
     std::string text = summary_block(tool_, SummaryView{program_, run, run.msg_size, run.msg_size}, ep);
-    if (tool_.kind == ToolKind::kLatency) text += "See client for results.\n" + dash_line();
+    if (tool_.kind == ToolKind::kLatency) text += "See client for results.\n" + dash_line(tool_);
     out(out_, text);
   }
 
@@ -123,12 +128,12 @@ class ToolServerObserver : public ServerObserver {
     std::string text;
     if (!header_done_) text += bandwidth_header(tool_);
     header_done_ = true;
-    out(out_, text + result_row(tool_, result));
+    out(out_, text + result_row(tool_, result, true));
   }
 
   void on_session_end(const SessionInfo&) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (header_done_) out(out_, dash_line());
+    if (header_done_) out(out_, dash_line(tool_));
     header_done_ = false;
     started_ = false;
   }
@@ -144,13 +149,19 @@ class ToolServerObserver : public ServerObserver {
 
 }  // namespace
 
-std::string result_row(const Tool& tool, const TestResult& r) {
+std::string result_row(const Tool& tool, const TestResult& r, bool server) {
   uint64_t size = r.local_opts.msg_size;
   if (tool.kind == ToolKind::kLatency) return latency_row(size, *r.figures.latency);
   const Figures& f = r.figures;
   double bytes = f.recv_Bps > 0 ? f.recv_Bps : f.send_Bps;
-  uint64_t ops = f.bidirectional ? f.msgs_received : std::max(f.msgs_received, f.msgs_sent);
-  return bandwidth_row(tool, size, ops, bytes, f.msg_rate);
+  // Bi-directional: each side's own count, as the originals print it (the rates are summed).
+  // The server's view holds the client's stats as loc and its own as rem.
+  uint64_t ops = f.bidirectional ? (server ? r.rem.send_msgs : r.loc.send_msgs)
+                                 : std::max(f.msgs_received, f.msgs_sent);
+  // A unidirectional server counts nothing of its own: the originals print "-" there.
+  std::optional<uint64_t> count;
+  if (!server || f.bidirectional) count = ops;
+  return bandwidth_row(tool, size, count, bytes, f.msg_rate);
 }
 
 std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOptions& program,

@@ -27,7 +27,7 @@ std::unique_ptr<ServerObserver> make_tool_server_observer(const Tool& tool,
                                                           const ProgramOptions& program,
                                                           std::FILE* out);
 
-// One row of the table for a finished run.
-std::string result_row(const Tool& tool, const TestResult& r);
+// One row of the table for a finished run, as the client (or, `server`, the server) prints it.
+std::string result_row(const Tool& tool, const TestResult& r, bool server = false);
 
 }  // namespace fabperf::cxi

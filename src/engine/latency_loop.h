@@ -59,11 +59,13 @@ Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
       wait_gap(gap_ns);
       now = now_ns();
     }
+    if (!warming) ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     if (now >= next_check) {
       next_check = now + kPeerCheckNs;
       FP_RETURN_IF_ERROR(periodic(now));
     }
   }
+  ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
   ctx.mark_end();
   return Status::Ok();
 }

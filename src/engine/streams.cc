@@ -77,8 +77,24 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   // failure; to a receiver it is the sender's end-of-test message, left for the caller.
   Status peer_status = Status::Ok();
   bool watch_control = true;
+  auto published = [&] {
+    IntervalCounts sum;
+    for (const StreamSlot& s : slots) {
+      IntervalCounts c = s.worker.published();
+      sum.send_bytes += c.send_bytes;
+      sum.send_msgs += c.send_msgs;
+      sum.recv_bytes += c.recv_bytes;
+      sum.recv_msgs += c.recv_msgs;
+      sum.lost += c.lost;
+    }
+    return sum;
+  };
   while (running.load() > 0) {
     if (ctx.stop_requested()) stop.store(true);
+    if (ctx.interval.enabled()) {
+      int64_t now = now_ns();
+      if (ctx.interval.due(now)) ctx.interval.tick(now, published(), nullptr);
+    }
     pollfd pfd{ctx.control.fd(), POLLIN, 0};
     int ready = poll(&pfd, watch_control ? 1 : 0, kSuperviseMs);
     if (ready > 0 && watch_control) {
@@ -114,6 +130,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
       total.streams.push_back(timed);
     }
   }
+  ctx.interval.finish(last_end, IntervalCounts::of(total), nullptr);
   if (total.send_bytes > 0) total.send_time_ns = last_end - start;
   if (total.recv_bytes > 0) total.recv_time_ns = last_end - start;
   // The measuring threads' own CPU, summed (percent of one CPU: N busy streams show N*100).

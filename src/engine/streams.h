@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "engine/interval.h"
 #include "engine/side_stats.h"
 #include "core/status.h"
 #include "engine/test_context.h"
@@ -28,8 +29,24 @@ struct StreamWorker {
   // end marker of an unreliable stream may have been lost).
   bool peer_said_done() const { return peer_done_->load(std::memory_order_relaxed); }
 
+  // --interval: makes the counters readable by the supervisor, which sums every stream's at
+  // an interval boundary. Relaxed stores by the one writer: plain moves, no system call.
+  void publish() {
+    shown_[0].store(counters.send_bytes, std::memory_order_relaxed);
+    shown_[1].store(counters.send_msgs, std::memory_order_relaxed);
+    shown_[2].store(counters.recv_bytes, std::memory_order_relaxed);
+    shown_[3].store(counters.recv_msgs, std::memory_order_relaxed);
+    shown_[4].store(lost_msgs, std::memory_order_relaxed);
+  }
+  IntervalCounts published() const {
+    return {shown_[0].load(std::memory_order_relaxed), shown_[1].load(std::memory_order_relaxed),
+            shown_[2].load(std::memory_order_relaxed), shown_[3].load(std::memory_order_relaxed),
+            shown_[4].load(std::memory_order_relaxed)};
+  }
+
   const std::atomic<bool>* stop_ = nullptr;
   const std::atomic<bool>* peer_done_ = nullptr;
+  std::atomic<uint64_t> shown_[5] = {};
 };
 
 // One stream's measured loop. Set-up (connections, endpoints, buffers) is done before
@@ -44,6 +61,8 @@ int stream_count(const RunOptions& opts);
 // Brackets the run with ctx.mark_start/mark_end and fills ctx.stats: the summed counters,
 // send/recv intervals from the common start to the last stream's end, the per-stream counters
 // (when n > 1) and proc_cpus_* as the sum of the streams' threads. Returns the first failure.
+// With --interval the supervisor closes each interval from the counters the bodies publish()
+// (the sum of the streams), and the last one from the summed totals.
 //
 // The rdm_*_bw tests take --streams the same way: open n endpoints, then hand a body that
 // drives endpoint worker.index to run_streams.

@@ -1,6 +1,7 @@
 // TestContext: mid-test exchanges with the peer over the control channel.
 #include "engine/test_context.h"
 
+#include "core/clock.h"
 #include "engine/affinity.h"
 #include "net/control.h"
 
@@ -19,6 +20,7 @@ TestContext::TestContext(Role r, const TestSpec& s, const RunOptions& o, Control
 void TestContext::mark_start() {
   stats.cpus = allowed_cpus_text();
   start_snapshot = CpuSnapshot::take();
+  interval.start(now_ns(), IntervalCounts::of(stats), &latency);
 }
 
 void TestContext::mark_end() {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/interval.h"
 #include "engine/test_spec.h"
 #include "options/run_options.h"
 #include "engine/side_stats.h"
@@ -32,6 +33,9 @@ struct TestContext {
   LatencyRecorder latency;     // client of latency tests records every sample here
   const std::atomic<bool>* stop = nullptr;  // set on SIGINT: end the measured phase early
   CpuSnapshot start_snapshot{};
+  // --interval (client only): mark_start() starts it; the measuring loops tick it with the
+  // clock they read and finish it with their final counts.
+  IntervalMeter interval;
 
   TestContext(Role r, const TestSpec& s, const RunOptions& o, ControlChannel& c, std::string peer);
 
@@ -44,7 +48,8 @@ struct TestContext {
   Status sync();
   // Non-blocking: a failure the peer reported mid-test, as "server: ..." / "client: ...".
   Status check_peer();
-  // Bracket the measured phase: CPU use and real time are taken between these two calls.
+  // Bracket the measured phase: CPU use and real time are taken between these two calls;
+  // mark_start also starts the interval meter from the counts of this moment.
   void mark_start();
   void mark_end();
   bool stop_requested() const { return stop != nullptr && stop->load(std::memory_order_relaxed); }

@@ -18,6 +18,21 @@ namespace {
 double rate(double amount, int64_t ns) { return ns > 0 ? amount * 1e9 / static_cast<double>(ns) : 0; }
 }  // namespace
 
+IntervalSummary IntervalSummary::of(const IntervalRecord& record) {
+  IntervalSummary s;
+  s.start_s = record.start_s;
+  s.end_s = record.end_s;
+  s.counts = record.counts;
+  IntervalFigures f = interval_figures(record);
+  s.samples = f.samples;
+  s.mean_ns = f.mean_ns;
+  s.p99_ns = f.p99_ns;
+  if (record.latency != nullptr && record.latency->count() > 0) {
+    s.p50_ns = static_cast<double>(record.latency->value_at_percentile(50)) * record.latency_scale;
+  }
+  return s;
+}
+
 void derive_figures(TestResult& result, const LatencyRecorder& latency,
                     const std::vector<double>& percentiles) {
   Figures& f = result.figures;

@@ -58,6 +58,16 @@ inline constexpr double kRateShortfall = 0.95;
 enum class RunStatus { kOk, kError, kInterrupted };
 const char* run_status_name(RunStatus status);  // "ok", "error", "interrupted"
 
+// One --interval record as a result keeps it (the JSON result's "intervals", which the HTML
+// report draws over time): what the client counted in it, and its latency figures (scaled).
+struct IntervalSummary {
+  double start_s = 0, end_s = 0;
+  IntervalCounts counts;
+  uint64_t samples = 0;
+  double mean_ns = 0, p50_ns = 0, p99_ns = 0;
+  static IntervalSummary of(const IntervalRecord& record);
+};
+
 struct TestResult {
   const TestSpec* spec = nullptr;
   std::string test;
@@ -71,6 +81,7 @@ struct TestResult {
   SideStats rem;   // the server
   Figures figures;
   nlohmann::json conf_local, conf_remote;  // for conf
+  std::vector<IntervalSummary> intervals;   // --interval, in order
 
   bool ok() const { return status != RunStatus::kError; }
 };

@@ -88,6 +88,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   WindowRun run;
+  run.op_bytes = spec.type_size;  // as send_bytes counts them below
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;

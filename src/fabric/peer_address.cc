@@ -47,7 +47,7 @@ bool parse_decimal(std::string_view text, uint64_t max, uint64_t* out) {
 
 // "PID:UID:INDEX" after the optional "fi_shm://": what shm's endpoints call themselves when
 // no name was chosen for them (libfabric 1.17 smr_endpoint_name). shm opens /dev/shm/ + that.
-bool parse_shm_name(std::string_view text, pid_t* pid) {
+bool parse_shm_name(std::string_view text, pid_t* pid, uid_t* uid) {
   if (text.substr(0, kShmPrefix.size()) == kShmPrefix) text.remove_prefix(kShmPrefix.size());
   uint64_t parts[3];
   for (int i = 0; i < 3; ++i) {
@@ -58,6 +58,7 @@ bool parse_shm_name(std::string_view text, pid_t* pid) {
   }
   if (parts[0] == 0) return false;
   *pid = static_cast<pid_t>(parts[0]);
+  *uid = static_cast<uid_t>(parts[1]);
   return true;
 }
 
@@ -183,7 +184,7 @@ Result<FabricAddress> decode_fabric_address(uint32_t addr_format, std::string_vi
     std::string_view text(reinterpret_cast<const char*>(name.data()), name.size() - 1);
     out.text = std::string(text.substr(0, 128));
     if (shm || text.substr(0, kShmPrefix.size()) == kShmPrefix) {
-      if (!parse_shm_name(text, &out.pid)) {
+      if (!parse_shm_name(text, &out.pid, &out.uid)) {
         return malformed(addr_format, "\"" + out.text + "\" is not a shm name PID:UID:INDEX");
       }
       out.kind = FabricAddressKind::kShm;
@@ -236,10 +237,23 @@ Status check_fabric_peer(uint32_t addr_format, std::string_view provider,
                                     pids.status().message() +
                                     "); shm is only for a peer on this host");
       }
-      if (std::find(pids->begin(), pids->end(), address->pid) != pids->end()) return Status::Ok();
-      return refuse(provider, address->text + " names process " + std::to_string(address->pid) +
-                                  ", but the control connection's peer is " + peer.describe(*pids) +
-                                  "; shm goes only to the peer's own process");
+      if (std::find(pids->begin(), pids->end(), address->pid) == pids->end()) {
+        return refuse(provider, address->text + " names process " + std::to_string(address->pid) +
+                                    ", but the control connection's peer is " +
+                                    peer.describe(*pids) + "; shm goes only to the peer's own process");
+      }
+      // Each side opens the other's region, which its owner created mode 600: only two
+      // processes of one user can talk (root too cannot be reached by another user). Said
+      // here, before fi_av_insert fails with a bare EINVAL.
+      if (address->uid != geteuid()) {
+        return refuse(provider, "the peer's shm region belongs to uid " +
+                                    std::to_string(address->uid) + " and this side runs as uid " +
+                                    std::to_string(geteuid()) +
+                                    "; shm regions are mode 600, so both sides must be one user "
+                                    "(a root server runs each session as its local client's user "
+                                    "unless --run_as names another)");
+      }
+      return Status::Ok();
     }
     case FabricAddressKind::kFabricOnly: {
       if (trust_fabric_only) return Status::Ok();

@@ -33,6 +33,7 @@ struct FabricAddress {
   FabricAddressKind kind = FabricAddressKind::kFabricOnly;
   std::vector<SockAddr> ips;  // kIp: one, or one per rail (ofi_mrail joins its rails' names)
   pid_t pid = 0;              // kShm
+  uid_t uid = 0;              // kShm: the user whose region it is (mode 600 in /dev/shm)
   std::string format;         // "FI_SOCKADDR_IN", "FI_ADDR_STR", ...
   std::string text;  // what it designates, for messages: "127.0.0.3:52060", "fi_shm://9:0:0"
 };

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "core/operation_meter.h"
 #include "core/status.h"
 #include "fabric/session.h"
 
@@ -81,6 +82,9 @@ struct WindowRun {
   int64_t last_completion_ns = 0;
   bool peer_done = false;  // a server's run ended on the client's end message
   nlohmann::json peer_msg;
+  // Bytes one operation moves, as the test counts send_bytes (0: the message size); the
+  // interval meter (--interval) counts measured posts by it.
+  uint64_t op_bytes = 0;
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
 };
@@ -91,14 +95,29 @@ struct WindowRun {
 // (-t). The run limit is looked at between posts, not only once the window is full: a
 // provider whose queue is shallower than the window frees one slot at a time, and the window
 // would never fill (a --tx_depth 8192 run went on for minutes). Returns once every posted
-// operation has completed.
+// operation has completed. Ticks the interval meter (--interval) with the loop's clock and
+// finishes it with the measured posts.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
   window = std::min(window, f.tx_window());
   bool measuring = false;
+  uint64_t metered = 0;  // completions already added to operation_meter()
+  // What --interval counts: the measured operations completed so far (posts run ahead of
+  // completions by the window, and a provider that buffers takes a whole window at once),
+  // and at the end the measured posts, every one of them completed by then: the test's send
+  // counts. Received: what this side has counted so far.
+  const uint64_t op_bytes = run.op_bytes > 0 ? run.op_bytes : f.msg_size;
+  auto counts = [&](bool at_end) {
+    IntervalCounts c = IntervalCounts::of(f.ctx.stats);
+    c.send_msgs = at_end ? run.measured(f.warmup)
+                         : (run.completed > f.warmup ? run.completed - f.warmup : 0);
+    c.send_bytes = c.send_msgs * op_bytes;
+    return c;
+  };
   while (true) {
     int64_t now = now_ns();
+    if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
     if (!measuring && run.completed >= f.warmup) {
       measuring = true;
       f.ctx.mark_start();
@@ -142,11 +161,26 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       }
     }
     if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
+    if (std::atomic<uint64_t>* meter = operation_meter(); meter != nullptr) {
+      meter->fetch_add(run.completed - metered, std::memory_order_relaxed);
+      metered = run.completed;
+    }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
     if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
   }
-  return drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false);
+  // The window still in flight completes: intervals go on through it (a deep window on a
+  // slow provider takes long).
+  const bool ticking = f.ctx.interval.enabled();
+  Status drained = drain_until(f, on, [&] {
+    if (ticking) {
+      int64_t t = now_ns();
+      if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
+    }
+    return f.tx_pool.in_flight() == 0;
+  }, false);
+  if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
+  return drained;
 }
 
 }  // namespace fabperf

@@ -145,6 +145,19 @@ std::vector<pid_t> processes_holding_socket(uint64_t inode, int* unreadable,
   return pids;
 }
 
+Result<uid_t> process_uid(pid_t pid, const std::string& proc_root) {
+  std::ifstream status(proc_root + "/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Uid:", 0) != 0) continue;
+    std::istringstream fields(line.substr(4));
+    unsigned long real = 0, effective = 0;
+    if (fields >> real >> effective) return static_cast<uid_t>(effective);
+    break;
+  }
+  return Status::Failed("cannot read the uid of process " + std::to_string(pid));
+}
+
 Result<std::vector<pid_t>> peer_processes(int fd) {
   struct stat own {};
   if (fstat(fd, &own) != 0 || !S_ISSOCK(own.st_mode)) {

@@ -44,6 +44,9 @@ std::vector<pid_t> processes_holding_socket(uint64_t inode, int* unreadable = nu
 // in another network namespace) or its owner cannot be read.
 Result<std::vector<pid_t>> peer_processes(int fd);
 
+// The effective uid of process `pid` (the second field of "Uid:" in /proc/PID/status).
+Result<uid_t> process_uid(pid_t pid, const std::string& proc_root = "/proc");
+
 // The control connection's peer, as the fabric peer check sees it.
 struct ControlPeer {
   std::string host;       // numeric IP, v4-mapped shown as IPv4 (SockAddr::host())

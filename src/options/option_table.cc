@@ -155,6 +155,10 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
       if (*v < spec.min || *v > spec.max) {
         return range_error(std::string(text), spec.type == OptType::kTime ? " seconds" : "");
       }
+      if (spec.positive && *v <= 0) {
+        return Status::Usage(who + ": " + std::string(text) + " must be more than 0" +
+                             (spec.type == OptType::kTime ? " seconds" : ""));
+      }
       return OptionValue(*v);
     }
     case OptType::kOnOff:

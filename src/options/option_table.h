@@ -89,6 +89,8 @@ struct OptionSpec {
   const char* default_text = "";   // parsed like user input; "" for empty strings
   double min = 0;                  // numeric range, inclusive (ignored for other types)
   double max = 0;
+  // A time or number the user gives must be above 0 (the default 0 means "off").
+  bool positive = false;
   OptScope scope = OptScope::kClient;
   bool per_test = false;           // a test must list it, else "set but not used"
   const char* group = "misc";      // help grouping: "test", "socket", "fabric", "display", ...

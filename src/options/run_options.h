@@ -95,6 +95,7 @@ namespace fabperf {
   X(bool, verbose_more_used)             \
   X(bool, report_all)                    \
   X(std::string, json)                   \
+  X(std::string, json_stream)            \
   X(std::string, csv)                    \
   X(std::string, html)                   \
   X(bool, matrix)                        \
@@ -129,6 +130,7 @@ namespace fabperf {
   X(bool, mac_list)                      \
   X(bool, aer)                           \
   X(bool, rates)                         \
+  X(bool, traffic)                       \
   X(double, pause)
 
 // Room for one bit per row of the option table.

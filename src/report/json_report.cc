@@ -62,6 +62,30 @@ nlohmann::json latency_histogram_json(const Histogram& histogram, double scale) 
   return j;
 }
 
+nlohmann::json interval_counts_json(const IntervalCounts& c) {
+  // "bytes" and "msgs": the direction this side moved data in (what it sent, or, where it only
+  // received, what it received), the figures the HTML report draws over time.
+  return {{"send_bytes", c.send_bytes}, {"send_msgs", c.send_msgs},
+          {"recv_bytes", c.recv_bytes}, {"recv_msgs", c.recv_msgs},
+          {"lost", c.lost},
+          {"bytes", c.send_bytes > 0 ? c.send_bytes : c.recv_bytes},
+          {"msgs", c.send_msgs > 0 ? c.send_msgs : c.recv_msgs}};
+}
+
+nlohmann::json intervals_json(const std::vector<IntervalSummary>& intervals) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const IntervalSummary& i : intervals) {
+    nlohmann::json e = {{"start_s", finite_or_zero(i.start_s)}, {"t_s", finite_or_zero(i.end_s)}};
+    e.update(interval_counts_json(i.counts));
+    if (i.samples > 0) {
+      e["latency_ns"] = {{"samples", i.samples}, {"mean", finite_or_zero(i.mean_ns)},
+                         {"p50", finite_or_zero(i.p50_ns)}, {"p99", finite_or_zero(i.p99_ns)}};
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 nlohmann::json result_to_json(const TestResult& r) {
   nlohmann::json j = {{"test", r.test}, {"status", run_status_name(r.status)}};
   if (!r.error.empty()) j["error"] = r.error;
@@ -140,6 +164,7 @@ nlohmann::json result_to_json(const TestResult& r) {
   j["messages"] = {{"sent", f.msgs_sent}, {"received", f.msgs_received}, {"lost", f.msgs_lost}};
   j["cpu"] = {{"loc", cpu_json(r.loc.cpu)}, {"rem", cpu_json(r.rem.cpu)}};
   if (f.has_verify) j["verify"] = {{"checked", f.verify_checked}, {"errors", f.verify_errors}};
+  if (!r.intervals.empty()) j["intervals"] = intervals_json(r.intervals);
   j["counters"] = {{"loc", r.loc.to_json()}, {"rem", r.rem.to_json()}};
   j["counters"]["loc"].erase("cpu");
   j["counters"]["rem"].erase("cpu");

@@ -40,6 +40,12 @@ class QperfTextReporter : public Reporter {
     std::fflush(stdout);
   }
 
+  void on_interval(const RunInfo&, const TestResult& pending, const IntervalRecord& r) override {
+    std::string line = interval_line(pending.test, pending, r, options_);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+  }
+
   Status finish(const RunInfo&) override { return Status::Ok(); }
 
  private:

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/interval.h"
 #include "engine/test_result.h"
 #include "core/status.h"
 
@@ -46,6 +47,10 @@ class Reporter {
   static void sample_thunk(void* reporter, double ns) {
     static_cast<Reporter*>(reporter)->on_sample(ns);
   }
+  // --interval: one interval of the run under way, as this client counted it (called on the
+  // measuring thread between iterations, or on the streams' supervisor; keep it short).
+  virtual void on_interval(const RunInfo&, const TestResult& /*pending*/,
+                           const IntervalRecord&) {}
   virtual void on_result(const RunInfo& info, const TestResult& result) = 0;
   // Called once at the end (also after SIGINT): write whatever is buffered.
   virtual Status finish(const RunInfo& info) = 0;
@@ -55,6 +60,16 @@ std::unique_ptr<Reporter> make_qperf_text_reporter(const DisplayOptions& options
 // `path` "-" is standard output.
 Result<std::unique_ptr<Reporter>> make_json_reporter(const std::string& path);
 Result<std::unique_ptr<Reporter>> make_csv_reporter(const std::string& path);
+
+// --json-stream: one JSON object per line (start, run, interval, result, end records; see
+// report/json_stream.h), each line flushed as written. `path` "-" is standard output; it is
+// checked now and opened at the first record.
+Result<std::unique_ptr<Reporter>> make_json_stream_reporter(const std::string& path,
+                                                            double interval_s);
+
+// An --interval line of the text reports: "tcp_bw [0.10-0.20 s]  send_bw = 1.2 GB/sec ...".
+std::string interval_line(const std::string& label, const TestResult& pending,
+                          const IntervalRecord& record, const DisplayOptions& display);
 
 // `path` "-" is standard output. Writes one self-contained HTML report (charts of the JSON
 // document, report/report_model.h) at finish.
@@ -73,6 +88,10 @@ inline constexpr int kJsonSchema = 2;
 
 // The JSON object of one result (shared by the JSON and HTML reporters and tests).
 nlohmann::json result_to_json(const TestResult& result);
+// A result's "intervals" (--interval): per interval start_s, t_s (its end), the counts of
+// interval_counts_json and latency_ns (samples, mean, p50, p99) where it has samples.
+nlohmann::json intervals_json(const std::vector<IntervalSummary>& intervals);
+nlohmann::json interval_counts_json(const IntervalCounts& counts);
 // The run's whole document around `results` (an array of result_to_json objects).
 nlohmann::json run_document(const RunInfo& info, nlohmann::json results);
 // A latency histogram's sparse form (Histogram::to_json) plus "scale": a bucket's reported

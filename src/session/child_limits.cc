@@ -10,8 +10,10 @@
 #include <cerrno>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <vector>
 
+#include "net/peer_process.h"
 #include "net/socket.h"
 #include "security/limits.h"
 
@@ -191,6 +193,27 @@ Status check_run_as(const std::string& user) {
                          ": only a server started as root can run sessions as another user");
   }
   return Status::Ok();
+}
+
+Result<std::string> client_user(const std::vector<pid_t>& pids) {
+  if (pids.empty()) return Status::Failed("the client is not a process on this host");
+  std::optional<uid_t> uid;
+  for (pid_t pid : pids) {
+    auto found = process_uid(pid);
+    if (!found.ok()) return found.status();
+    if (uid.has_value() && *uid != *found) {
+      return Status::Failed("the client's processes run as several users");
+    }
+    uid = *found;
+  }
+  passwd pw{};
+  passwd* named = nullptr;
+  std::vector<char> buf(16384);
+  int rc = getpwuid_r(*uid, &pw, buf.data(), buf.size(), &named);
+  if (rc != 0 || named == nullptr) {
+    return Status::Failed("uid " + std::to_string(*uid) + " has no user name on this host");
+  }
+  return std::string(named->pw_name);
 }
 
 Result<uid_t> child_uid_for(const std::string& run_as) {

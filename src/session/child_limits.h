@@ -61,6 +61,13 @@ std::string default_run_as();
 // server's own user (only root can become someone else).
 Status check_run_as(const std::string& user);
 
+// The user a root server runs a session as when --run_as was not given: the user of the
+// client's processes on this host (`pids`, the control connection's other end), who can reach
+// nothing through the session that it cannot reach itself, and whose shm regions (mode 600)
+// the session must open. Failed when there are none, they disagree, or the uid has no name:
+// the caller keeps nobody.
+Result<std::string> client_user(const std::vector<pid_t>& pids);
+
 // The uid a child given `run_as` will run as (for finding the files it leaves).
 Result<uid_t> child_uid_for(const std::string& run_as);
 

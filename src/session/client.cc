@@ -98,7 +98,8 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
 }
 
 // Waits for READY, telling the user once when the run queues behind other clients' runs.
-Status await_ready(ControlChannel& ch, const TestResult& result, double timeout) {
+Status await_ready(ControlChannel& ch, const TestResult& result, double timeout,
+                   TerminalProgress* progress) {
   bool told = false;
   while (true) {
     auto frame = ch.recv(timeout);
@@ -109,8 +110,10 @@ Status await_ready(ControlChannel& ch, const TestResult& result, double timeout)
                             msg_type_name(frame->type));
     }
     if (!told) {
+      if (progress != nullptr) progress->pause();
       std::fprintf(stderr, "%s: waiting for another client's test on the server\n",
                    result.test.c_str());
+      if (progress != nullptr) progress->resume();
       told = true;
     }
   }
@@ -122,13 +125,22 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
   double timeout = result.local_opts.timeout;
   nlohmann::json request = {{"test", result.test}, {"params", to_json(result.remote_opts)}};
   FP_RETURN_IF_ERROR(ch.send(MsgType::kRun, request));
-  FP_RETURN_IF_ERROR(await_ready(ch, result, timeout));
+  FP_RETURN_IF_ERROR(await_ready(ch, result, timeout, config.progress));
   // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
   ch.set_cancel(nullptr);
   TestContext ctx(Role::kClient, *result.spec, result.local_opts, ch, ch.peer_host());
   ctx.stop = config.stop;
   for (const auto& reporter : reporters) {
     if (reporter->wants_samples()) ctx.latency.set_sink(&Reporter::sample_thunk, reporter.get());
+  }
+  if (config.interval_s > 0) {
+    // Called on the measuring thread at each boundary (engine/interval.h).
+    ctx.interval.configure(config.interval_s, [&](const IntervalRecord& r) {
+      if (config.progress != nullptr) config.progress->pause();
+      result.intervals.push_back(IntervalSummary::of(r));
+      for (const auto& reporter : reporters) reporter->on_interval(info, result, r);
+      if (config.progress != nullptr) config.progress->resume();
+    });
   }
   for (const auto& reporter : reporters) reporter->on_run_start(info, result);
   Status s = apply_cpu_affinity(result.local_opts.cpu_affinity);
@@ -243,7 +255,8 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     for (auto& reporter : reporters) reporter->on_result(info, result);
     return stopped(config) ? 130 : 1;
   };
-  for (const PlannedRun& run : plan) {
+  for (size_t index = 0; index < plan.size(); ++index) {
+    const PlannedRun& run = plan[index];
     if (stopped(config)) return 130;
     for (const std::string& w : run.warnings) std::fprintf(stderr, "%s\n", w.c_str());
     TestResult result;
@@ -276,6 +289,9 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
       for (auto& reporter : reporters) reporter->on_start(info);
       started = true;
     }
+    if (config.progress != nullptr) {
+      config.progress->begin(index, plan.size(), progress_label(result));
+    }
     if (qperf) {
       s = run_against_qperf(config, result, latency, reporters, info, qperf_version);
     } else {
@@ -283,6 +299,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
               ? run_misc(*session, result, run.params.local.timeout)
               : run_measurement(*session, config, result, latency, reporters, info);
     }
+    if (config.progress != nullptr) config.progress->end();  // before anything is printed
     if (!s.ok()) {
       result.status = RunStatus::kError;
       result.error = without_echoed_name(s.message(), result.test);

@@ -11,6 +11,7 @@
 #include "cli/run_plan.h"
 #include "engine/registry.h"
 #include "engine/test_result.h"
+#include "report/progress.h"
 #include "report/reporter.h"
 #include "session/qperf_hooks.h"
 
@@ -29,6 +30,10 @@ struct ClientConfig {
   // and measured with qperf's protocol (null: fabperf servers only).
   const QperfHooks* qperf = nullptr;
   bool qperf_server = false;
+  // --interval: seconds between the interval records of every measured run (0: none).
+  double interval_s = 0;
+  // Progress on a terminal (null: standard error is not one).
+  TerminalProgress* progress = nullptr;
 };
 
 // Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.

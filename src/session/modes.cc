@@ -1,6 +1,8 @@
 // Server, client and loopback modes shared by both dialects.
 #include "session/modes.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -85,6 +87,11 @@ int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, 
   if (cl.dialect == Dialect::kQperf) config.qperf = env.qperf;
   config.qperf_server = cl.program.qperf_server;
   config.stop = &stop_flag();
+  // --interval only where given (fab_heatsink_check's rows default to 10 s in the same field).
+  if (given(cl.program, &ProgramOptions::interval)) config.interval_s = cl.program.interval;
+  // Progress only where a person watches standard error.
+  std::unique_ptr<TerminalProgress> progress = make_terminal_progress(STDERR_FILENO);
+  config.progress = progress.get();
 
   std::unique_ptr<Server> local_server;
   std::thread server_thread;

@@ -71,6 +71,9 @@ struct ServerOptions {
   std::string auth_key;    // non-empty: clients must prove they hold it (HMAC-SHA256)
   IsolatedRunner isolate;  // runs fabric tests' server sides in their own process (if set)
   std::string run_as;      // --run_as: the user those processes run as when the server is root
+  // A root server given no --run_as: a session whose client is a process on this host runs as
+  // that client's user (client_user()); others as `run_as` (nobody).
+  bool run_as_client = false;
   bool trust_fabric_addrs = false;  // accept fabric addresses no IP ties to the client
   ServerObserver* observer = nullptr;  // the dialect's server output (may be null)
   // Stock qperf clients on the same port, told apart by their first byte (null: none, and a

@@ -1,6 +1,8 @@
 // Building the server's configuration from parsed options.
 #include "session/server_config.h"
 
+#include <unistd.h>
+
 #include "security/auth.h"
 #include "session/child_limits.h"
 
@@ -17,6 +19,7 @@ Result<ServerOptions> server_options_from(const ProgramOptions& program, double 
   options.tests = &tests;
   // A root server's fabric sessions run as an unprivileged user (nobody unless --run_as says).
   options.run_as = program.run_as.empty() ? default_run_as() : program.run_as;
+  options.run_as_client = program.run_as.empty() && geteuid() == 0;
   FP_RETURN_IF_ERROR(check_run_as(options.run_as));
   options.port = static_cast<uint16_t>(program.listen_port);
   options.bind_addr = program.bind;

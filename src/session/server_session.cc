@@ -11,6 +11,7 @@
 #include "net/control.h"
 #include "options/run_options_json.h"
 #include "security/auth.h"
+#include "session/child_limits.h"
 #include "session/server.h"
 
 namespace fabperf {
@@ -272,8 +273,11 @@ Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec
     // The peer's processes are looked up here, before a session process that may run as
     // another user (who cannot read the client's /proc entries) takes over.
     ControlPeer peer = ControlPeer::resolved(ch.fd(), options_.trust_fabric_addrs);
-    return options_.isolate(ch, spec, opts, needs, Deadline(slot.deadline_ns), options_.run_as,
-                            peer);
+    std::string run_as = options_.run_as;
+    if (options_.run_as_client && peer.pids.has_value()) {
+      if (auto user = client_user(*peer.pids); user.ok()) run_as = *user;
+    }
+    return options_.isolate(ch, spec, opts, needs, Deadline(slot.deadline_ns), run_as, peer);
   }
   ControlPeer peer = ControlPeer::of_connection(ch.fd());
   peer.trust_fabric_only = options_.trust_fabric_addrs;

@@ -87,6 +87,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   const int fd = link.fd();
   for (;;) {
     int64_t now = now_ns();
+    ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     while (sending && due(next) <= now) {
       bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until || now >= send_until;
       if (enough || ctx.stop_requested()) {
@@ -154,6 +155,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     pollfd pfd{fd, POLLIN, 0};
     ppoll(&pfd, 1, &ts, nullptr);
   }
+  ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
   ctx.mark_end();
   link.finish_sending();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
@@ -298,6 +300,7 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
     }
     c.send_msgs++;
     c.send_bytes += size;
+    w.publish();
     now = now_ns();
   }
   w.end_ns = now_ns();
@@ -344,6 +347,7 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
     last = idle_since = now_ns();
     c.recv_bytes += *got;
     c.recv_msgs++;
+    w.publish();
     if (access) sink = sink + touch(buf, *got);
   }
   w.end_ns = last;

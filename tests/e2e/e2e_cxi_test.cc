@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -299,9 +300,14 @@ TEST_P(E2eCxiTools, ServerAndClientOverProvider) {
   if (t.latency) {
     EXPECT_TRUE(contains(s, "See client for results.")) << s;
   } else {
-    // Bandwidth: the server prints the client's figures too.
-    EXPECT_EQ(count_lines(s, kBandwidthRow) + count_lines(s, std::regex(
-        " {0,11}[0-9]+ {1,11}[0-9]+ +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}")), 2) << s;
+    // Bandwidth: the server prints the figures too; its count column is "-" unless the run
+    // is bidirectional (each side's own writes), as the originals'.
+    bool bi = std::find(t.args.begin(), t.args.end(), "-b") != t.args.end();
+    EXPECT_EQ(count_lines(s, kBandwidthRow), bi ? 1 : 0) << s;
+    EXPECT_EQ(count_lines(s, std::regex(" {0,11}[0-9]+  {10}-  +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}")),
+              bi ? 0 : 1)
+        << s;
+    EXPECT_TRUE(contains(s, std::string(51, '-') + "\n")) << s;
   }
 }
 
@@ -347,54 +353,188 @@ TEST(E2eCxi, LoopbackBandwidth) {
   for (const char* provider : {"tcp", "shm"}) {
     RunOutput r = tool("fab_loopback_bw", {"-i", "2", "-n", "32", "-s", "4096", "--provider", provider});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "RDMA Size[B]      Writes    BW[Gb/s]\n        4096          64 "))
+    EXPECT_TRUE(contains(r.out, std::string(51, '-') + "\nRDMA Size[B]      Writes  BW[Gb/s]  PktRate[Mpkt/s]\n"
+                                "        4096          64 "))
         << r.out;
   }
 }
 
-TEST(E2eCxi, HeatsinkCheckWithoutSensorsStillReportsRates) {
-  REQUIRE_RDM();
-  unsetenv("FABPERF_HWMON_ROOT");
-  setenv("FABPERF_HWMON_ROOT", "/nonexistent-hwmon", 1);
-  RunOutput r = tool("fab_heatsink_check",
-                     {"-D", "2", "-i", "1", "-P", "2", "-l", "16", "--provider", "tcp"}, 60);
-  unsetenv("FABPERF_HWMON_ROOT");
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_TRUE(contains(r.out, "No temperature or power sensors found")) << r.out;
-  EXPECT_EQ(count_lines(r.out, std::regex(" +[12]  +[0-9]+\\.[0-9]{2}")), 2) << r.out;
-  EXPECT_TRUE(contains(r.out, "Average BW:  ")) << r.out;
+// A fake sysfs tree for fab_heatsink_check and fab_stat ($FABPERF_SYSFS_ROOT): lo has a
+// PCI device, and hwmon chips are put under it or elsewhere.
+class FakeSysfs {
+ public:
+  FakeSysfs() {
+    root_ = "/tmp/fabperf_sysfs_" + std::to_string(getpid()) + "_" + std::to_string(++count_);
+    dir("devices/pci0000:00/0000:00:03.0");
+    dir("devices/pci0000:00/0000:00:04.0");
+    dir("class/net/lo");
+    dir("class/hwmon");
+    link("class/net/lo/device", "../../../devices/pci0000:00/0000:00:03.0");
+  }
+  ~FakeSysfs() { std::system(("rm -rf '" + root_ + "'").c_str()); }
+  const std::string& root() const { return root_; }
+  void dir(const std::string& rel) { std::system(("mkdir -p '" + root_ + "/" + rel + "'").c_str()); }
+  void file(const std::string& rel, const std::string& text) {
+    std::ofstream(root_ + "/" + rel) << text << "\n";
+  }
+  void link(const std::string& rel, const std::string& target) {
+    ASSERT_EQ(symlink(target.c_str(), (root_ + "/" + rel).c_str()), 0) << rel;
+  }
+  // A hwmon chip: name, whether it sits under lo's PCI device (or another one, or none),
+  // and its sensors as (file stem, label, raw value).
+  struct Sensor {
+    std::string stem, label, value;
+  };
+  void chip(const std::string& hwmon, const std::string& name, const std::string& pci,
+            const std::vector<Sensor>& sensors) {
+    dir("class/hwmon/" + hwmon);
+    file("class/hwmon/" + hwmon + "/name", name);
+    if (!pci.empty()) link("class/hwmon/" + hwmon + "/device", "../../../devices/pci0000:00/" + pci);
+    for (const auto& [stem, label, value] : sensors) {
+      file("class/hwmon/" + hwmon + "/" + stem + "_input", value);
+      if (!label.empty()) file("class/hwmon/" + hwmon + "/" + stem + "_label", label);
+    }
+  }
+
+ private:
+  std::string root_;
+  static inline int count_ = 0;
+};
+
+// fab_heatsink_check over tcp on lo with $FABPERF_SYSFS_ROOT at `fake`.
+RunOutput heatsink(const FakeSysfs& fake, std::vector<std::string> args) {
+  std::vector<std::string> all = {"-P", "1", "-l", "16", "--provider", "tcp", "-d", "lo"};
+  all.insert(all.end(), args.begin(), args.end());
+  setenv("FABPERF_SYSFS_ROOT", fake.root().c_str(), 1);
+  RunOutput r = tool("fab_heatsink_check", all, 120);
+  unsetenv("FABPERF_SYSFS_ROOT");
+  return r;
 }
 
-TEST(E2eCxi, HeatsinkCheckVerdictsAndExitCodes) {
+// The original's verdict lines: "%-*s  %-*s" then PASS/FAIL (criteria 50, result 13), power
+// and unjudged lines one narrower each and "----".
+std::string verdict(const std::string& criteria, const std::string& result, const char* v) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-*s  %-*s%s\n", 50, criteria.c_str(), 13, result.c_str(), v);
+  return buf;
+}
+std::string unjudged(const std::string& criteria, const std::string& result) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-*s  %-*s----\n", 49, criteria.c_str(), 12, result.c_str());
+  return buf;
+}
+const std::string kDeg = "\xC2\xB0" "C";
+
+// Only the NIC's own chip counts: a hot CPU package and an NVMe drive elsewhere are ignored.
+TEST(E2eCxi, HeatsinkCheckJudgesTheNicsOwnSensors) {
   REQUIRE_RDM();
-  std::string root = "/tmp/fabperf_hwmon_" + std::to_string(getpid());
-  mkdir(root.c_str(), 0700);
-  mkdir((root + "/hwmon0").c_str(), 0700);
-  std::ofstream(root + "/hwmon0/name") << "cassini\n";
-  std::ofstream(root + "/hwmon0/temp1_input") << "69000\n";
-  std::ofstream(root + "/hwmon0/temp1_label") << "ASIC_0\n";
-  std::ofstream(root + "/hwmon0/power1_input") << "25000000\n";
-  setenv("FABPERF_HWMON_ROOT", root.c_str(), 1);
-  RunOutput pass = tool("fab_heatsink_check", {"-D", "1", "-i", "1", "-P", "1", "-l", "16",
-                                               "--provider", "shm", "--max-power", "30"});
-  RunOutput hot = tool("fab_heatsink_check", {"-D", "1", "-i", "1", "-P", "1", "-l", "16",
-                                              "--provider", "shm", "--max-temp", "60",
-                                              "--min-rate", "1000000"});
+  FakeSysfs fake;
+  fake.chip("hwmon0", "coretemp", "", {{"temp1", "Package id 0", "99000"}});
+  fake.chip("hwmon1", "nvme", "0000:00:04.0", {{"temp1", "Composite", "98000"}});
+  fake.chip("hwmon2", "cxi0", "0000:00:03.0",
+            {{"temp1", "Cassini 0 Temperature", "69000"}, {"power1", "0.85V S0 Power", "25000000"}});
+  RunOutput r = heatsink(fake, {"-D", "2", "-i", "1", "-s", "65536"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  // "%*s  %*s  %*s  %*s" with TIME_W 7, RATE_W 10, VDD_W 6, TEMPS_W 10; dashes as wide.
+  const std::string header = "Time[s]  Rate[GB/s]  VDD[W]  ASIC_0[" + kDeg + "]";
+  EXPECT_TRUE(contains(r.out, std::string(39, '-') + "\n" + header + "\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, std::string(39, '-') + "\n    CXI Heatsink Test\n"
+                              "Device          : lo (tcp;ofi_rxm)\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "TX/RX Processes : 1\nProcessor List  : Not pinned\n"
+                              "RDMA Write Size : 65536\nList Size       : 16\n")) << r.out;
+  // Rows "%7lu  %10.2Lf  %6d  %10d", one per interval, the rate measured (traffic flows).
+  EXPECT_EQ(count_lines(r.out, std::regex("      [12]  +[0-9]+\\.[0-9]{2}      25          69")), 2)
+      << r.out;
+  // The writes ran: some interval moved data (65536-byte writes show at 0.01 GB/s).
+  EXPECT_LT(count_lines(r.out, std::regex("      [12]        0\\.00 .*")), 2) << r.out;
+  EXPECT_TRUE(contains(r.out, verdict("Cassini 0 Temperature (ASIC_0) under 85 " + kDeg + ":",
+                                      "69 " + kDeg, "PASS") +
+                                  unjudged("0.85V S0 Power (VDD):", "25 W")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nAverage BW: +[0-9]+\\.[0-9]{2} GB/s +----\n")))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "99")) << r.out;
+  EXPECT_FALSE(contains(r.out, "98")) << r.out;
+  EXPECT_FALSE(contains(r.out, "Composite")) << r.out;
+
+  // A bandwidth target it cannot reach: "Average BW over X GB/s:" and exit 2.
+  RunOutput slow = heatsink(fake, {"-D", "1", "-i", "1", "--min-rate", "1000000"});
+  EXPECT_EQ(slow.exit_code, 2) << slow.err << slow.out;
+  EXPECT_TRUE(std::regex_search(slow.out, std::regex("\nAverage BW over 1e\\+06 GB/s: +[0-9.]+ GB/s +FAIL\n")))
+      << slow.out;
+}
+
+// Each known sensor has the original's limit: ASIC 85, QSFP_VR 125, QSFP_INT 70.
+TEST(E2eCxi, HeatsinkCheckPerSensorLimits) {
+  REQUIRE_RDM();
+  FakeSysfs fake;
+  fake.chip("hwmon3", "cxi0", "0000:00:03.0",
+            {{"temp1", "Cassini 0 Temperature", "86000"},
+              {"temp2", "3.3V QSFP VR Temperature", "120000"},
+              {"temp3", "QSFP Internal Temperature", "71000"},
+              {"temp4", "Board", "50000"}});
+  RunOutput r = heatsink(fake, {"-D", "1", "-i", "1", "--max-temp", "60"});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "Time[s]  Rate[GB/s]  ASIC_0[" + kDeg + "]  QSFP_VR[" + kDeg +
+                                  "]  QSFP_INT[" + kDeg + "]  Board[" + kDeg + "]\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, verdict("Cassini 0 Temperature (ASIC_0) under 85 " + kDeg + ":",
+                                      "86 " + kDeg, "FAIL") +
+                                  verdict("3.3V QSFP VR Temperature (QSFP_VR) under 125 " + kDeg + ":",
+                                          "120 " + kDeg, "PASS") +
+                                  verdict("QSFP Internal Temperature (QSFP_INT) under 70 " + kDeg + ":",
+                                          "71 " + kDeg, "FAIL") +
+                                  // a sensor the original does not name: --max-temp
+                                  verdict("Board under 60 " + kDeg + ":", "50 " + kDeg, "PASS")))
+      << r.out;
+}
+
+// At the abort limit (ASIC 90) the run stops at once, as the original's over-temperature check.
+TEST(E2eCxi, HeatsinkCheckStopsAboveTheAbortLimit) {
+  REQUIRE_RDM();
+  FakeSysfs fake;
+  fake.chip("hwmon2", "cxi0", "0000:00:03.0", {{"temp1", "Cassini 0 Temperature", "95000"}});
+  RunOutput r = heatsink(fake, {"-D", "600", "-i", "1"});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(contains(r.out, "\nError! Cassini 0 Temperature has exceeded safe range. Exiting early.\n"))
+      << r.out;
+  EXPECT_EQ(count_lines(r.out, std::regex(" +[0-9]+  +[0-9]+\\.[0-9]{2}  +95")), 1) << r.out;
+  EXPECT_TRUE(contains(r.out, verdict("Cassini 0 Temperature (ASIC_0) under 85 " + kDeg + ":",
+                                      "95 " + kDeg, "FAIL")))
+      << r.out;
+}
+
+// No sensor of the device's own: an error, exit 1, before any traffic (the original: "failed
+// to find cxiN").
+TEST(E2eCxi, HeatsinkCheckWithoutTheDevicesSensorsFails) {
+  REQUIRE_RDM();
+  FakeSysfs fake;
+  fake.chip("hwmon0", "coretemp", "", {{"temp1", "Package id 0", "50000"}});
+  fake.chip("hwmon1", "nvme", "0000:00:04.0", {{"temp1", "Composite", "40000"}});
+  RunOutput r = heatsink(fake, {"-D", "1", "-i", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_TRUE(contains(r.err, "no temperature or power sensor of device lo")) << r.err;
+  EXPECT_FALSE(contains(r.out, "Rate[GB/s]")) << r.out;
+  // And without any hwmon tree at all.
+  setenv("FABPERF_HWMON_ROOT", "/nonexistent-hwmon", 1);
+  RunOutput none = heatsink(fake, {"-D", "1", "-i", "1"});
   unsetenv("FABPERF_HWMON_ROOT");
-  EXPECT_EQ(pass.exit_code, 0) << pass.err << pass.out;
-  EXPECT_TRUE(contains(pass.out, "cassini ASIC_0 under 85 \xC2\xB0" "C:  69 \xC2\xB0" "C  PASS"))
-      << pass.out;
-  EXPECT_TRUE(contains(pass.out, "cassini power1 under 30 W:  25 W  PASS")) << pass.out;
-  EXPECT_TRUE(contains(pass.out, "cassini ASIC_0[C]")) << pass.out;
-  EXPECT_EQ(hot.exit_code, 2) << hot.err << hot.out;
-  EXPECT_TRUE(contains(hot.out, "under 60 \xC2\xB0" "C:  69 \xC2\xB0" "C  FAIL")) << hot.out;
-  EXPECT_TRUE(std::regex_search(hot.out, std::regex("Average BW over 1e\\+06 GB/s:  [0-9.]+ GB/s  FAIL")))
-      << hot.out;
-  for (const char* f : {"name", "temp1_input", "temp1_label", "power1_input"}) {
-    unlink((root + "/hwmon0/" + f).c_str());
-  }
-  rmdir((root + "/hwmon0").c_str());
-  rmdir(root.c_str());
+  EXPECT_EQ(none.exit_code, 1) << none.err << none.out;
+  EXPECT_TRUE(contains(none.err, "under /nonexistent-hwmon")) << none.err;
+}
+
+// -c: one worker per listed CPU, pinned (-P ignored); a bad list is refused.
+TEST(E2eCxi, HeatsinkCheckCpuList) {
+  REQUIRE_RDM();
+  FakeSysfs fake;
+  fake.chip("hwmon2", "cxi0", "0000:00:03.0", {{"temp1", "Cassini 0 Temperature", "60000"}});
+  RunOutput r = heatsink(fake, {"-D", "1", "-i", "1", "-c", "0", "-P", "3"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "TX/RX Processes : 1\nProcessor List  : 0\n")) << r.out;
+  RunOutput bad = heatsink(fake, {"-D", "1", "-c", "1-x"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "Invalid CPU list: 1-x")) << bad.err;
 }
 
 TEST(E2eCxi, FabperfListsFabrics) {
@@ -425,16 +565,139 @@ TEST(E2eCxi, StatListsDomains) {
   EXPECT_TRUE(std::regex_search(r.out, std::regex("^Device: \\S+\n    Description: ")));
   EXPECT_TRUE(contains(r.out, "        Link MTU: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "        Link state: ")) << r.out;
-  RunOutput l = tool("fab_stat", {"-l", "--provider", "shm"});
-  EXPECT_EQ(l.exit_code, 0);
-  EXPECT_TRUE(contains(l.out, "(shm)")) << l.out;
-  RunOutput m = tool("fab_stat", {"-m", "-d", "lo"});
-  EXPECT_TRUE(contains(m.out, "lo: 00:00:00:00:00:00")) << m.out << m.err;
-  RunOutput rates = tool("fab_stat", {"-r", "-p", "0.2", "-d", "lo"});
-  EXPECT_TRUE(contains(rates.out, "lo rates over 0.2 s:\n    RX: ")) << rates.out;
   RunOutput none = tool("fab_stat", {"-d", "nosuchdev"});
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_TRUE(contains(none.err, "Device nosuchdev not found"));
+}
+
+// On this machine: -l names each device once (however many providers offer it), bare; -m
+// one bare MAC a line.
+TEST(E2eCxi, StatListsEachDeviceOnceBare) {
+  RunOutput l = tool("fab_stat", {"-l"});
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  std::istringstream in(l.out);
+  std::set<std::string> seen;
+  for (std::string line; std::getline(in, line);) {
+    EXPECT_TRUE(std::regex_match(line, std::regex("[^ ()]+"))) << line;
+    EXPECT_TRUE(seen.insert(line).second) << line << " listed twice:\n" << l.out;
+  }
+  EXPECT_TRUE(seen.count("lo")) << l.out;
+  // fabperf --list-fabrics lists lo once per provider; fab_stat -l once.
+  RunOutput fabrics = run({"--list-fabrics"}, 30);
+  EXPECT_GT(count_lines(fabrics.out, std::regex(".* lo .*")), 1) << fabrics.out;
+  RunOutput full = tool("fab_stat", {});
+  EXPECT_EQ(count_lines(full.out, std::regex("Device: lo")), 1) << full.out;
+  RunOutput m = tool("fab_stat", {"-m"});
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  std::istringstream macs(m.out);
+  for (std::string line; std::getline(macs, line);) {
+    EXPECT_TRUE(std::regex_match(line, std::regex("[0-9a-f]{2}(:[0-9a-f]{2})+"))) << line;
+  }
+  EXPECT_EQ(tool("fab_stat", {"-m", "-d", "lo"}).out, "00:00:00:00:00:00\n");
+  EXPECT_EQ(tool("fab_stat", {"-l", "-d", "lo", "--provider", "tcp"}).out, "lo\n");
+  RunOutput traffic = tool("fab_stat", {"--traffic", "-p", "0.2", "-d", "lo"});
+  EXPECT_TRUE(contains(traffic.out, "lo traffic over 0.2 s:\n    RX: ")) << traffic.out;
+  RunOutput rates = tool("fab_stat", {"-r", "-p", "0.2", "-d", "lo"});
+  EXPECT_TRUE(contains(rates.out, "        Link state: unknown\n    Rates:\n        N/A (no link counters"))
+      << rates.out;
+}
+
+// Over a fake sysfs tree: the MAC, PCI and link fields of an interface, byte for byte.
+TEST(E2eCxi, StatReadsSysfs) {
+  FakeSysfs fake;
+  fake.file("class/net/lo/address", "02:00:00:00:00:07");
+  fake.file("class/net/lo/mtu", "9000");
+  fake.file("class/net/lo/speed", "100000");
+  fake.file("class/net/lo/operstate", "up");
+  fake.file("devices/pci0000:00/0000:00:03.0/current_link_speed", "16.0 GT/s PCIe");
+  fake.file("devices/pci0000:00/0000:00:03.0/current_link_width", "16");
+  fake.file("devices/pci0000:00/0000:00:03.0/aer_dev_fatal", "Undefined 0\nTOTAL_ERR_FATAL 0");
+  fake.dir("bus/pci/drivers/mlx5_core");
+  fake.link("devices/pci0000:00/0000:00:03.0/driver", "../../../bus/pci/drivers/mlx5_core");
+  setenv("FABPERF_SYSFS_ROOT", fake.root().c_str(), 1);
+  RunOutput l = tool("fab_stat", {"-l", "-d", "lo"});
+  RunOutput m = tool("fab_stat", {"-m", "-d", "lo"});
+  RunOutput all = tool("fab_stat", {"-d", "lo", "--provider", "tcp", "-a"});
+  unsetenv("FABPERF_SYSFS_ROOT");
+  EXPECT_EQ(l.out, "lo\n") << l.err;
+  EXPECT_EQ(m.out, "02:00:00:00:00:07\n") << m.err;
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  size_t at = all.out.find("    Driver: ");
+  ASSERT_NE(at, std::string::npos) << all.out;
+  EXPECT_EQ(all.out.substr(at),
+            "    Driver: mlx5_core\n"
+            "    FW Version: N/A\n"
+            "    Network device: lo\n"
+            "    MAC: 02:00:00:00:00:07\n"
+            "    PCIE speed/width: 16.0 GT/s PCIe x16\n"
+            "    PCIE slot: 0000:00:03.0\n"
+            "        Link MTU: 9000\n"
+            "        Link speed: 100000 Mb/s\n"
+            "        Link state: up\n"
+            "    AER CORRECTABLE:\n"
+            "        No data\n"
+            "    AER FATAL:\n"
+            "        Undefined 0\n"
+            "        TOTAL_ERR_FATAL 0\n"
+            "    AER NONFATAL:\n"
+            "        No data\n");
+}
+
+// A cxi NIC's own sysfs fields (class/cxi/NAME/device: fru, properties, port/0), cxi_stat's
+// lines in its order. This host has no cxi provider, so the fake tree makes lo one.
+TEST(E2eCxi, StatReadsCxiSysfs) {
+  FakeSysfs fake;
+  const std::string dev = "devices/pci0000:00/0000:00:03.0/";
+  fake.dir("class/cxi/lo");
+  fake.link("class/cxi/lo/device", "../../../devices/pci0000:00/0000:00:03.0");
+  fake.dir(dev + "fru");
+  fake.dir(dev + "properties");
+  fake.dir(dev + "uc");
+  fake.dir(dev + "port/0/link/config");
+  fake.dir(dev + "port/0/llr");
+  fake.dir(dev + "port/0/media");
+  fake.dir(dev + "telemetry");
+  fake.file(dev + "fru/description", "200Gbps 1x OSFP");
+  fake.file(dev + "fru/part_number", "P43012-001");
+  fake.file(dev + "fru/serial_number", "SN0001");
+  fake.file(dev + "uc/qspi_blob_version", "1.5.41");
+  fake.file(dev + "properties/nid", "0x12");
+  fake.file(dev + "properties/pid_granule", "256");
+  fake.file(dev + "properties/hpc_mtu", "2112");
+  fake.file(dev + "current_link_speed", "16.0 GT/s PCIe");
+  fake.file(dev + "current_link_width", "16");
+  fake.file(dev + "port/0/llr/state", "on");
+  fake.file(dev + "port/0/link/config/loopback", "off");
+  fake.file(dev + "port/0/media/type", "electrical");
+  fake.file(dev + "port/0/link/speed", "BS_200G");
+  fake.file(dev + "port/0/link/state", "up");
+  fake.file(dev + "telemetry/hni_pcs_good_cw", "1000@100.0");
+  fake.file("class/net/lo/address", "02:00:00:00:00:12");
+  setenv("FABPERF_SYSFS_ROOT", fake.root().c_str(), 1);
+  RunOutput all = tool("fab_stat", {"-d", "lo", "--provider", "tcp", "-r", "-p", "0.1"});
+  unsetenv("FABPERF_SYSFS_ROOT");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.out,
+            "Device: lo\n"
+            "    Description: 200Gbps 1x OSFP\n"
+            "    Part Number: P43012-001\n"
+            "    Serial Number: SN0001\n"
+            "    Driver: N/A\n"
+            "    FW Version: 1.5.41\n"
+            "    Network device: lo\n"
+            "    MAC: 02:00:00:00:00:12\n"
+            "    NID: 18 (0x00012)\n"
+            "    PID granule: 256\n"
+            "    PCIE speed/width: 16.0 GT/s PCIe x16\n"
+            "    PCIE slot: 0000:00:03.0\n"
+            "        Link layer retry: on\n"
+            "        Link loopback: off\n"
+            "        Link media: electrical\n"
+            "        Link MTU: 2112\n"
+            "        Link speed: BS_200G\n"
+            "        Link state: up\n"
+            "    Rates:\n"
+            "        Good CW: 0.00/s\n");
 }
 
 // GPU buffers (-t/-r) through the stand-in CUDA runtime in tests/fake_gpu/: every tool with
@@ -486,9 +749,11 @@ TEST(E2eCxiGpu, LoopbackBandwidthBetweenGpuBuffers) {
   RunOutput r = tool("fab_loopback_bw", {"-t", "0", "-r", "0", "-g", "NVIDIA", "-i", "2", "-n",
                                          "64", "-s", "65536"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_TRUE(contains(r.out, "Client TX Mem    : GPU 0")) << r.out;
-  EXPECT_TRUE(contains(r.out, "Server RX Mem    : GPU 0")) << r.out;
-  EXPECT_EQ(count_lines(r.out, std::regex(" +65536 +128 +[0-9]+\\.[0-9]{2}")), 1) << r.out;
+  // loopback_bw.c's lines: "TX Mem", "RX Mem", "GPU Type".
+  EXPECT_TRUE(contains(r.out, "TX Mem           : GPU 0\nRX Mem           : GPU 0\n"
+                              "GPU Type         : NVIDIA\n")) << r.out;
+  EXPECT_EQ(count_lines(r.out, std::regex(" +65536 +128 +[0-9]+\\.[0-9]{2} +[0-9]+\\.[0-9]{6}")), 1)
+      << r.out;
   EXPECT_EQ(gpu.totals().allocs, 2u);
 }
 

@@ -219,6 +219,8 @@ TEST(Options, EverySpellingIsUniqueAndResolvable) {
   for (const OptionSpec& spec : option_table()) {
     if (spec.type == OptType::kLoop) continue;
     for (Dialect d : {Dialect::kQperf, Dialect::kCxi}) {
+      // A positive option's default 0 means "off": a user may not type it, the table may.
+      if (spec.positive && std::string_view(spec.default_for(d)) == "0") continue;
       EXPECT_TRUE(parse_option_value(spec, spec.default_for(d), spec.name).ok()) << spec.name;
     }
   }

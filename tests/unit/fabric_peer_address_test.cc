@@ -207,18 +207,19 @@ TEST(FabricPeerCheckTest, AnAddressStringIsDecodedByItsPrefix) {
 TEST(FabricPeerCheckTest, AShmNameMustBeTheControlPeersProcess) {
   pid_t me = getpid();
   pid_t other = me + 1;
+  const std::string uid = std::to_string(geteuid());
   ControlPeer peer = peer_at("127.0.0.1", {me});
-  auto own = text_bytes("fi_shm://" + std::to_string(me) + ":0:3");
+  auto own = text_bytes("fi_shm://" + std::to_string(me) + ":" + uid + ":3");
   EXPECT_TRUE(check_fabric_peer(FI_ADDR_STR, "shm", own, peer, false).ok());
   // The bare form opens the same region.
   EXPECT_TRUE(
-      check_fabric_peer(FI_ADDR_STR, "shm", text_bytes(std::to_string(me) + ":0:0"), peer, false)
+      check_fabric_peer(FI_ADDR_STR, "shm", text_bytes(std::to_string(me) + ":" + uid + ":0"), peer, false)
           .ok());
-  auto victim = text_bytes("fi_shm://" + std::to_string(other) + ":0:0");
+  auto victim = text_bytes("fi_shm://" + std::to_string(other) + ":" + uid + ":0");
   Status s = check_fabric_peer(FI_ADDR_STR, "shm", victim, peer, true);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("provider shm: fi_shm://" + std::to_string(other) +
-                             ":0:0 names process " + std::to_string(other)),
+                             ":" + uid + ":0 names process " + std::to_string(other)),
             std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("127.0.0.1 (process " + std::to_string(me) + ")"), std::string::npos)
@@ -226,6 +227,25 @@ TEST(FabricPeerCheckTest, AShmNameMustBeTheControlPeersProcess) {
   // Several processes hold the peer's socket (it forked): any of them.
   EXPECT_TRUE(
       check_fabric_peer(FI_ADDR_STR, "shm", victim, peer_at("127.0.0.1", {me, other}), false).ok());
+}
+
+TEST(FabricPeerCheckTest, AShmRegionOfAnotherUserIsRefusedInWords) {
+  // Each side opens the other's region, created mode 600: two users cannot talk over shm, and
+  // libfabric would only say EINVAL from fi_av_insert.
+  pid_t me = getpid();
+  ControlPeer peer = peer_at("127.0.0.1", {me});
+  uid_t other_uid = geteuid() == 0 ? 65534 : 0;
+  auto name = text_bytes("fi_shm://" + std::to_string(me) + ":" + std::to_string(other_uid) + ":0");
+  auto decoded = decode_fabric_address(FI_ADDR_STR, "shm", name);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->uid, other_uid);
+  Status s = check_fabric_peer(FI_ADDR_STR, "shm", name, peer, false);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("the peer's shm region belongs to uid " + std::to_string(other_uid) +
+                             " and this side runs as uid " + std::to_string(geteuid()) +
+                             "; shm regions are mode 600, so both sides must be one user"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(FabricPeerCheckTest, ShmIsRefusedWhenThePeersProcessIsUnknown) {
