@@ -215,6 +215,19 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       cl.host = std::get<std::string>(*value);
       host_given = true;
     }
+    // An output file named twice would silently lose one: refuse rather than pick.
+    if (spec.field == FieldRef(&ProgramOptions::json) ||
+        spec.field == FieldRef(&ProgramOptions::csv) ||
+        spec.field == FieldRef(&ProgramOptions::html) ||
+        spec.field == FieldRef(&ProgramOptions::json_stream)) {
+      for (const Assignment& earlier : cl.assignments) {
+        if (earlier.spec == &spec) {
+          return Status::Usage(name + " given twice (" + option_value_text(earlier.value) +
+                               " and " + option_value_text(*value) +
+                               "): a run writes one " + spec.name + " file");
+        }
+      }
+    }
     Assignment a{&spec, spelling->side, *value, name};
     cl.assignments.push_back(a);
     pending.push_back(a);

@@ -11,9 +11,52 @@ namespace fabperf {
 
 namespace {
 
+// Columns every help line fits in (a terminal's 80).
+constexpr size_t kHelpWidth = 80;
+
 std::string pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s + " ";
+}
+
+// Appends `text` to `out`, whose last line already holds `column` characters, wrapping at
+// word boundaries so no line passes kHelpWidth; continuation lines start at `indent`. A word
+// longer than a whole line stays whole.
+void append_wrapped(std::string& out, size_t column, const std::string& text, size_t indent) {
+  size_t pos = 0;
+  bool first = true;
+  while (pos < text.size()) {
+    size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (word.empty()) continue;
+    size_t need = (first ? 0 : 1) + word.size();
+    if (!first && column + need > kHelpWidth) {
+      out += "\n" + std::string(indent, ' ');
+      column = indent;
+      need = word.size();
+    } else if (!first) {
+      out += ' ';
+    }
+    out += word;
+    column += need;
+    first = false;
+  }
+  out += "\n";
+}
+
+// One "    NAME  help..." row: the help starts at `at`, or on the next line when NAME is wider.
+std::string help_row(const std::string& head, const std::string& help, size_t at) {
+  std::string out = head;
+  size_t column = head.size();
+  if (column + 1 > at) {
+    out += "\n";
+    column = 0;
+  }
+  out.append(at - column, ' ');
+  append_wrapped(out, at, help, at);
+  return out;
 }
 
 std::string main_text() {
@@ -69,7 +112,7 @@ std::string examples_text() {
         * TCP latency for message sizes 1 to 64K, doubling:
             fabperf myserver -oo msg_size:1:64K:*2 -vu tcp_lat
         * Latency percentiles and a JSON record:
-            fabperf myserver -v --percentiles 50,99,99.99 --json run.json tcp_lat
+            fabperf myserver -v --percentiles 50,99,99.99 --json r.json tcp_lat
         * Charts of a size sweep, and of saved runs side by side:
             fabperf myserver -oo msg_size:1:64K:*2 --html sweep.html tcp_lat
             fabperf report before.json after.json -o compare.html
@@ -77,9 +120,22 @@ std::string examples_text() {
             fabperf --loopback tcp_lat udp_bw
         * Over IPv6 on a chosen interface:
             fabperf fe80::1%eth0 tcp_lat
+        * The other way, and both ways at once:
+            fabperf myserver -R tcp_bw
+            fabperf myserver tcp_bi_bw udp_bi_bw
+        * Fabric (libfabric) tests; quote a layered provider for the shell:
+            fabperf --list-fabrics
+            fabperf myserver -P 'tcp;ofi_rxm' rdm_write_lat rdm_write_bw
+            fabperf myserver -P shm --verify -v rdm_send_bw
+            fabperf myserver -P cxi --gpu 0 -m 1M rdm_write_bw
+            fabperf myserver --atomic_op CSWAP --cswap_op GE rdm_atomic_lat
+        * The CXI diagnostics' tools (the same binary under their names):
+            fab_write_lat                      (on myserver)
+            fab_write_lat myserver -D 1 -s 1:1024
+            fab_send_bw myserver -b -s 65536   (-b: both ways)
         * Every link of a 64-node job, with a JSON matrix:
-            mpirun --enable-recovery -np 64 --map-by node fabperf --matrix \
-                tcp_lat tcp_bw --json m.json
+            mpirun --enable-recovery -np 64 --map-by node \
+                fabperf --matrix tcp_lat tcp_bw --json m.json
 )";
 }
 
@@ -99,18 +155,19 @@ std::string opts_text(bool long_form) {
     for (const OptionSpec& spec : option_table()) {
       if (std::string(spec.group) != group || !spec.qperf) continue;
       if (long_form) {
-        out += "    " + spellings_of(spec) + "\n          " + spec.help;
+        std::string help = spec.help;
         if (spec.default_text[0] != '\0' && spec.type != OptType::kFlag) {
-          out += std::string(" (default ") + spec.default_text + ")";
+          help += std::string(" (default ") + spec.default_text + ")";
         }
-        out += "\n";
+        out += "    " + spellings_of(spec) + "\n          ";
+        append_wrapped(out, 10, help, 10);
         if (spec.scope == OptScope::kPerSide) {
           out += std::string("      --loc_") + spec.name + ", --rem_" + spec.name +
                  (spec.short_name ? std::string(" (-l") + spec.short_name + ", -r" + spec.short_name + ")" : "") +
                  "\n          Set it for the local or the remote side only.\n";
         }
       } else {
-        out += "    " + pad(spellings_of(spec), 34) + spec.help + "\n";
+        out += help_row("    " + spellings_of(spec), spec.help, 39);
       }
     }
   }
@@ -134,23 +191,26 @@ std::string tests_text(const TestRegistry& tests) {
   }
   for (const auto& [group, tests] : groups) {
     out += "    " + group + "\n";
-    for (const TestSpec* t : tests) out += "        " + pad(t->name, 24) + t->summary + "\n";
+    for (const TestSpec* t : tests) out += help_row("        " + std::string(t->name), t->summary, 33);
   }
   return out;
 }
 
 std::string test_text(const TestSpec& t) {
-  std::string out = std::string(t.name) + "\n    Purpose\n        " + t.summary + "\n";
+  std::string out = std::string(t.name) + "\n    Purpose\n        ";
+  append_wrapped(out, 8, t.summary, 8);
   out += "    Options\n";
   if (t.options.empty()) out += "        None\n";
   for (const char* name : t.options) {
     const OptionSpec* spec = find_option(name);
-    if (spec) out += "        " + pad(spellings_of(*spec), 34) + spec->help + "\n";
+    if (spec) out += help_row("        " + spellings_of(*spec), spec->help, 43);
   }
   out += "    Other Options\n        --listen_port, --timeout, --wait_server, --bind\n";
-  out += "    Display Options\n        --precision, --unify_nodes, --unify_units, "
-         "--use_bits_per_sec, --verbose, --percentiles, --json, --csv, --html\n";
-  out += std::string("    Description\n        ") + t.description + "\n";
+  out += "    Display Options\n        ";
+  append_wrapped(out, 8, "--precision, --unify_nodes, --unify_units, --use_bits_per_sec, "
+                 "--verbose, --percentiles, --json, --csv, --html", 8);
+  out += "    Description\n        ";
+  append_wrapped(out, 8, t.description, 8);
   return out;
 }
 

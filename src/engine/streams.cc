@@ -43,8 +43,11 @@ int stream_count(const RunOptions& opts) {
   return static_cast<int>(std::max<uint64_t>(1, opts.streams));
 }
 
-Status run_streams(TestContext& ctx, int n, const StreamBody& body) {
+Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message) {
   if (n < 1) n = 1;
+  if (peer_message == PeerMessage::kByRole) {
+    peer_message = ctx.role == Role::kClient ? PeerMessage::kFailure : PeerMessage::kEndOfData;
+  }
   std::atomic<bool> stop{false}, peer_done{false};
   std::atomic<int> running{n};
   std::vector<StreamSlot> slots(static_cast<size_t>(n));
@@ -70,8 +73,8 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body) {
       running.fetch_sub(1);
     });
   }
-  // Supervise: ^C, and the control channel. On the client anything the server sends now is
-  // its failure; on the server it is the client's end-of-test message, left for the caller.
+  // Supervise: ^C, and the control channel. To a sender anything the peer sends now is its
+  // failure; to a receiver it is the sender's end-of-test message, left for the caller.
   Status peer_status = Status::Ok();
   bool watch_control = true;
   auto published = [&] {
@@ -96,7 +99,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body) {
     int ready = poll(&pfd, watch_control ? 1 : 0, kSuperviseMs);
     if (ready > 0 && watch_control) {
       watch_control = false;
-      if (ctx.role == Role::kClient) {
+      if (peer_message == PeerMessage::kFailure) {
         peer_status = ctx.check_peer();
         stop.store(true);
       } else {

@@ -66,6 +66,13 @@ int stream_count(const RunOptions& opts);
 //
 // The rdm_*_bw tests take --streams the same way: open n endpoints, then hand a body that
 // drives endpoint worker.index to run_streams.
-Status run_streams(TestContext& ctx, int n, const StreamBody& body);
+//
+// `peer_message`: what a control message from the peer means while the streams run. A side
+// that only sends takes it for the peer's failure and stops; a side that receives takes it for
+// the sender's end-of-test message (peer_said_done). By role: the client sends, the server
+// receives (a reversed or two-way socket test says which).
+enum class PeerMessage { kByRole, kFailure, kEndOfData };
+Status run_streams(TestContext& ctx, int n, const StreamBody& body,
+                   PeerMessage peer_message = PeerMessage::kByRole);
 
 }  // namespace fabperf

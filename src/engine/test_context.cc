@@ -30,7 +30,11 @@ void TestContext::mark_end() {
 }
 
 Result<nlohmann::json> TestContext::exchange(const nlohmann::json& mine) {
-  if (role == Role::kClient) {
+  return exchange(mine, role == Role::kClient);
+}
+
+Result<nlohmann::json> TestContext::exchange(const nlohmann::json& mine, bool speak_first) {
+  if (speak_first) {
     FP_RETURN_IF_ERROR(control.send(MsgType::kExchange, mine));
     return control.expect(MsgType::kExchange, timeout_s());
   }

@@ -41,6 +41,9 @@ struct TestContext {
 
   // Sends `mine` and returns the peer's object (client sends first). Deadline: the timeout.
   Result<nlohmann::json> exchange(const nlohmann::json& mine);
+  // The same with the order chosen: `speak_first` sends first (a reversed stream's sender, the
+  // server, tells the receiving client it is done).
+  Result<nlohmann::json> exchange(const nlohmann::json& mine, bool speak_first);
   // A barrier through the control channel.
   Status sync();
   // Non-blocking: a failure the peer reported mid-test, as "server: ..." / "client: ...".

@@ -52,7 +52,11 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
       f.msg_rate = f.latency->mean > 0 ? 1e9 / f.latency->mean : 0;
       // Open loop: the rate is the schedule's, as achieved, not the inverse of the latency.
       f.open_loop = result.local_opts.rate > 0;
-      if (f.open_loop) f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
+      if (f.open_loop) {
+        f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc.real_time_ns);
+        f.rate_asked = static_cast<double>(result.local_opts.rate);
+        f.rate_short = f.msg_rate < kRateShortfall * f.rate_asked;
+      }
       f.msgs_sent = loc.send_msgs;
       f.msgs_received = loc.recv_msgs;
       f.msgs_lost = loc.lost_msgs;
@@ -60,25 +64,29 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
     }
     case TestKind::kBandwidth: {
       f.has_bandwidth = true;
-      int64_t send_ns = loc.send_time_ns > 0 ? loc.send_time_ns : loc.real_time_ns;
-      f.send_Bps = rate(static_cast<double>(loc.send_bytes), send_ns);
+      // The sender is the client, or with -R the server; the other side receives.
+      f.reverse = result.local_opts.reverse;
+      const SideStats& snd = f.reverse ? rem : loc;
+      const SideStats& rcv = f.reverse ? loc : rem;
+      int64_t send_ns = snd.send_time_ns > 0 ? snd.send_time_ns : snd.real_time_ns;
+      f.send_Bps = rate(static_cast<double>(snd.send_bytes), send_ns);
       // A receiver that cannot count (one-sided writes) leaves the sender's completions.
-      if (rem.recv_bytes > 0) {
-        f.recv_Bps = rate(static_cast<double>(rem.recv_bytes), rem.recv_time_ns);
-        f.msg_rate = rate(static_cast<double>(rem.recv_msgs), rem.recv_time_ns);
+      if (rcv.recv_bytes > 0) {
+        f.recv_Bps = rate(static_cast<double>(rcv.recv_bytes), rcv.recv_time_ns);
+        f.msg_rate = rate(static_cast<double>(rcv.recv_msgs), rcv.recv_time_ns);
       } else {
         f.recv_Bps = unreliable ? 0 : f.send_Bps;
-        f.msg_rate = unreliable ? 0 : rate(static_cast<double>(loc.send_msgs), send_ns);
+        f.msg_rate = unreliable ? 0 : rate(static_cast<double>(snd.send_msgs), send_ns);
       }
-      f.msgs_sent = loc.send_msgs;
-      f.msgs_received = rem.recv_bytes > 0 || unreliable ? rem.recv_msgs : loc.send_msgs;
+      f.msgs_sent = snd.send_msgs;
+      f.msgs_received = rcv.recv_bytes > 0 || unreliable ? rcv.recv_msgs : snd.send_msgs;
       f.msgs_lost = f.msgs_sent > f.msgs_received ? f.msgs_sent - f.msgs_received : 0;
       if (!unreliable) f.msgs_lost = 0;
       // Stream i of the client is stream i of the server: both open them in the same order.
-      size_t n = std::max(loc.streams.size(), rem.streams.size());
+      size_t n = std::max(snd.streams.size(), rcv.streams.size());
       for (size_t i = 0; i < n; ++i) {
-        StreamCounters send = i < loc.streams.size() ? loc.streams[i] : StreamCounters{};
-        StreamCounters recv = i < rem.streams.size() ? rem.streams[i] : StreamCounters{};
+        StreamCounters send = i < snd.streams.size() ? snd.streams[i] : StreamCounters{};
+        StreamCounters recv = i < rcv.streams.size() ? rcv.streams[i] : StreamCounters{};
         StreamFigures sf;
         sf.send_bytes = send.send_bytes;
         sf.recv_bytes = recv.recv_bytes;
@@ -99,8 +107,9 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
                    rate(static_cast<double>(rem.send_bytes), rem_ns);
       int64_t loc_rns = loc.recv_time_ns > 0 ? loc.recv_time_ns : loc_ns;
       int64_t rem_rns = rem.recv_time_ns > 0 ? rem.recv_time_ns : rem_ns;
-      f.recv_Bps = rate(static_cast<double>(loc.recv_bytes), loc_rns) +
-                   rate(static_cast<double>(rem.recv_bytes), rem_rns);
+      f.to_client_Bps = rate(static_cast<double>(loc.recv_bytes), loc_rns);
+      f.to_server_Bps = rate(static_cast<double>(rem.recv_bytes), rem_rns);
+      f.recv_Bps = f.to_client_Bps + f.to_server_Bps;
       f.msg_rate = rate(static_cast<double>(loc.recv_msgs), loc_rns) +
                    rate(static_cast<double>(rem.recv_msgs), rem_rns);
       f.msgs_sent = loc.send_msgs + rem.send_msgs;

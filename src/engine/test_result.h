@@ -33,6 +33,10 @@ struct Figures {
   double recv_Bps = 0;
   bool has_bandwidth = false;
   bool bidirectional = false;
+  // Two-way tests: each direction's received rate (what arrived), client to server and server
+  // to client; recv_Bps is their sum.
+  double to_server_Bps = 0, to_client_Bps = 0;
+  bool reverse = false;  // one-way test run with -R: the server sent, the client received
   double msg_rate = 0;  // per second
   uint64_t msgs_sent = 0, msgs_received = 0, msgs_lost = 0;
   bool counts_loss = false;  // an unreliable transport: the loss is a figure of its own
@@ -40,7 +44,14 @@ struct Figures {
   bool has_verify = false;
   std::vector<StreamFigures> streams;  // empty unless the test ran several streams
   bool open_loop = false;              // --rate: latency timed from each intended send time
+  // Open loop: the rate asked (--rate) and whether msg_rate, the rate reached, fell short of it
+  // (below kRateShortfall of it: the client or the path could not keep the schedule).
+  double rate_asked = 0;
+  bool rate_short = false;
 };
+
+// An open loop reaching less than this share of its --rate is reported as falling short.
+inline constexpr double kRateShortfall = 0.95;
 
 // How a run ended: measured to the end, failed, or cut short by SIGINT/SIGTERM (its figures
 // cover the real elapsed time).

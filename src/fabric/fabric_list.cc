@@ -98,8 +98,8 @@ int list_fabrics(std::FILE* out) {
     std::fprintf(out, "%-16s %-14s %-10s %s\n", d.provider.c_str(), d.endpoints.c_str(),
                  d.domain.c_str(), d.fabric.c_str());
   }
-  std::fprintf(out, "(-P/--provider and --domain take these names; msg endpoints run the rc_* "
-                    "tests, rdm the rdm_* tests and fab_* tools, dgram the ud_* tests)\n");
+  std::fprintf(out, "(-P/--provider and --domain take these names; msg endpoints run the\n"
+                    " rc_* tests, rdm the rdm_* tests and fab_* tools, dgram the ud_* tests)\n");
   return 0;
 }
 

@@ -323,8 +323,8 @@ Result<GpuType> choose_gpu_type(const std::string& requested, const std::string&
   if (exists(dev_root + "/kfd")) return GpuType::kAmd;
   if (has_render_node(dev_root)) return GpuType::kIntel;
   return Status::Unsupported("no GPU found: none of " + dev_root + "/nvidia0, " + dev_root +
-                             "/kfd, " + dev_root + "/dri/renderD* exists (name the type: -g TYPE, "
-                             "--gpu TYPE:N)");
+                             "/kfd, " + dev_root + "/dri/renderD* exists (name the type: --gpu "
+                             "TYPE:N; in the fab_* tools -g TYPE)");
 }
 
 Result<std::unique_ptr<GpuRuntime>> load_gpu_runtime(GpuType type) {

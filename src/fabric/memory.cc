@@ -44,8 +44,14 @@ Result<HostBuffer> HostBuffer::allocate(size_t size, const std::string& use_hp) 
     auto have = free_huge_pages(page);
     if (!have.ok()) return have.status();
     if (*have < need) {
-      return Status::Unsupported("not enough free " + use_hp + " huge pages: need " +
-                                 std::to_string(need) + ", have " + std::to_string(*have));
+      // The kernel's pool is reserved by root: say where.
+      std::string pool = "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page / 1024) +
+                         "kB/nr_hugepages";
+      return Status::Unsupported(
+          "not enough free " + use_hp + " huge pages: need " + std::to_string(need) +
+          ", have " + std::to_string(*have) + " (reserve more as root: " +
+          (page == (size_t{2} << 20) ? "sysctl vm.nr_hugepages=N, or " : "") + "echo N > " +
+          pool + ")");
     }
     flags |= MAP_HUGETLB | (page == (size_t{1} << 30) ? MAP_HUGE_1GB : MAP_HUGE_2MB);
     buffer.page_size_ = page;

@@ -143,7 +143,23 @@ Result<short> wait_fd(int fd, short events, const Deadline& deadline) {
 
 namespace {
 
-// One bounded connect attempt to one address.
+// Connect errors no retry can mend: the address is wrong for this host (a --bind address it
+// does not have, a link-local address without its interface). ECONNREFUSED and the like can
+// change when the server starts, so those are retried for -ws.
+bool permanent_connect_error(int err) {
+  return err == EINVAL || err == EADDRNOTAVAIL || err == EAFNOSUPPORT;
+}
+
+// What the kernel's EINVAL means for an IPv6 link-local address without a scope.
+std::string scope_hint(const SockAddr& addr, int err) {
+  if (err != EINVAL || addr.family() != AF_INET6) return "";
+  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(addr.get());
+  if (!IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr) || in6->sin6_scope_id != 0) return "";
+  return " (a link-local address needs its interface: HOST%IFACE, e.g. " + addr.host() +
+         "%eth0)";
+}
+
+// One bounded connect attempt to one address. An error that cannot change is kUsage.
 Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
   Fd fd(socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return Status::Failed(errno_text("socket"));
@@ -159,13 +175,19 @@ Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
       }
     }
     if (!bound) {
-      return Status::Failed("--bind " + options.bind_addr + ": cannot bind for " +
-                            addr.host() + ": " + strerror(errno ? errno : EAFNOSUPPORT));
+      int err = errno ? errno : EAFNOSUPPORT;
+      std::string text = "--bind " + options.bind_addr + ": cannot bind for " + addr.host() +
+                         ": " + strerror(err);
+      return permanent_connect_error(err) ? Status::Usage(text) : Status::Failed(text);
     }
   }
   FP_RETURN_IF_ERROR(set_nonblocking(fd.get(), true));
   if (connect(fd.get(), addr.get(), addr.len) < 0) {
-    if (errno != EINPROGRESS) return Status::Failed(errno_text("connect"));
+    if (errno != EINPROGRESS) {
+      int err = errno;
+      std::string text = errno_text("connect", err) + scope_hint(addr, err);
+      return permanent_connect_error(err) ? Status::Usage(text) : Status::Failed(text);
+    }
     auto ready = wait_fd(fd.get(), POLLOUT, Deadline::After(options.attempt_timeout_s));
     if (!ready.ok()) return ready.status();
     if (*ready == 0) return Status::Timeout("connect: timed out");
@@ -186,11 +208,16 @@ Result<Fd> connect_tcp(const std::string& host, uint16_t port, const ConnectOpti
   Deadline give_up = Deadline::After(options.wait_s);
   Status last;
   for (;;) {
+    bool all_permanent = true;  // every address failed in a way no retry mends
     for (const SockAddr& addr : *addrs) {
       auto fd = connect_once(addr, options);
       if (fd.ok()) return fd;
       last = fd.status();
-      if (last.code() == Code::kUsage) return last;
+      if (last.code() != Code::kUsage) all_permanent = false;
+    }
+    if (all_permanent) {
+      return Status::Usage("failed to connect to " + host + " port " + std::to_string(port) +
+                           ": " + last.message());
     }
     if (give_up.expired()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200, give_up.remaining_ms())));

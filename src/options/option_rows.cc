@@ -111,10 +111,16 @@ std::vector<OptionSpec> build_option_rows() {
        .max = 1, .scope = S::kPerSide, .per_test = true, .group = "socket",
        .help = "TCP/SCTP bandwidth: Nagle off (TCP_NODELAY) on the data socket, as iperf3 -N "
                "(ping-pongs always turn it off; qperf and iperf3 leave it on for streaming)"},
+      {.name = "reverse", .short_name = "R", .type = T::kFlag, .field = &RunOptions::reverse,
+       .default_text = "0", .max = 1, .scope = S::kShared, .per_test = true, .group = "socket",
+       .help = "Socket bandwidth tests: the server sends and the client receives, as "
+               "iperf3 -R (the fab_* tools' -R is --rdzv)"},
       // ---- fabrics
       {.name = "verify", .type = T::kFlag, .field = &RunOptions::verify, .default_text = "0",
        .max = 1, .scope = S::kShared, .per_test = true, .group = "fabric",
-       .help = "Check the data of every write, read and send, and atomic results"},
+       .help = "Check the data of every read, send and atomic result, of writes with data "
+               "as each lands; plain writes: the target buffers' final contents (the output's "
+               "verify_checks says which)"},
       {.name = "id", .short_name = "i", .type = T::kString, .field = &RunOptions::id,
        .scope = S::kPerSide, .per_test = true, .group = "fabric", .arg_name = "Device:Port",
        .help = "RDMA device and port (maps onto the libfabric domain)"},

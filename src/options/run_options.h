@@ -27,6 +27,7 @@ namespace fabperf {
   X(uint64_t, sock_buf_size)         \
   X(uint64_t, ip_port)               \
   X(bool, nodelay)                   \
+  X(bool, reverse)                   \
   X(bool, verify)                    \
   X(std::string, id)                 \
   X(std::string, provider)           \

@@ -171,6 +171,11 @@ Status run_qperf_test(const ClientConfig& config, TestResult& result, LatencyRec
         "against a qperf server fabperf runs the socket tests, conf and quit (qperf's RDMA "
         "exchange is not spoken)");
   }
+  if (socket_test && result.local_opts.reverse) {
+    // qperf's bandwidth server only receives: measuring the other way would be mislabelled.
+    return Status::Unsupported("-R/--reverse needs a fabperf server (a qperf server only "
+                               "receives)");
+  }
   if (socket_test) {
     qperf_defaults(result, *index);
     warn_unused(result);

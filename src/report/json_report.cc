@@ -125,6 +125,15 @@ nlohmann::json result_to_json(const TestResult& r) {
   if (f.has_bandwidth) {
     j["bandwidth"] = {{"send_Bps", finite_or_zero(f.send_Bps)},
                       {"recv_Bps", finite_or_zero(f.recv_Bps)}};
+    // Which way the data went: both (two-way tests, each direction's received rate beside the
+    // sum), or one way, client to server unless -R.
+    if (f.bidirectional) {
+      j["bandwidth"]["direction"] = "both";
+      j["bandwidth"]["client_to_server_Bps"] = finite_or_zero(f.to_server_Bps);
+      j["bandwidth"]["server_to_client_Bps"] = finite_or_zero(f.to_client_Bps);
+    } else {
+      j["bandwidth"]["direction"] = f.reverse ? "server_to_client" : "client_to_server";
+    }
   }
   if (!f.streams.empty()) {
     nlohmann::json streams = nlohmann::json::array();
@@ -146,6 +155,11 @@ nlohmann::json result_to_json(const TestResult& r) {
   }
   j["affinity"] = {{"loc", r.loc.cpus}, {"rem", r.rem.cpus}};
   if (f.latency) j["latency_mode"] = f.open_loop ? "open_loop" : "closed_loop";
+  if (f.open_loop) {
+    j["open_loop"] = {{"asked_rate", finite_or_zero(f.rate_asked)},
+                      {"reached_rate", finite_or_zero(f.msg_rate)},
+                      {"fell_short", f.rate_short}};
+  }
   j["msg_rate"] = finite_or_zero(f.msg_rate);
   j["messages"] = {{"sent", f.msgs_sent}, {"received", f.msgs_received}, {"lost", f.msgs_lost}};
   j["cpu"] = {{"loc", cpu_json(r.loc.cpu)}, {"rem", cpu_json(r.rem.cpu)}};

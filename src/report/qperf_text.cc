@@ -76,6 +76,13 @@ class QperfTextReporter : public Reporter {
       } else {
         add(lines, "bw", f.recv_Bps, Unit::kBandwidth);
       }
+      // Which way the data went: a two-way test's parts (what arrived each way; bw is their
+      // sum), a one-way test's direction when -R turned it around.
+      if (f.bidirectional) {
+        add(lines, "client_to_server_bw", f.to_server_Bps, Unit::kBandwidth);
+        add(lines, "server_to_client_bw", f.to_client_Bps, Unit::kBandwidth);
+      }
+      if (f.reverse) add_text(lines, "direction", "server to client (-R)");
     }
     // Per stream, after the aggregate, with -v or -vs.
     if (options_.stat) {
@@ -89,13 +96,20 @@ class QperfTextReporter : public Reporter {
         }
       }
     }
-    if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat) {
+    // An open loop that fell short of its --rate shows the rate reached beside the one asked.
+    if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat || f.rate_short) {
       add(lines, "msg_rate", f.msg_rate, Unit::kRate);
     }
+    if (f.rate_short) add(lines, "msg_rate_asked", f.rate_asked, Unit::kRate);
     if (f.counts_loss) add(lines, "lost_msgs", static_cast<double>(f.msgs_lost), Unit::kCount);
     if (f.has_verify) {
       add(lines, "verify_checked", static_cast<double>(f.verify_checked), Unit::kCount);
       add(lines, "verify_errors", static_cast<double>(f.verify_errors), Unit::kCount);
+      // What the count covers where it is not every operation (plain RDMA writes).
+      for (const SideStats* side : {&r.loc, &r.rem}) {
+        auto it = side->info.find("verify_checks");
+        if (it != side->info.end() && it->is_string()) add_text(lines, "verify_checks", *it);
+      }
     }
     if (f.latency && options_.stat) {
       const LatencySummary& l = *f.latency;
@@ -108,11 +122,15 @@ class QperfTextReporter : public Reporter {
     if (options_.used) add_params(lines, r);
     if (options_.conf) add_info(lines, r);
     // qperf names the sides send_/recv_ in one-way bandwidth tests; -un renames the CPU, time
-    // and counter lines to loc_/rem_ but, as in qperf, keeps send_cost and recv_cost.
+    // and counter lines to loc_/rem_ but, as in qperf, keeps send_cost and recv_cost. With -R
+    // the client (loc) is the receiver.
     const bool one_way = kind == TestKind::kBandwidth;
-    const std::string cost_loc = one_way ? "send_" : "loc_", cost_rem = one_way ? "recv_" : "rem_";
+    const std::string sender = "send_", receiver = "recv_";
+    const std::string loc_role = f.reverse ? receiver : sender;
+    const std::string rem_role = f.reverse ? sender : receiver;
+    const std::string cost_loc = one_way ? loc_role : "loc_", cost_rem = one_way ? rem_role : "rem_";
     const bool renamed = one_way && !options_.unify_nodes;
-    std::string loc = renamed ? "send_" : "loc_", rem = renamed ? "recv_" : "rem_";
+    std::string loc = renamed ? loc_role : "loc_", rem = renamed ? rem_role : "rem_";
     if (options_.time && f.has_bandwidth) {
       add_cost(lines, cost_loc + "cost", r.loc.cpu.cpu_time_s, r.loc.send_bytes + r.loc.recv_bytes);
       add_cost(lines, cost_rem + "cost", r.rem.cpu.cpu_time_s, r.rem.send_bytes + r.rem.recv_bytes);
@@ -167,6 +185,7 @@ class QperfTextReporter : public Reporter {
     for (const auto* side : {&r.loc, &r.rem}) {
       std::string prefix = side == &r.loc ? "loc_" : "rem_";
       for (const auto& [key, value] : side->info.items()) {
+        if (key == "verify_checks") continue;  // shown beside verify_checked
         add_text(lines, prefix + key, value.is_string() ? value.get<std::string>() : value.dump());
       }
     }

@@ -12,6 +12,7 @@
 #include "net/control.h"
 #include "net/socket.h"
 #include "options/run_options_json.h"
+#include "report/qperf_format.h"
 #include "security/auth.h"
 
 namespace fabperf {
@@ -219,6 +220,24 @@ Status run_against_qperf(const ClientConfig& config, TestResult& result, Latency
   return config.qperf->run(config, result, latency, version);
 }
 
+// The server names the test in its errors (its own log needs it); the client's line already
+// starts with the name, so "tcp_lat: server: tcp_lat: ..." loses the second one.
+// "10 million" asked, "163 K/sec" reached: the open loop could not keep its schedule.
+std::string rate_shortfall_warning(const Figures& f) {
+  auto text = [](double v) {
+    Shown s = format_figure(v, Unit::kRate, FormatOptions{});
+    return s.value + " " + s.unit;
+  };
+  return "warning: asked " + text(f.rate_asked) + ", reached " + text(f.msg_rate) +
+         " (the schedule fell behind; each latency includes its wait)";
+}
+
+std::string without_echoed_name(const std::string& message, const std::string& test) {
+  const std::string echoed = "server: " + test + ": ";
+  if (message.rfind(echoed, 0) != 0) return message;
+  return "server: " + message.substr(echoed.size());
+}
+
 }  // namespace
 
 int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
@@ -287,8 +306,8 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     if (config.progress != nullptr) config.progress->end();  // before anything is printed
     if (!s.ok()) {
       result.status = RunStatus::kError;
-      result.error = s.message();
-      std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
+      result.error = without_echoed_name(s.message(), result.test);
+      std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
       print_partial(label.c_str(), result.loc);
       exit_code = s.code() == Code::kUsage ? 2 : 1;
       session.reset();  // the server ended the session with its error; the next run reconnects
@@ -296,6 +315,9 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
       result.status = RunStatus::kInterrupted;
     }
     derive_figures(result, latency, info.percentiles);
+    if (result.ok() && result.figures.rate_short) {
+      std::fprintf(stderr, "%s: %s\n", label.c_str(), rate_shortfall_warning(result.figures).c_str());
+    }
     if (result.status == RunStatus::kOk && !result.error.empty()) {
       // A figure check failed (verification errors).
       result.status = RunStatus::kError;

@@ -136,7 +136,8 @@ Status Server::serve() {
     if (active_.load() >= options_.max_clients) {
       refuse(std::move(conn), peer,
              "server busy: " + std::to_string(options_.max_clients) +
-                 " clients are being served (server option --max_clients); try again later");
+                 (options_.max_clients == 1 ? " client is" : " clients are") +
+                 " being served (server option --max_clients); try again later");
       continue;
     }
     active_.fetch_add(1);

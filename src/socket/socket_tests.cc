@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "core/clock.h"
@@ -45,10 +47,19 @@ bool carries_seq(const SocketProtocol& proto, size_t size) {
   return !proto.reliable && size >= sizeof(uint64_t);
 }
 
+// Most messages an open loop has in flight (sent, reply not yet taken): at most this many, and
+// no more than kOpenLoopMaxBytes of them. Above the path's capacity the schedule falls behind
+// instead of filling socket buffers, so the run ends at -t and its drain is short.
+constexpr uint64_t kOpenLoopMaxInFlight = 1024;
+constexpr uint64_t kOpenLoopMaxBytes = 4 << 20;
+
 // Open loop (--rate): message k is due at start + k/rate whatever the replies do, and its
 // latency runs from that due time to its reply. A stall then delays every message due during
 // it, and the percentiles show it; a closed loop would wait and record it once (coordinated
 // omission). Replies are matched by sequence number (datagrams) or by order (streams).
+// The backlog is bounded (kOpenLoopMaxInFlight) and a timed run stops sending at -t by the
+// clock: above capacity a message waits for room and its latency, from its due time, shows
+// the wait; the achieved rate is reported beside the asked one (engine/test_result.cc).
 Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
   size_t size = ctx.opts.msg_size;
   bool seq_on = carries_seq(proto, size);
@@ -67,6 +78,10 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   size_t have = 0;                 // bytes of the reply being assembled (streams)
   bool sending = true;
   int64_t drain_deadline = 0, next_check = start + kPeerCheckNs;
+  const uint64_t max_in_flight =
+      std::clamp<uint64_t>(kOpenLoopMaxBytes / std::max<size_t>(size, 1), 16, kOpenLoopMaxInFlight);
+  uint64_t written_off = 0;  // datagrams below this number were counted lost (a full window)
+  int64_t last_reply = start;
   const int64_t max_wait_ns = static_cast<int64_t>(
       (proto.reliable ? ctx.timeout_s() : std::min(ctx.timeout_s(), kMaxReplyWaitS)) * 1e9);
   const int fd = link.fd();
@@ -74,10 +89,21 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     int64_t now = now_ns();
     ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     while (sending && due(next) <= now) {
-      bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until;
+      bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until || now >= send_until;
       if (enough || ctx.stop_requested()) {
         sending = false;
         drain_deadline = now + max_wait_ns;
+        break;
+      }
+      if (next - replies >= max_in_flight) {
+        // The window is full: wait for replies. Datagram replies missing for the reply wait
+        // are counted lost, and the window opens again.
+        if (!proto.reliable && now - last_reply > max_wait_ns) {
+          ctx.stats.lost_msgs += next - replies;
+          replies = next;
+          written_off = next;
+          continue;
+        }
         break;
       }
       if (seq_on) memcpy(out.data(), &next, sizeof next);
@@ -96,8 +122,9 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
       int64_t t1 = now_ns();
       uint64_t k = replies;
       if (seq_on) memcpy(&k, in.data(), sizeof k);
-      if (k < next) {  // anything else is not a reply to us
+      if (k < next && (!seq_on || k >= written_off)) {  // anything else is not a reply to us
         ++replies;
+        last_reply = t1;
         ctx.stats.recv_msgs++;
         ctx.stats.recv_bytes += size;
         if (k >= warmup) ctx.latency.record(static_cast<uint64_t>(t1 - due(k)));
@@ -121,6 +148,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     if (poll_mode) continue;
     // Sleep until a reply comes or the next message is due.
     int64_t wake = sending ? std::min(due(next), next_check) : std::min(drain_deadline, next_check);
+    if (sending && next - replies >= max_in_flight) wake = std::min(now + max_wait_ns, next_check);
     int64_t left = wake - now_ns();
     if (left <= 0) continue;
     timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
@@ -258,97 +286,182 @@ Result<std::vector<DataLink>> open_links(TestContext& ctx, const SocketProtocol&
   return links;
 }
 
-Status bw_client(TestContext& ctx) {
-  const SocketProtocol& proto = protocol_of(ctx);
-  auto links = open_links(ctx, proto, [](TestContext& c, const SocketProtocol& p, int) {
-    return open_client_link(c, p);
-  });
-  if (!links.ok()) return links.status();
-  size_t size = ctx.opts.msg_size;
-  std::vector<char> buf(size);  // read only: every stream sends from it
-  for (size_t i = 0; i < size; ++i) buf[i] = static_cast<char>('a' + i % 26);
-  Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
-    DataLink& link = (*links)[static_cast<size_t>(w.index)];
-    StreamCounters& c = w.counters;
-    RunLimit limit(ctx.opts);
-    limit.start(w.start_ns);
-    int64_t now = w.start_ns;
-    while (!limit.done(c.send_msgs, now) && !w.stopping()) {
-      Status sent = link.send_msg(buf.data(), size);
-      if (!sent.ok()) {
-        w.send_errors++;
-        return sent;
-      }
-      c.send_msgs++;
-      c.send_bytes += size;
-      w.publish();
-      now = now_ns();
+// One stream's sending loop: messages until the run's limit (-t or -n), ^C or the supervisor.
+Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size, StreamWorker& w) {
+  StreamCounters& c = w.counters;
+  RunLimit limit(ctx.opts);
+  limit.start(w.start_ns);
+  int64_t now = w.start_ns;
+  while (!limit.done(c.send_msgs, now) && !w.stopping()) {
+    Status sent = link.send_msg(buf, size);
+    if (!sent.ok()) {
+      w.send_errors++;
+      return sent;
     }
-    w.end_ns = now_ns();
-    return Status::Ok();
-  });
-  // Only now: a server that saw every stream end would send its results, which the
-  // supervisor, still watching for a failure while any stream runs, would take for one.
-  for (DataLink& link : *links) link.finish_sending();
-  if (!s.ok()) return s;
-  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+    c.send_msgs++;
+    c.send_bytes += size;
+    w.publish();
+    now = now_ns();
+  }
+  w.end_ns = now_ns();
   return Status::Ok();
 }
 
-// Counts what arrives; each stream's receive interval runs from the common start to its last
-// byte, the aggregate's to the last byte of any stream.
-Status bw_server(TestContext& ctx) {
-  const SocketProtocol& proto = protocol_of(ctx);
-  auto links = open_links(ctx, proto, [](TestContext& c, const SocketProtocol& p, int i) {
+// One stream's receiving loop: counts what arrives until the end (EOF or the end marker) or,
+// on a datagram link, until the sender's end message (peer_said_done) or `quiet_end` says the
+// peer has fallen silent after its end (two-way runs, whose end markers a full buffer may
+// drop). The stream's receive interval runs from the common start to its last byte.
+Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, StreamWorker& w,
+                 const std::function<bool(int64_t idle_ns)>& quiet_end) {
+  const SocketProtocol& proto = link.proto();
+  if (!proto.connected) FP_RETURN_IF_ERROR(link.set_recv_wait(kDatagramWaitS));
+  const bool access = ctx.opts.access_recv;
+  const int64_t idle_limit_ns = static_cast<int64_t>(ctx.timeout_s() * 1e9);
+  const char* peer = ctx.role == Role::kClient ? "server" : "client";
+  StreamCounters& c = w.counters;
+  volatile uint64_t sink = 0;
+  int64_t last = w.start_ns, idle_since = w.start_ns;
+  for (;;) {
+    auto got = link.recv_some(buf, size, proto.connected ? -1 : kDatagramWaitS);
+    if (!got.ok()) {
+      if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
+      int64_t idle = now_ns() - idle_since;
+      if (w.peer_said_done() || (quiet_end && quiet_end(idle))) {
+        // The end marker was lost: take what is still queued, then stop.
+        for (;;) {
+          auto more = link.recv_some(buf, size, 0.01);
+          if (!more.ok() || *more == 0) break;
+          c.recv_bytes += *more;
+          c.recv_msgs++;
+          last = now_ns();
+        }
+        break;
+      }
+      if (w.stopping()) break;
+      if (idle > idle_limit_ns) {
+        return Status::Timeout(std::string("nothing from the ") + peer + " within the timeout");
+      }
+      continue;
+    }
+    if (*got == 0) break;
+    last = idle_since = now_ns();
+    c.recv_bytes += *got;
+    c.recv_msgs++;
+    w.publish();
+    if (access) sink = sink + touch(buf, *got);
+  }
+  w.end_ns = last;
+  // A stream has no messages: count them in the sender's units.
+  if (proto.byte_stream) c.recv_msgs = c.recv_bytes / size;
+  return Status::Ok();
+}
+
+// The --streams data links of a bandwidth test, opened by role (the data may go either way).
+Result<std::vector<DataLink>> open_bw_links(TestContext& ctx, const SocketProtocol& proto) {
+  if (ctx.role == Role::kClient) {
+    return open_links(ctx, proto, [](TestContext& c, const SocketProtocol& p, int) {
+      return open_client_link(c, p);
+    });
+  }
+  return open_links(ctx, proto, [](TestContext& c, const SocketProtocol& p, int i) {
     return open_server_link(c, p, i);
   });
+}
+
+// Whether this side sends in a one-way bandwidth test: the client, unless -R/--reverse.
+bool bw_sends(const TestContext& ctx) { return (ctx.role == Role::kClient) != ctx.opts.reverse; }
+
+std::vector<char> pattern_buffer(size_t size) {
+  std::vector<char> buf(size);
+  for (size_t i = 0; i < size; ++i) buf[i] = static_cast<char>('a' + i % 26);
+  return buf;
+}
+
+// Both roles of the one-way bandwidth tests: the sending side sends for the test time, the
+// receiving side counts what arrives. The client sends; with -R the server does.
+Status bw_role(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  auto links = open_bw_links(ctx, proto);
   if (!links.ok()) return links.status();
   size_t size = ctx.opts.msg_size;
-  std::vector<std::vector<char>> bufs(links->size(), std::vector<char>(size));
-  bool access = ctx.opts.access_recv;
-  const int64_t idle_limit_ns = static_cast<int64_t>(ctx.timeout_s() * 1e9);
-  Status s = run_streams(ctx, static_cast<int>(links->size()), [&](StreamWorker& w) -> Status {
-    DataLink& link = (*links)[static_cast<size_t>(w.index)];
-    char* buf = bufs[static_cast<size_t>(w.index)].data();
-    if (!proto.connected) FP_RETURN_IF_ERROR(link.set_recv_wait(kDatagramWaitS));
-    StreamCounters& c = w.counters;
-    volatile uint64_t sink = 0;
-    int64_t last = w.start_ns, idle_since = w.start_ns;
-    for (;;) {
-      auto got = link.recv_some(buf, size, proto.connected ? -1 : kDatagramWaitS);
-      if (!got.ok()) {
-        if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
-        if (w.peer_said_done()) {
-          // The end marker was lost: take what is still queued, then stop.
-          for (;;) {
-            auto more = link.recv_some(buf, size, 0.01);
-            if (!more.ok() || *more == 0) break;
-            c.recv_bytes += *more;
-            c.recv_msgs++;
-            last = now_ns();
-          }
-          break;
-        }
-        if (w.stopping()) break;
-        if (now_ns() - idle_since > idle_limit_ns) {
-          return Status::Timeout("nothing from the client within the timeout");
-        }
-        continue;
-      }
-      if (*got == 0) break;
-      last = idle_since = now_ns();
-      c.recv_bytes += *got;
-      c.recv_msgs++;
-      if (access) sink = sink + touch(buf, *got);
-    }
-    w.end_ns = last;
-    // A stream has no messages: count them in the sender's units.
-    if (proto.byte_stream) c.recv_msgs = c.recv_bytes / size;
+  const int n = static_cast<int>(links->size());
+  if (bw_sends(ctx)) {
+    std::vector<char> buf = pattern_buffer(size);  // read only: every stream sends from it
+    Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
+      return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], buf.data(), size, w);
+    }, PeerMessage::kFailure);
+    // Only now: a receiver that saw every stream end would send its results (or its end
+    // message), which the supervisor, still watching for a failure, would take for one.
+    for (DataLink& link : *links) link.finish_sending();
+    if (!s.ok()) return s;
+    // A datagram sender says it is done over the control channel, as its end markers may be lost.
+    if (!proto.connected) return ctx.exchange({{"done", true}}, true).status();
     return Status::Ok();
-  });
+  }
+  std::vector<std::vector<char>> bufs(links->size(), std::vector<char>(size));
+  Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
+    const size_t i = static_cast<size_t>(w.index);
+    return recv_loop(ctx, (*links)[i], bufs[i].data(), size, w, nullptr);
+  }, PeerMessage::kEndOfData);
   if (!s.ok()) return s;
-  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  if (!proto.connected) return ctx.exchange({{"done", true}}, false).status();
   return Status::Ok();
+}
+
+// How long a two-way datagram receiver waits, once its own sender is done and nothing has
+// arrived, before it takes the peer's end markers for lost (both senders run for the same -t).
+constexpr double kBiQuietS = 0.3;
+
+// Both roles of the two-way bandwidth tests (tcp_bi_bw, udp_bi_bw): each side sends on one
+// thread and receives on another over the same data link, both for the test time.
+Status bi_bw_role(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  auto link = ctx.role == Role::kClient ? open_client_link(ctx, proto)
+                                        : open_server_link(ctx, proto);
+  if (!link.ok()) return link.status();
+  size_t size = ctx.opts.msg_size;
+  std::vector<char> out = pattern_buffer(size), in(size);
+  std::atomic<bool> sent_all{false};
+  std::function<bool(int64_t)> quiet_end;
+  if (!proto.connected) {
+    quiet_end = [&](int64_t idle_ns) {
+      return sent_all.load() && idle_ns > static_cast<int64_t>(kBiQuietS * 1e9);
+    };
+  }
+  // Thread 0 sends, thread 1 receives. A sender ends its direction itself (EOF or end
+  // markers), so each receiver sees its end while the other direction still runs. Anything on
+  // the control channel meanwhile is the peer's failure (to the client) or the client's end
+  // message (to the server): the closing exchange below comes after both directions ended.
+  Status s = run_streams(ctx, 2, [&](StreamWorker& w) -> Status {
+    if (w.index == 0) {
+      Status sent = send_loop(ctx, *link, out.data(), size, w);
+      link->finish_sending();
+      sent_all.store(true);
+      return sent;
+    }
+    return recv_loop(ctx, *link, in.data(), size, w, quiet_end);
+  });
+  // One direction each: the sending thread's interval and the receiving thread's.
+  SideStats& st = ctx.stats;
+  if (st.streams.size() == 2) {
+    st.send_time_ns = st.streams[0].send_time_ns;
+    st.recv_time_ns = st.streams[1].recv_time_ns;
+  }
+  st.streams.clear();
+  if (!s.ok()) return s;
+  // The server sends its results only after this, so the client's supervisor, still watching
+  // for a failure while it receives, never takes them for one.
+  return ctx.exchange({{"done", true}}).status();
+}
+
+// A two-way run holds one data link and one buffer per direction on two threads.
+Needs bi_needs(const RunOptions& server_side) {
+  Needs out;
+  uint64_t size = server_side.msg_size;
+  out.buffer_bytes = size > UINT64_MAX / 2 ? UINT64_MAX : 2 * size;
+  out.threads = 2;
+  out.descriptors = 2;
+  return out;
 }
 
 std::vector<TestSpec> build() {
@@ -357,20 +470,24 @@ std::vector<TestSpec> build() {
                                              "cq_poll", "access_recv", "rate"};
   const std::vector<const char*> bw_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
                                             "sock_buf_size", "ip_port", "cq_poll",
-                                            "access_recv", "streams"};
+                                            "access_recv", "streams", "reverse"};
+  const std::vector<const char*> bi_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
+                                            "sock_buf_size", "ip_port", "cq_poll",
+                                            "access_recv"};
   std::vector<TestSpec> out;
   struct Proto {
     const char* lat;
     const char* bw;
+    const char* bi;  // the two-way bandwidth test, where there is one
     const char* transport;
     const char* display;
     uint64_t bw_size;
   };
-  for (const Proto& p : {Proto{"tcp_lat", "tcp_bw", "tcp", "TCP", 65536},
-                         Proto{"udp_lat", "udp_bw", "udp", "UDP", 32768},
-                         Proto{"sctp_lat", "sctp_bw", "sctp", "SCTP", 65536},
-                         Proto{"sdp_lat", "sdp_bw", "sdp", "SDP", 65536},
-                         Proto{"rds_lat", "rds_bw", "rds", "RDS", 32768}}) {
+  for (const Proto& p : {Proto{"tcp_lat", "tcp_bw", "tcp_bi_bw", "tcp", "TCP", 65536},
+                         Proto{"udp_lat", "udp_bw", "udp_bi_bw", "udp", "UDP", 32768},
+                         Proto{"sctp_lat", "sctp_bw", nullptr, "sctp", "SCTP", 65536},
+                         Proto{"sdp_lat", "sdp_bw", nullptr, "sdp", "SDP", 65536},
+                         Proto{"rds_lat", "rds_bw", nullptr, "rds", "RDS", 32768}}) {
     static std::deque<std::string> texts;  // summaries live as long as the table; deque keeps them put
     texts.push_back(std::string(p.display) + " one way latency");
     const char* lat_summary = texts.back().c_str();
@@ -383,11 +500,25 @@ std::vector<TestSpec> build() {
     std::vector<const char*> opts = bw_opts;
     if (find_socket_protocol(p.transport)->nodelay_opt != 0) opts.push_back("nodelay");
     out.push_back({p.bw, TransportFamily::kSocket, TestKind::kBandwidth, p.transport, nullptr,
-                   opts, p.bw_size, bw_client, bw_server,
+                   opts, p.bw_size, bw_role, bw_role,
                    "The client sends messages for the test time; the server counts what "
-                   "arrives. send_bw is the client's rate, recv_bw the server's."});
+                   "arrives (-R: the server sends and the client counts). send_bw is the "
+                   "sender's rate, recv_bw the receiver's."});
     out.back().summary = texts.back().c_str();
-    for (size_t i = out.size() - 2; i < out.size(); ++i) {
+    size_t first = out.size() - 2;
+    if (p.bi != nullptr) {
+      texts.push_back(std::string(p.display) + " streaming two way bandwidth");
+      std::vector<const char*> two_way = bi_opts;
+      if (find_socket_protocol(p.transport)->nodelay_opt != 0) two_way.push_back("nodelay");
+      out.push_back({p.bi, TransportFamily::kSocket, TestKind::kBiBandwidth, p.transport,
+                     nullptr, two_way, p.bw_size, bi_bw_role, bi_bw_role,
+                     "Both sides send for the test time and count what arrives, each on two "
+                     "threads (one sends, one receives) over one data link. bw is the sum of "
+                     "the two directions, shown beside it."});
+      out.back().summary = texts.back().c_str();
+      out.back().needs = bi_needs;
+    }
+    for (size_t i = first; i < out.size(); ++i) {
       out[i].reliable = find_socket_protocol(p.transport)->reliable;
     }
   }

@@ -224,6 +224,8 @@ TEST(E2eFabricErrors, TooFewHugePages) {
   EXPECT_TRUE(contains(r.err, "not enough free 2M huge pages: need 9, have " +
                                   std::to_string(*free_pages)))
       << r.err;
+  EXPECT_TRUE(contains(r.err, "vm.nr_hugepages")) << r.err;  // where to reserve them
+  EXPECT_EQ(r.err.find("not enough free"), r.err.rfind("not enough free")) << "said once: " << r.err;
 }
 
 }  // namespace

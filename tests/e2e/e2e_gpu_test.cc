@@ -96,7 +96,7 @@ TEST(E2eGpuChecks, EachMissingPieceIsNamed) {
   r = run({"--loopback", "-n", "10", "--provider", "shm", "--rem_gpu", "NVIDIA:3",
            "rdm_send_lat"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(contains(r.err, "server: rdm_send_lat: no NVIDIA GPU 3: the runtime reports 1 device"))
+  EXPECT_TRUE(contains(r.err, "rdm_send_lat: server: no NVIDIA GPU 3: the runtime reports 1 device"))
       << r.err;
   r = run({"--loopback", "-n", "10", "--provider", "tcp", "--gpu", "NVIDIA:0", "rdm_send_lat"});
   EXPECT_NE(r.exit_code, 0);

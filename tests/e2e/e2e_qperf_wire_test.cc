@@ -310,6 +310,23 @@ TEST(QperfWireClient, MeasuresAgainstAStockServerAndRecordsIt) {
   EXPECT_GT(doc["results"][3]["latency_ns"]["mean"].get<double>(), 0);
 }
 
+// qperf's bandwidth server only receives, and has no two-way socket test: refused by name,
+// never measured the other way round and labelled reversed.
+TEST(QperfWireClient, ReverseAndTwoWayNeedAFabperfServer) {
+  REQUIRE_QPERF();
+  QperfServer server;
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", "-R",
+                     "tcp_bw"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "tcp_bw: -R/--reverse needs a fabperf server")) << r.err;
+  RunOutput bi = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3",
+                      "tcp_bi_bw"});
+  EXPECT_EQ(bi.exit_code, 1);
+  EXPECT_TRUE(contains(bi.err, "tcp_bi_bw: against a qperf server")) << bi.err;
+  RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "conf"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+}
+
 TEST(QperfWireClient, KernelProtocolsRunOrFailWithTheServersWords) {
   REQUIRE_QPERF();
   QperfServer server;

@@ -182,6 +182,15 @@ TEST(RobustLimits, ARunPastMaxTimeIsEnded) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
+TEST(RobustConcurrency, BusyWithOneClientSaysClientInTheSingular) {
+  LoggedServer server({"--max_clients", "1", "-to", "3"});
+  auto a = fake_session(server.port());
+  ASSERT_TRUE(a);
+  RunOutput busy = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "10", "tcp_lat"}, 30);
+  EXPECT_EQ(busy.exit_code, 1);
+  EXPECT_TRUE(contains(busy.err, "server busy: 1 client is being served")) << busy.err;
+}
+
 TEST(RobustConcurrency, BeyondMaxClientsTheClientHearsBusy) {
   LoggedServer server({"--max_clients", "2", "-to", "3"});
   ASSERT_TRUE(wait_for_resources(server.pid(), 1000, 2, 5));

@@ -1,5 +1,6 @@
 // Unit tests: qperf's grammar, the option table's spellings, loops and parameter resolution.
 #include "cli/command_line.h"
+#include "cli/help.h"
 
 #include <gtest/gtest.h>
 
@@ -275,6 +276,92 @@ TEST(Options, StoreLoadAndDialectDefaults) {
 TEST(Options, Nearest) {
   EXPECT_EQ(nearest("tcp_lta", {"tcp_lat", "udp_lat"}), "tcp_lat");
   EXPECT_EQ(nearest("zzzzzzzz", {"tcp_lat", "udp_lat"}), "");
+}
+
+// -R is fabperf's --reverse (iperf3's spelling); the fab_* tools' -R stays --rdzv
+// (tool_grammar_test.cc): the spellings live in different dialects of the one row table.
+TEST(CommandLine, ReverseSpellingsAndTheTestsThatTakeIt) {
+  for (const char* spelling : {"-R", "--reverse"}) {
+    auto cl = parse({"node1", spelling, "tcp_bw"});
+    ASSERT_TRUE(cl.ok()) << spelling << ": " << cl.status().message();
+    std::vector<std::string> warnings;
+    auto params = resolve_run(*all_tests().find("tcp_bw"), cl->tests[0].assignments, {},
+                              Dialect::kQperf, &warnings);
+    ASSERT_TRUE(params.ok()) << params.status().message();
+    EXPECT_TRUE(params->local.reverse) << spelling;
+    EXPECT_TRUE(params->remote.reverse) << spelling;  // shared: the server must turn too
+    EXPECT_TRUE(warnings.empty());
+    EXPECT_FALSE(params->local.rdzv);
+  }
+  // A test whose data has one fixed way (or both) says so rather than run silently.
+  for (const char* test : {"tcp_lat", "tcp_bi_bw", "rdm_write_bw"}) {
+    auto cl = parse({"node1", "-R", test});
+    ASSERT_TRUE(cl.ok());
+    std::vector<std::string> warnings;
+    auto params = resolve_run(*all_tests().find(test), cl->tests[0].assignments, {},
+                              Dialect::kQperf, &warnings);
+    ASSERT_TRUE(params.ok());
+    ASSERT_EQ(warnings.size(), 1u) << test;
+    EXPECT_NE(warnings[0].find("-R set but not used"), std::string::npos) << warnings[0];
+  }
+}
+
+TEST(CommandLine, TwoWaySocketTestsAreRegistered) {
+  for (const char* name : {"tcp_bi_bw", "udp_bi_bw"}) {
+    const TestSpec* spec = all_tests().find(name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_EQ(spec->kind, TestKind::kBiBandwidth);
+    EXPECT_EQ(spec->family, TransportFamily::kSocket);
+    RunOptions opts = default_run_options();
+    opts.msg_size = 1000;
+    Needs needs = needs_of(*spec, opts);
+    EXPECT_EQ(needs.threads, 2u);  // one sends, one receives
+    EXPECT_EQ(needs.buffer_bytes, 2000u);
+  }
+}
+
+TEST(CommandLine, AnOutputFileNamedTwiceIsRefused) {
+  for (const char* option : {"--json", "--csv", "--html"}) {
+    auto cl = parse({"node1", option, "a.out", option, "b.out", "tcp_lat"});
+    ASSERT_FALSE(cl.ok()) << option;
+    EXPECT_EQ(cl.status().code(), Code::kUsage);
+    EXPECT_NE(cl.status().message().find(std::string(option) + " given twice (a.out and b.out)"),
+              std::string::npos)
+        << cl.status().message();
+  }
+  EXPECT_TRUE(parse({"node1", "--json", "a.json", "--csv", "a.csv", "tcp_lat"}).ok());
+}
+
+// Every help topic fits an 80-column terminal (descriptions wrap), qperf's stayed within 74.
+TEST(Help, EveryTopicFitsEightyColumns) {
+  std::vector<std::string> topics = {"", "categories", "examples", "opts", "options", "tests"};
+  for (const std::string& name : all_tests().names()) topics.push_back(name);
+  for (const std::string& topic : topics) {
+    auto text = help_text(topic, all_tests());
+    ASSERT_TRUE(text.ok()) << topic;
+    size_t start = 0, line = 1;
+    while (start < text->size()) {
+      size_t end = text->find('\n', start);
+      if (end == std::string::npos) end = text->size();
+      EXPECT_LE(end - start, 80u) << "--help " << topic << " line " << line << ": "
+                                  << text->substr(start, end - start);
+      start = end + 1;
+      ++line;
+    }
+  }
+  // Wrapping keeps every word: the longest option description is still all there.
+  auto options = help_text("options", all_tests());
+  ASSERT_TRUE(options.ok());
+  EXPECT_NE(options->find("iperf3 -R (the fab_* tools' -R is"), std::string::npos) << *options;
+}
+
+TEST(Help, ExamplesShowFabricTestsAndTheCxiTools) {
+  auto text = help_text("examples", all_tests());
+  ASSERT_TRUE(text.ok());
+  for (const char* example : {"-P 'tcp;ofi_rxm' rdm_write_lat", "--list-fabrics", "fab_write_lat",
+                              "-R tcp_bw", "tcp_bi_bw"}) {
+    EXPECT_NE(text->find(example), std::string::npos) << example;
+  }
 }
 
 }  // namespace

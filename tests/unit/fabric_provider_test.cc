@@ -85,7 +85,10 @@ TEST(FabricMemory, TooFewHugePagesIsAClearError) {
   auto buffer = HostBuffer::allocate(want, "2M");
   ASSERT_FALSE(buffer.ok());
   EXPECT_EQ(buffer.status().message(), "not enough free 2M huge pages: need 524288, have " +
-                                           std::to_string(*pages));
+                                           std::to_string(*pages) +
+                                           " (reserve more as root: sysctl vm.nr_hugepages=N, "
+                                           "or echo N > /sys/kernel/mm/hugepages/"
+                                           "hugepages-2048kB/nr_hugepages)");
 }
 
 TEST(FabricMemory, HugePageSpellings) {

@@ -52,6 +52,7 @@ TEST(ToolGrammar, GetoptLongSpellings) {
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_TRUE(o->program.bidirectional);
   EXPECT_TRUE(run_of(*o).rdzv);
+  EXPECT_FALSE(run_of(*o).reverse);  // fabperf's -R (--reverse) is not a fab_* spelling
   EXPECT_EQ(o->host, "server");
   EXPECT_EQ(run_of(*o).tx_depth, 64u);
   EXPECT_EQ(run_of(*o).no_msgs, 1000u * 64);  // -n counts lists of -l operations
