@@ -183,7 +183,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     FP_RETURN_IF_ERROR(run_both_ways(f, window, run, f.msg_size, [&](uint64_t index) {
       return post_write(f, index, false, on);
     }, on, &peer));
-    return check_written_slots(f, on, peer.value("sent", uint64_t{0}));
+    return check_written_slots(f, on, peer.value("sent", uint64_t{0}), false);
   }
   if (writing) {
     FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
