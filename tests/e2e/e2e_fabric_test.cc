@@ -96,7 +96,7 @@ TEST_P(E2eFabric, RunsOnLoopback) {
   RunOutput r = run(args, 60);
   // Up to two more runs: under ASan in a loaded CI, udp;ofi_rxd's truncation error came twice
   // in a row once.
-  for (int again = 0; again < 2 && provider_flake(c, r); ++again) {
+  for (int again = 0; again < kProviderFlakeReruns && provider_flake(c, r); ++again) {
     std::cerr << c.provider << " failed (a known provider defect), run again: " << r.err;
     r = run(args, 60);
   }

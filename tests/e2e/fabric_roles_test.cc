@@ -108,11 +108,11 @@ TEST_P(FabricRolesTest, RunsAndVerifies) {
   ASSERT_NE(spec, nullptr) << c.test;
   RunOptions params = make_params(c.provider, spec->default_msg_size);
   PairOutcome out = run_pair(*spec, params);
-  // A known provider defect (e2e_util.h) gets one more run.
+  // A known provider defect (e2e_util.h) gets a few more runs.
   auto flake = [&](const Status& s) {
     return !s.ok() && testing::known_provider_flake(c.provider, c.test, s.message());
   };
-  for (int again = 0; again < 2 && (flake(out.client) || flake(out.server)); ++again) {
+  for (int again = 0; again < testing::kProviderFlakeReruns && (flake(out.client) || flake(out.server)); ++again) {
     std::cerr << c.provider << " failed (a known provider defect), run again: "
               << out.client.message() << " / " << out.server.message() << "\n";
     out = run_pair(*spec, params);

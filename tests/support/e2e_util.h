@@ -75,6 +75,10 @@ std::vector<std::string> keep_root_sessions(const std::string& spelling = "--run
 //   sends no heartbeat (it is sent between posts), so any sockets test may show it.
 bool known_provider_flake(const std::string& provider, const std::string& test,
                           const std::string& error);
+// How many more runs such a failure gets. udp;ofi_rxd's "Truncation error" on rdm_write_bi_bw
+// came three times in a row once in a row of ten here (then ten clean runs of the same build):
+// the provider's, not ours, and retried rather than hidden.
+constexpr int kProviderFlakeReruns = 4;
 
 // A file next to the fabperf binary (the build directory): the fab_* links, test libraries.
 std::string beside_fabperf(const std::string& name);
