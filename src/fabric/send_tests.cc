@@ -201,7 +201,16 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
         return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c);
       }, on);
     };
+    // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
+    // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
+    // the end exchange below is the end barrier.
+    run.barrier = receiving;
     FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
+    if (receiving) {
+      ctx.stats.info["bidirectional"] =
+          "start and end barriers; each side's sends timed from the start barrier to its last "
+          "completion, its receives from the peer's first measured message to its last";
+    }
     uint64_t measured = run.measured(f.warmup);
     ctx.stats.send_msgs = measured;
     ctx.stats.send_bytes = measured * f.msg_size;
