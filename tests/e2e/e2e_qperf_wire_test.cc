@@ -216,7 +216,10 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
     EXPECT_EQ(busy.exit_code, 1);
     EXPECT_TRUE(heard(busy, "server: server busy")) << busy.err << busy.out;
   }
-  EXPECT_TRUE(contains(server.log(), "refused (a qperf client): server busy")) << server.log();
+  // The server logs after it has answered: the client may have heard first.
+  EXPECT_TRUE(wait_until(
+      [&] { return contains(server.log(), "refused (a qperf client): server busy"); }, 30))
+      << server.log();
   // The holder has hung up; its place is free once the server has closed its side.
   ASSERT_TRUE(wait_until([&] { return connected_peers(server.pid()).empty(); }, 30))
       << server.log();
@@ -224,14 +227,17 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
   RunOutput longer = qperf_error({"-t", "3", "127.0.0.1", "tcp_lat"}, server.port(),
                                  "exceeds this server's limit of 2 s");
   EXPECT_EQ(longer.exit_code, 1);
-  EXPECT_TRUE(contains(server.log(), "qperf tcp_lat: refused: -t 3 s exceeds")) << server.log();
+  EXPECT_TRUE(wait_until(
+      [&] { return contains(server.log(), "qperf tcp_lat: refused: -t 3 s exceeds"); }, 30))
+      << server.log();
   // A run without a timer (a stock client ignores -n for tcp_lat and would go on for ever) is
   // ended by the server's deadline, and the client is told why.
   RunOutput endless = qperf_error({"-n", "100000000", "127.0.0.1", "tcp_lat"}, server.port(),
                                   "run time limit reached");
   ASSERT_FALSE(endless.timed_out);
   EXPECT_EQ(endless.exit_code, 1);
-  EXPECT_TRUE(contains(server.log(), "run time limit reached")) << server.log();
+  EXPECT_TRUE(wait_until([&] { return contains(server.log(), "run time limit reached"); }, 30))
+      << server.log();
   // The place is free again, for either protocol.
   RunOutput ok = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port());
   EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
