@@ -64,6 +64,8 @@ class IntervalMeter {
   void start(int64_t now, const IntervalCounts& cumulative, const LatencyRecorder* latency);
   // True once the current interval has ended (never while off or not started).
   bool due(int64_t now) const { return now >= next_ns_; }
+  // When the current interval ends (INT64_MAX while off or not started).
+  int64_t next_due_ns() const { return next_ns_; }
   // Closes the interval when due: the hot-path call of the loops.
   void tick(int64_t now, const IntervalCounts& cumulative, const LatencyRecorder* latency) {
     if (now >= next_ns_) close(now, cumulative, latency, false);
