@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/host_buffer.h"
 #include "engine/latency_loop.h"
 #include "engine/run_limit.h"
 #include "engine/streams.h"
@@ -42,6 +43,20 @@ uint64_t touch(const char* buf, size_t len) {
   return sum;
 }
 
+// Message buffers start on a page of their own. The kernel's copies into and out of them
+// (rep movsb) slow down when the user address is off a 64-byte boundary, and std::vector's
+// large allocations start 16 bytes into a page: tcp_bw at 1 MiB ran ~10% behind iperf3, whose
+// buffer is mmap()ed. `pattern` fills it with a-z (what a sender sends), else it is zeroed.
+Result<HostBuffer> message_buffer(size_t size, bool pattern = false) {
+  auto buf = HostBuffer::allocate(size, "");
+  if (!buf.ok()) return buf.status().Prefixed("message buffer");
+  if (pattern) {
+    for (size_t i = 0; i < size; ++i) buf->data()[i] = static_cast<uint8_t>('a' + i % 26);
+  }
+  return buf;
+}
+char* bytes(const HostBuffer& buf) { return reinterpret_cast<char*>(buf.data()); }
+
 // Datagram tests carry a sequence number so a late reply is never timed as a new one.
 bool carries_seq(const SocketProtocol& proto, size_t size) {
   return !proto.reliable && size >= sizeof(uint64_t);
@@ -67,7 +82,11 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   const uint64_t warmup = ctx.opts.warmup;
   const uint64_t count = ctx.opts.no_msgs;
   const bool poll_mode = ctx.opts.cq_poll;
-  std::vector<char> out(size, 'p'), in(size);
+  auto out_buf = message_buffer(size, true), in_buf = message_buffer(size);
+  if (!out_buf.ok()) return out_buf.status();
+  if (!in_buf.ok()) return in_buf.status();
+  char* out = bytes(*out_buf);
+  char* in = bytes(*in_buf);
   ctx.latency.set_scale(0.5);  // one-way, as in the closed loop: half the round trip
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
   ctx.mark_start();
@@ -106,13 +125,13 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
         }
         break;
       }
-      if (seq_on) memcpy(out.data(), &next, sizeof next);
-      FP_RETURN_IF_ERROR(link.send_msg(out.data(), size));
+      if (seq_on) memcpy(out, &next, sizeof next);
+      FP_RETURN_IF_ERROR(link.send_msg(out, size));
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += size;
       ++next;
     }
-    ssize_t n = recv(fd, in.data() + have, size - have, MSG_DONTWAIT);
+    ssize_t n = recv(fd, in + have, size - have, MSG_DONTWAIT);
     if (n > 0) {
       if (proto.byte_stream) {
         have += static_cast<size_t>(n);
@@ -121,7 +140,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
       }
       int64_t t1 = now_ns();
       uint64_t k = replies;
-      if (seq_on) memcpy(&k, in.data(), sizeof k);
+      if (seq_on) memcpy(&k, in, sizeof k);
       if (k < next && (!seq_on || k >= written_off)) {  // anything else is not a reply to us
         ++replies;
         last_reply = t1;
@@ -175,7 +194,11 @@ Status lat_client(TestContext& ctx) {
     return lat_client_open_loop(ctx, *link, proto);
   }
   size_t size = ctx.opts.msg_size;
-  std::vector<char> out(size, 'p'), in(size);
+  auto out_buf = message_buffer(size, true), in_buf = message_buffer(size);
+  if (!out_buf.ok()) return out_buf.status();
+  if (!in_buf.ok()) return in_buf.status();
+  char* out = bytes(*out_buf);
+  char* in = bytes(*in_buf);
   bool seq_on = carries_seq(proto, size);
   double reply_wait = proto.reliable ? -1 : std::min(ctx.timeout_s(), kMaxReplyWaitS);
   if (reply_wait >= 0) FP_RETURN_IF_ERROR(link->set_recv_wait(reply_wait));
@@ -185,12 +208,12 @@ Status lat_client(TestContext& ctx) {
   volatile uint64_t sink = 0;
   auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
     ++seq;
-    if (seq_on) memcpy(out.data(), &seq, sizeof seq);
-    FP_RETURN_IF_ERROR(link->send_msg(out.data(), size));
+    if (seq_on) memcpy(out, &seq, sizeof seq);
+    FP_RETURN_IF_ERROR(link->send_msg(out, size));
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += size;
     for (;;) {
-      auto got = link->recv_msg(in.data(), size, reply_wait);
+      auto got = link->recv_msg(in, size, reply_wait);
       if (!got.ok()) {
         if (got.status().code() == Code::kTimeout && !proto.reliable) {
           ctx.stats.lost_msgs++;
@@ -203,12 +226,12 @@ Status lat_client(TestContext& ctx) {
       }
       if (*got == 0) return Status::Failed("server ended the test early");
       uint64_t echoed = 0;
-      if (seq_on) memcpy(&echoed, in.data(), sizeof echoed);
+      if (seq_on) memcpy(&echoed, in, sizeof echoed);
       if (seq_on && echoed != seq) continue;  // a late reply to an earlier, counted-lost ping
       int64_t t1 = now_ns();
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += *got;
-      if (access) sink = sink + touch(in.data(), *got);
+      if (access) sink = sink + touch(in, *got);
       return Sample{t1 - t0, false};
     }
   };
@@ -225,7 +248,9 @@ Status lat_server(TestContext& ctx) {
   auto link = open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
   size_t size = ctx.opts.msg_size;
-  std::vector<char> buf(size);
+  auto buffer = message_buffer(size);
+  if (!buffer.ok()) return buffer.status();
+  char* buf = bytes(*buffer);
   bool access = ctx.opts.access_recv;
   volatile uint64_t sink = 0;
   // Test hook (tests/e2e_openloop_test.cc): FABPERF_TEST_STALL_MS=N makes this server sleep
@@ -243,7 +268,7 @@ Status lat_server(TestContext& ctx) {
   int64_t idle_since = now_ns();
   uint64_t msgs_at_idle = 0;
   for (;;) {
-    auto got = link->recv_msg(buf.data(), size, proto.connected ? -1 : kDatagramWaitS);
+    auto got = link->recv_msg(buf, size, proto.connected ? -1 : kDatagramWaitS);
     if (!got.ok()) {
       if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
       if (ctx.control.readable()) break;  // the client's end message: its markers were lost
@@ -259,9 +284,9 @@ Status lat_server(TestContext& ctx) {
     if (*got == 0) break;
     ctx.stats.recv_msgs++;
     ctx.stats.recv_bytes += *got;
-    if (access) sink = sink + touch(buf.data(), *got);
+    if (access) sink = sink + touch(buf, *got);
     if (ctx.stats.recv_msgs == stall_at) usleep(static_cast<useconds_t>(stall_ms) * 1000);
-    FP_RETURN_IF_ERROR(link->send_msg(buf.data(), *got));
+    FP_RETURN_IF_ERROR(link->send_msg(buf, *got));
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += *got;
   }
@@ -371,12 +396,6 @@ Result<std::vector<DataLink>> open_bw_links(TestContext& ctx, const SocketProtoc
 // Whether this side sends in a one-way bandwidth test: the client, unless -R/--reverse.
 bool bw_sends(const TestContext& ctx) { return (ctx.role == Role::kClient) != ctx.opts.reverse; }
 
-std::vector<char> pattern_buffer(size_t size) {
-  std::vector<char> buf(size);
-  for (size_t i = 0; i < size; ++i) buf[i] = static_cast<char>('a' + i % 26);
-  return buf;
-}
-
 // Both roles of the one-way bandwidth tests: the sending side sends for the test time, the
 // receiving side counts what arrives. The client sends; with -R the server does.
 Status bw_role(TestContext& ctx) {
@@ -386,9 +405,10 @@ Status bw_role(TestContext& ctx) {
   size_t size = ctx.opts.msg_size;
   const int n = static_cast<int>(links->size());
   if (bw_sends(ctx)) {
-    std::vector<char> buf = pattern_buffer(size);  // read only: every stream sends from it
+    auto buf = message_buffer(size, true);  // read only: every stream sends from it
+    if (!buf.ok()) return buf.status();
     Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
-      return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], buf.data(), size, w);
+      return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
     }, PeerMessage::kFailure);
     // Only now: a receiver that saw every stream end would send its results (or its end
     // message), which the supervisor, still watching for a failure, would take for one.
@@ -398,10 +418,15 @@ Status bw_role(TestContext& ctx) {
     if (!proto.connected) return ctx.exchange({{"done", true}}, true).status();
     return Status::Ok();
   }
-  std::vector<std::vector<char>> bufs(links->size(), std::vector<char>(size));
+  std::vector<HostBuffer> bufs;
+  for (size_t i = 0; i < links->size(); ++i) {
+    auto buf = message_buffer(size);
+    if (!buf.ok()) return buf.status();
+    bufs.push_back(std::move(*buf));
+  }
   Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
     const size_t i = static_cast<size_t>(w.index);
-    return recv_loop(ctx, (*links)[i], bufs[i].data(), size, w, nullptr);
+    return recv_loop(ctx, (*links)[i], bytes(bufs[i]), size, w, nullptr);
   }, PeerMessage::kEndOfData);
   if (!s.ok()) return s;
   if (!proto.connected) return ctx.exchange({{"done", true}}, false).status();
@@ -420,7 +445,11 @@ Status bi_bw_role(TestContext& ctx) {
                                         : open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
   size_t size = ctx.opts.msg_size;
-  std::vector<char> out = pattern_buffer(size), in(size);
+  auto out_buf = message_buffer(size, true), in_buf = message_buffer(size);
+  if (!out_buf.ok()) return out_buf.status();
+  if (!in_buf.ok()) return in_buf.status();
+  char* out = bytes(*out_buf);
+  char* in = bytes(*in_buf);
   std::atomic<bool> sent_all{false};
   std::function<bool(int64_t)> quiet_end;
   if (!proto.connected) {
@@ -434,12 +463,12 @@ Status bi_bw_role(TestContext& ctx) {
   // message (to the server): the closing exchange below comes after both directions ended.
   Status s = run_streams(ctx, 2, [&](StreamWorker& w) -> Status {
     if (w.index == 0) {
-      Status sent = send_loop(ctx, *link, out.data(), size, w);
+      Status sent = send_loop(ctx, *link, out, size, w);
       link->finish_sending();
       sent_all.store(true);
       return sent;
     }
-    return recv_loop(ctx, *link, in.data(), size, w, quiet_end);
+    return recv_loop(ctx, *link, in, size, w, quiet_end);
   });
   // One direction each: the sending thread's interval and the receiving thread's.
   SideStats& st = ctx.stats;
