@@ -3,8 +3,9 @@
 
 For each sweep (bench/sweeps.py) writes OUT/sweep_NAME.md (the table, with the command that
 made it) and OUT/sweep_NAME.json (every run of every row), then OUT/summary.md: each size
-against the best peer that measured it, and every row below the target. `--sweeps` runs some
-of them only; the summary reads every sweep file in OUT.
+against the best peer that measured it, and every row below the target, and OUT/summary.svg
+(bench/plot.py): each sweep's ratios over the sizes. `--sweeps` runs some of them only; the
+summary and the plot read every sweep file in OUT.
 """
 import argparse, glob, json, os, re, shlex, statistics, subprocess, sys, time
 
@@ -12,6 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers import Peers, PIN  # noqa: E402
 from sweeps import (LAT_TARGET, BW_TARGET, all_sweeps, meets, run_row, size_text)  # noqa: E402
 from extras import memory_over_time, micro  # noqa: E402
+from plot import plot  # noqa: E402
 
 EXTRAS = ("memory", "micro")
 
@@ -215,6 +217,7 @@ def main():
         with open(os.path.join(args.out, "extras.md"), "w") as f:
             f.write(extras_markdown(extras))
     summary(args.out)
+    plot(args.out)
 
 
 if __name__ == "__main__":
