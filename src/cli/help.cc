@@ -14,11 +14,6 @@ namespace {
 // Columns every help line fits in (a terminal's 80).
 constexpr size_t kHelpWidth = 80;
 
-std::string pad(std::string s, size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s + " ";
-}
-
 // Appends `text` to `out`, whose last line already holds `column` characters, wrapping at
 // word boundaries so no line passes kHelpWidth; continuation lines start at `indent`. A word
 // longer than a whole line stays whole.

@@ -137,7 +137,6 @@ std::vector<uint64_t> tool_sizes(const CommandLine& cl) {
 
 Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
   FP_RETURN_IF_ERROR(apply_tool_defaults(tool, cl));
-  const ProgramOptions& p = cl.program;
   RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
   // GPU buffers that cannot exist here are said before anything else: the type, its runtime,
   // the device.

@@ -44,7 +44,7 @@ class ToolReporter : public Reporter {
   void on_start(const RunInfo& info) override {
     ep_.local = pid_text(info.local_host, getpid());
     ep_.remote = pid_text(ep_.remote, info.server_pid);
-    SummaryView view{program_, run_, min_size_, max_size_};
+    SummaryView view{program_, run_, min_size_, max_size_, {}, {}, {}, {}};
     view.client = SideMemory::of(program_);
     // The server's own buffers, as it said when the session opened (one process: ours).
     view.server = loopback_ ? SideMemory::of(program_) : SideMemory::from_json(info.server_options);
@@ -122,7 +122,7 @@ class ToolServerObserver : public ServerObserver {
     ep.device = run.domain;
     ep.local = pid_text(session.local_host, getpid());
     ep.remote = pid_text(session.peer_host, session.peer_pid);
-    SummaryView view{program_, run, run.msg_size, run.msg_size};
+    SummaryView view{program_, run, run.msg_size, run.msg_size, {}, {}, {}, {}};
     view.client = SideMemory::from_json(session.peer_options);
     view.server = SideMemory::of(program_);
     view.bidirectional = spec.kind == TestKind::kBiBandwidth;

@@ -55,6 +55,19 @@ void SockAddr::set_port(uint16_t port) {
   if (family() == AF_INET6) reinterpret_cast<sockaddr_in6*>(&storage)->sin6_port = htons(port);
 }
 
+SockAddr SockAddr::unmapped() const {
+  if (family() != AF_INET6) return *this;
+  const auto* a6 = reinterpret_cast<const sockaddr_in6*>(&storage);
+  if (!IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) return *this;
+  SockAddr out;
+  auto* a4 = reinterpret_cast<sockaddr_in*>(&out.storage);
+  a4->sin_family = AF_INET;
+  a4->sin_port = a6->sin6_port;
+  memcpy(&a4->sin_addr, &a6->sin6_addr.s6_addr[12], sizeof a4->sin_addr);
+  out.len = sizeof(sockaddr_in);
+  return out;
+}
+
 std::string SockAddr::to_string() const {
   std::string h = host();
   return (h.find(':') != std::string::npos ? "[" + h + "]" : h) + ":" + std::to_string(port());

@@ -51,6 +51,9 @@ struct SockAddr {
   uint16_t port() const;
   void set_port(uint16_t port);
   std::string to_string() const;  // host:port, [v6]:port
+  // A v4-mapped IPv6 address (::ffff:a.b.c.d, an IPv4 peer on a dual-stack socket) as the
+  // plain IPv4 address with the same port; any other address as it is.
+  SockAddr unmapped() const;
 };
 
 // Splits "host%iface" (qperf users' way of choosing the interface) into its parts.

@@ -222,7 +222,10 @@ void DataLink::finish_sending() {
 }
 
 Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto, int stream) {
-  SockAddr local = local_address(ctx.control.fd());
+  // An IPv4 client reached the dual-stack listener as ::ffff:a.b.c.d: its data socket is a
+  // plain IPv4 one (the kernel's IPv4 path, as the client's own socket and the peers' are),
+  // not an IPv6 socket carrying mapped addresses.
+  SockAddr local = local_address(ctx.control.fd()).unmapped();
   auto sock = open_protocol_socket(proto, local.family());
   if (!sock.ok()) return sock.status();
   Fd fd = std::move(*sock);
@@ -267,7 +270,7 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
       it->get<uint64_t>() > 65535) {
     return Status::Failed("client sent no valid data port");
   }
-  SockAddr peer = peer_address(ctx.control.fd());
+  SockAddr peer = peer_address(ctx.control.fd()).unmapped();
   peer = protocol_address(proto, peer);
   peer.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
   // connect() makes the kernel drop datagrams from anyone else, and fixes where replies go.
@@ -279,8 +282,8 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
 }
 
 Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto) {
-  SockAddr server = peer_address(ctx.control.fd());
-  SockAddr local = local_address(ctx.control.fd());
+  SockAddr server = peer_address(ctx.control.fd()).unmapped();
+  SockAddr local = local_address(ctx.control.fd()).unmapped();
   auto sock = open_protocol_socket(proto, server.family());
   if (!sock.ok()) return sock.status();
   Fd fd = std::move(*sock);
