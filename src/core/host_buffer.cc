@@ -85,6 +85,16 @@ HostBuffer::~HostBuffer() {
   if (data_ != nullptr) munmap(data_, mapped_);
 }
 
+void fill_letters(uint8_t* buf, size_t len) {
+  for (size_t i = 0; i < len; ++i) buf[i] = static_cast<uint8_t>('a' + i % 26);
+}
+
+uint64_t touch_bytes(const uint8_t* buf, size_t len) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < len; ++i) sum += buf[i];
+  return sum;
+}
+
 std::string HostBuffer::describe() const {
   if (page_size_ == 0) return "System";
   return std::string(page_size_ >= (size_t{1} << 30) ? "1G" : "2M") + " huge pages (" +

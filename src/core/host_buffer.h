@@ -40,4 +40,10 @@ Result<uint64_t> free_huge_pages(size_t page_size);
 // "2M" -> 2 MiB, "1G" -> 1 GiB; anything else is a Usage error.
 Result<size_t> huge_page_size(const std::string& use_hp);
 
+// Fills buf with a-z repeating: what a socket test's sender sends (qperf's bytes).
+void fill_letters(uint8_t* buf, size_t len);
+// Reads every byte (--access_recv), so received data is really brought into the cache; the
+// sum keeps the compiler from dropping the reads.
+uint64_t touch_bytes(const uint8_t* buf, size_t len);
+
 }  // namespace fabperf

@@ -19,10 +19,4 @@ bool check_pattern(const uint8_t* buf, size_t len, uint8_t seed, size_t first) {
   return diff == 0;
 }
 
-uint64_t touch_bytes(const uint8_t* buf, size_t len) {
-  uint64_t sum = 0;
-  for (size_t i = 0; i < len; ++i) sum += buf[i];
-  return sum;
-}
-
 }  // namespace fabperf

@@ -22,7 +22,5 @@ void poison_pattern(uint8_t* buf, size_t len, uint8_t seed);
 // True when buf holds exactly the pattern of `seed` from its byte `first` on (buf is that
 // byte: a message whose head carries something else is checked from there).
 bool check_pattern(const uint8_t* buf, size_t len, uint8_t seed, size_t first = 0);
-// Reads every byte (--access_recv), so received data is really brought into the cache.
-uint64_t touch_bytes(const uint8_t* buf, size_t len);
 
 }  // namespace fabperf

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/host_buffer.h"
 #include "core/text.h"
 #include "fabric/address_codec.h"
 #include "fabric/atomic_ops.h"

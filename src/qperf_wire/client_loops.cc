@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/host_buffer.h"
 
 namespace fabperf::qperf_wire {
 
@@ -43,7 +44,7 @@ ClientCounts run_client_loop(const ClientLoop& loop, LatencyRecorder& latency) {
   ClientCounts c;
   Messenger io(loop);
   std::vector<char> buf(loop.msg_size);
-  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<char>('a' + i % 26);
+  fill_letters(reinterpret_cast<uint8_t*>(buf.data()), buf.size());
   volatile uint64_t sink = 0;
   TestClock& clock = loop.clock;
   if (!loop.latency_test) {

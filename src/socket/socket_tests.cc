@@ -38,24 +38,34 @@ const SocketProtocol& protocol_of(const TestContext& ctx) {
 }
 
 uint64_t touch(const char* buf, size_t len) {
-  uint64_t sum = 0;
-  for (size_t i = 0; i < len; ++i) sum += static_cast<unsigned char>(buf[i]);
-  return sum;
+  return touch_bytes(reinterpret_cast<const uint8_t*>(buf), len);
 }
 
 // Message buffers start on a page of their own. The kernel's copies into and out of them
 // (rep movsb) slow down when the user address is off a 64-byte boundary, and std::vector's
 // large allocations start 16 bytes into a page: tcp_bw at 1 MiB ran ~10% behind iperf3, whose
-// buffer is mmap()ed. `pattern` fills it with a-z (what a sender sends), else it is zeroed.
-Result<HostBuffer> message_buffer(size_t size, bool pattern = false) {
+// buffer is mmap()ed. `letters` fills it with what a sender sends, else it is zeroed.
+Result<HostBuffer> message_buffer(size_t size, bool letters = false) {
   auto buf = HostBuffer::allocate(size, "");
   if (!buf.ok()) return buf.status().Prefixed("message buffer");
-  if (pattern) {
-    for (size_t i = 0; i < size; ++i) buf->data()[i] = static_cast<uint8_t>('a' + i % 26);
-  }
+  if (letters) fill_letters(buf->data(), size);
   return buf;
 }
 char* bytes(const HostBuffer& buf) { return reinterpret_cast<char*>(buf.data()); }
+
+// A ping-pong's or a two-way run's buffers: one to send from (letters), one to receive into.
+struct MessagePair {
+  HostBuffer out_buf, in_buf;
+  char* out() const { return bytes(out_buf); }
+  char* in() const { return bytes(in_buf); }
+};
+Result<MessagePair> message_pair(size_t size) {
+  auto out = message_buffer(size, true);
+  if (!out.ok()) return out.status();
+  auto in = message_buffer(size);
+  if (!in.ok()) return in.status();
+  return MessagePair{std::move(*out), std::move(*in)};
+}
 
 // Datagram tests carry a sequence number so a late reply is never timed as a new one.
 bool carries_seq(const SocketProtocol& proto, size_t size) {
@@ -82,11 +92,10 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   const uint64_t warmup = ctx.opts.warmup;
   const uint64_t count = ctx.opts.no_msgs;
   const bool poll_mode = ctx.opts.cq_poll;
-  auto out_buf = message_buffer(size, true), in_buf = message_buffer(size);
-  if (!out_buf.ok()) return out_buf.status();
-  if (!in_buf.ok()) return in_buf.status();
-  char* out = bytes(*out_buf);
-  char* in = bytes(*in_buf);
+  auto buffers = message_pair(size);
+  if (!buffers.ok()) return buffers.status();
+  char* out = buffers->out();
+  char* in = buffers->in();
   ctx.latency.set_scale(0.5);  // one-way, as in the closed loop: half the round trip
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
   ctx.mark_start();
@@ -194,11 +203,10 @@ Status lat_client(TestContext& ctx) {
     return lat_client_open_loop(ctx, *link, proto);
   }
   size_t size = ctx.opts.msg_size;
-  auto out_buf = message_buffer(size, true), in_buf = message_buffer(size);
-  if (!out_buf.ok()) return out_buf.status();
-  if (!in_buf.ok()) return in_buf.status();
-  char* out = bytes(*out_buf);
-  char* in = bytes(*in_buf);
+  auto buffers = message_pair(size);
+  if (!buffers.ok()) return buffers.status();
+  char* out = buffers->out();
+  char* in = buffers->in();
   bool seq_on = carries_seq(proto, size);
   double reply_wait = proto.reliable ? -1 : std::min(ctx.timeout_s(), kMaxReplyWaitS);
   if (reply_wait >= 0) FP_RETURN_IF_ERROR(link->set_recv_wait(reply_wait));
@@ -445,11 +453,10 @@ Status bi_bw_role(TestContext& ctx) {
                                         : open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
   size_t size = ctx.opts.msg_size;
-  auto out_buf = message_buffer(size, true), in_buf = message_buffer(size);
-  if (!out_buf.ok()) return out_buf.status();
-  if (!in_buf.ok()) return in_buf.status();
-  char* out = bytes(*out_buf);
-  char* in = bytes(*in_buf);
+  auto buffers = message_pair(size);
+  if (!buffers.ok()) return buffers.status();
+  char* out = buffers->out();
+  char* in = buffers->in();
   std::atomic<bool> sent_all{false};
   std::function<bool(int64_t)> quiet_end;
   if (!proto.connected) {
