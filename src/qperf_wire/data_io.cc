@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "net/socket.h"
+#include "net/sys_io.h"
 #include "qperf_wire/stat_times.h"
 
 namespace fabperf::qperf_wire {
@@ -97,7 +98,7 @@ ssize_t send_full(int fd, const void* buf, size_t len, TestClock& clock) {
   const char* p = static_cast<const char*>(buf);
   size_t left = len;
   while (left > 0 && !clock.finished()) {
-    ssize_t n = ::send(fd, p, left, MSG_NOSIGNAL);
+    ssize_t n = sys_send(fd, p, left, MSG_NOSIGNAL);
     if (n > 0) {
       clock.note_progress();
       p += n;
@@ -116,7 +117,7 @@ ssize_t recv_full(int fd, void* buf, size_t len, TestClock& clock) {
   char* p = static_cast<char*>(buf);
   size_t left = len;
   while (left > 0 && !clock.finished()) {
-    ssize_t n = ::recv(fd, p, left, 0);
+    ssize_t n = sys_recv(fd, p, left, 0);
     if (n > 0) {
       clock.note_progress();
       p += n;
@@ -134,7 +135,7 @@ ssize_t recv_full(int fd, void* buf, size_t len, TestClock& clock) {
 ssize_t send_one(int fd, const void* buf, size_t len, TestClock& clock, const sockaddr* to,
                  socklen_t to_len) {
   while (!clock.finished()) {
-    ssize_t n = ::sendto(fd, buf, len, MSG_NOSIGNAL, to, to_len);
+    ssize_t n = sys_sendto(fd, buf, len, MSG_NOSIGNAL, to, to_len);
     if (n >= 0) {
       clock.note_progress();
       return n;
@@ -149,7 +150,7 @@ ssize_t recv_one(int fd, void* buf, size_t len, TestClock& clock, sockaddr* from
   socklen_t capacity = from_len != nullptr ? *from_len : 0;
   while (!clock.finished()) {
     if (from_len != nullptr) *from_len = capacity;
-    ssize_t n = ::recvfrom(fd, buf, len, 0, from, from_len);
+    ssize_t n = sys_recvfrom(fd, buf, len, 0, from, from_len);
     if (n >= 0) {
       clock.note_progress();
       return n;

@@ -12,6 +12,7 @@
 
 #include "core/units.h"
 #include "net/control.h"
+#include "net/sys_io.h"
 
 namespace fabperf {
 
@@ -113,8 +114,8 @@ Status DataLink::send_msg(const void* buf, size_t len) {
   bool have_deadline = false;
   while (left > 0) {
     ssize_t n = watched([&] {
-      return addressed_ ? sendto(fd_.get(), p, left, MSG_NOSIGNAL, peer_.get(), peer_.len)
-                        : send(fd_.get(), p, left, MSG_NOSIGNAL);
+      return addressed_ ? sys_sendto(fd_.get(), p, left, MSG_NOSIGNAL, peer_.get(), peer_.len)
+                        : sys_send(fd_.get(), p, left, MSG_NOSIGNAL);
     });
     if (n >= 0) {
       if (!proto_.byte_stream) return Status::Ok();  // a datagram goes whole or not at all
@@ -161,7 +162,7 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline
     if (*ready == 0) return Status::Timeout("receive: nothing from the peer within the timeout");
   }
   for (;;) {
-    ssize_t n = watched([&] { return recv(fd_.get(), buf, len, 0); });
+    ssize_t n = watched([&] { return sys_recv(fd_.get(), buf, len, 0); });
     if (n >= 0) return static_cast<size_t>(n);
     int err = errno;
     if (err == EINTR) {

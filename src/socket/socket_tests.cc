@@ -22,6 +22,7 @@
 #include "engine/streams.h"
 #include "net/socket.h"
 #include "net/control.h"
+#include "net/sys_io.h"
 #include "socket/socket_link.h"
 
 namespace fabperf {
@@ -140,7 +141,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
       ctx.stats.send_bytes += size;
       ++next;
     }
-    ssize_t n = recv(fd, in + have, size - have, MSG_DONTWAIT);
+    ssize_t n = sys_recv(fd, in + have, size - have, MSG_DONTWAIT);
     if (n > 0) {
       if (proto.byte_stream) {
         have += static_cast<size_t>(n);
@@ -324,6 +325,7 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
   StreamCounters& c = w.counters;
   RunLimit limit(ctx.opts);
   limit.start(w.start_ns);
+  StridedClock clock(w.start_ns);
   int64_t now = w.start_ns;
   while (!limit.done(c.send_msgs, now) && !w.stopping()) {
     Status sent = link.send_msg(buf, size);
@@ -334,7 +336,7 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
     c.send_msgs++;
     c.send_bytes += size;
     w.publish();
-    now = now_ns();
+    now = clock.tick();
   }
   w.end_ns = now_ns();
   return Status::Ok();

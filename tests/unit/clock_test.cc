@@ -1,0 +1,51 @@
+// StridedClock: the amortised clock of the socket send loop.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/clock.h"
+
+namespace fabperf {
+namespace {
+
+// Spins until `ns` have passed: an iteration that is certainly slower than the target.
+void spin_for(int64_t ns) {
+  const int64_t until = now_ns() + ns;
+  while (now_ns() < until) {
+  }
+}
+
+TEST(StridedClock, FastIterationsReadTheClockRarelyAndNeverAheadOfIt) {
+  StridedClock clock(now_ns());
+  uint32_t widest = 1;
+  int64_t previous = clock.last();
+  for (int i = 0; i < 200000; ++i) {
+    const int64_t t = clock.tick();
+    EXPECT_GE(t, previous);
+    previous = t;
+    widest = std::max(widest, clock.stride());
+  }
+  // Empty iterations take nanoseconds: the stride grows to its cap (a preempted read may
+  // halve it again, so the widest seen is what is certain).
+  EXPECT_EQ(widest, StridedClock::kMaxStride);
+  EXPECT_LE(clock.tick(), now_ns());
+}
+
+TEST(StridedClock, SlowIterationsReadTheClockEveryTime) {
+  StridedClock clock(now_ns());
+  for (int i = 0; i < 1000; ++i) clock.tick();  // wide stride first
+  ASSERT_GT(clock.stride(), 1u);
+  // Iterations longer than twice the target: each read halves the stride, down to one.
+  for (int i = 0; i < 200; ++i) {
+    spin_for(3 * StridedClock::kTargetNs);
+    clock.tick();
+  }
+  EXPECT_EQ(clock.stride(), 1u);
+  // With a stride of one every tick is a fresh read: its value is after the spin began.
+  const int64_t before = now_ns();
+  spin_for(3 * StridedClock::kTargetNs);
+  EXPECT_GE(clock.tick(), before + 3 * StridedClock::kTargetNs);
+}
+
+}  // namespace
+}  // namespace fabperf
