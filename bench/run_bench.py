@@ -48,6 +48,30 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
+def read_first(path, key=None):
+    """The first line of a /proc or /sys file, or with key the value of its first "key: value"
+    line; "" where the file or the key is missing."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if key is None:
+                    return line.strip()
+                name, _, value = line.partition(":")
+                if name.strip() == key:
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def host_facts():
+    """What makes two tables from different machines incomparable: the CPU model (this
+    project's VMs changed between stops, and a same-CPU round trip went from 6.9 to 2.7 us)
+    and the kernel's TCP congestion control (BBR's pacing decides rc_lat tcp at 256 KiB)."""
+    return dict(cpu_model=read_first("/proc/cpuinfo", "model name"),
+                tcp_congestion_control=read_first("/proc/sys/net/ipv4/tcp_congestion_control"))
+
+
 def header(doc):
     label = doc.get("label") or ""
     title = f"# Sweep `{doc['sweep']}`: fabperf against {doc['peer']}"
@@ -59,7 +83,11 @@ def header(doc):
                   "averages below); good for finding gaps, not the committed result.", ""]
     lines += [f"Command: `{doc['command']}`" + (f" at {doc['commit']}" if doc.get("commit") else ""),
               "",
-              f"{doc['started']} to {doc['finished']}, {doc['cpus']} CPUs, Linux {doc['kernel']}, "
+              f"{doc['started']} to {doc['finished']}, {doc['cpus']} CPUs"
+              + (f" ({doc['cpu_model']})" if doc.get("cpu_model") else "")
+              + f", Linux {doc['kernel']}, "
+              + (f"TCP congestion control {doc['tcp_congestion_control']}, "
+                 if doc.get("tcp_congestion_control") else "") +
               f"load average {doc['load_start']} at the start and {doc['load_end']} at the end. "
               f"Medians of {doc['reps']} alternating runs of {doc['seconds']} s each "
               "(peers counted in iterations are sized from fabperf's run to last as long). "
@@ -187,8 +215,8 @@ def main():
             continue
         doc = dict(sweep=name, peer=rows[0].peer_name if rows else "", label=args.label,
                    command=command, argv=argv, commit=commit, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                   cpus=os.cpu_count(), kernel=os.uname().release, reps=args.reps,
-                   seconds=args.seconds, load_start=loadavg())
+                   cpus=os.cpu_count(), kernel=os.uname().release, **host_facts(),
+                   reps=args.reps, seconds=args.seconds, load_start=loadavg())
         done = []
         for row in rows:
             run_row(row, args.reps, lambda m: print(m, file=sys.stderr, flush=True))
