@@ -326,8 +326,7 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
   RunLimit limit(ctx.opts);
   limit.start(w.start_ns);
   StridedClock clock(w.start_ns);
-  int64_t now = w.start_ns;
-  while (!limit.done(c.send_msgs, now) && !w.stopping()) {
+  while (!limit.done(c.send_msgs, clock.last()) && !w.stopping()) {
     Status sent = link.send_msg(buf, size);
     if (!sent.ok()) {
       w.send_errors++;
@@ -336,7 +335,7 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
     c.send_msgs++;
     c.send_bytes += size;
     w.publish();
-    now = clock.tick();
+    clock.tick();
   }
   w.end_ns = now_ns();
   return Status::Ok();
