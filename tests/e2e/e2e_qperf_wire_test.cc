@@ -31,12 +31,14 @@ RunOutput qperf(const std::vector<std::string>& args, int port, double timeout_s
   return run(all, timeout_s, qperf_program());
 }
 
-// Whether a stock client printed the server's `text`. A stock client reads the text at once
-// in its SIGURG handler; the server sends the urgent byte and the text corked, in one segment,
-// yet a client whose own read of the control connection takes the text first prints an empty
-// "server: " (qperf's own server loses this one time in five). A sanitizer build's server is
-// slow enough that a loaded CI lost it six times in a row; there an empty "server: " from a
-// client that exited 1 counts, and the plain build checks every text.
+// Whether a stock client printed the server's `text`. A stock client reads the text in its
+// SIGURG handler at once, without waiting, and the kernel sends the urgent byte in a segment of
+// its own (urgent mode overrides the cork): a client that runs its handler before the text's
+// segment arrives (tcpdump here: the text 30 us after the byte) prints an empty "server: ".
+// qperf's own server loses it about one time in five; against fabperf's, 15% to 60% of tries
+// on the 2-vCPU VMs CI runs on. A sanitizer build's server is slow enough that a loaded CI
+// lost it every time; there an empty "server: " from a client that exited 1 counts, and the
+// plain build checks every text.
 bool heard(const RunOutput& r, const std::string& text) {
   if (contains(r.err + r.out, text)) return true;
 #if defined(__SANITIZE_ADDRESS__)
@@ -47,12 +49,11 @@ bool heard(const RunOutput& r, const std::string& text) {
 }
 
 // A stock client's view of a server's error: qperf's error channel loses the text now and then
-// (a stock client reads it without waiting, and prints "server: " alone; qperf's own server
-// loses it too, about one time in five), so a run is repeated until the text shows, a few
-// times at most. Each try must fail, and say "server:".
+// (see heard()), so a run is repeated until the text shows, 20 times at most (at a 60% loss,
+// six tries missed one time in twenty). Each try must fail, and say "server:".
 RunOutput qperf_error(const std::vector<std::string>& args, int port, const std::string& text) {
   RunOutput r;
-  for (int attempt = 0; attempt < 6; ++attempt) {
+  for (int attempt = 0; attempt < 20; ++attempt) {
     r = qperf(args, port, 30);
     if (r.exit_code != 1 || !contains(r.err + r.out, "server:")) return r;
     if (heard(r, text)) return r;  // fewer runs, fewer server log lines to be rate-limited
@@ -99,6 +100,18 @@ TEST(QperfWireServe, StockClientRunsEverySocketTestConfAndQuit) {
   EXPECT_GT(qperf_figure(r.out, "udp_bw", "recv_bw"), 1e5) << r.out;
   EXPECT_GT(qperf_figure(r.out, "udp_lat", "latency"), 0) << r.out;
   EXPECT_TRUE(contains(r.out, "rem_qperf  =  fabperf " FABPERF_VERSION)) << r.out;
+  RunOutput quit = qperf({"127.0.0.1", "quit"}, server.port());
+  EXPECT_EQ(quit.exit_code, 0) << quit.err;
+  EXPECT_EQ(server.proc().wait(15), 0) << server.log();
+  EXPECT_TRUE(contains(server.log(), "quit (a qperf client)")) << server.log();
+}
+
+// SCTP, SDP and RDS run where the kernel has them; elsewhere a stock client hears why not.
+// A server of its own: the retries of a lost error text log a line each, and the server's log
+// limit (20 lines a second) would hide the other test's "quit" line.
+TEST(QperfWireServe, StockClientRunsOrHearsWhyNotEveryOptionalProtocol) {
+  REQUIRE_QPERF();
+  LoggedServer server;
   for (const Optional& p : optional_protocols()) {
     for (const char* test : {p.bw, p.lat}) {
       if (p.present) {
@@ -111,10 +124,6 @@ TEST(QperfWireServe, StockClientRunsEverySocketTestConfAndQuit) {
       }
     }
   }
-  RunOutput quit = qperf({"127.0.0.1", "quit"}, server.port());
-  EXPECT_EQ(quit.exit_code, 0) << quit.err;
-  EXPECT_EQ(server.proc().wait(15), 0) << server.log();
-  EXPECT_TRUE(contains(server.log(), "quit (a qperf client)")) << server.log();
 }
 
 TEST(QperfWireServe, LoopsAndTheRequestsParametersAreHonoured) {
