@@ -16,14 +16,9 @@ import json
 import os
 import sys
 
-
-def spread(values):
-    values = sorted(v for v in values if v is not None)
-    if not values:
-        return None
-    median = values[len(values) // 2] if len(values) % 2 else \
-        (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-    return (values[-1] - values[0]) / median if median else None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_bench import spread  # noqa: E402  the tables' own spread: (max - min) / median
+from sweeps import size_text  # noqa: E402
 
 
 def rows_of(directory):
@@ -40,13 +35,6 @@ def rows_of(directory):
                 continue
             found[(sweep["sweep"], row["case"], row["size"], row["mode"])] = row
     return found
-
-
-def size_text(n):
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n} B"
 
 
 def cell(row):
