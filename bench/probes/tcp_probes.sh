@@ -70,7 +70,7 @@ next_port; IP=$PORT; serve iperf3 -s -p $IP
 for _ in $(seq "$REPS"); do  # two streams: fabperf, the bare floor in three shapes, iperf3
   line="fabperf=$(fab $FP -m 128K --streams 2)"
   for shape in threads poll rr; do
-    next_port; serve "$OUT/twostream" recv $PORT "$shape" 131072
+    next_port; serve timeout 30 "$OUT/twostream" recv $PORT "$shape" 131072  # ends itself at EOF
     line="$line bare_$shape=$(taskset -c 0 "$OUT/twostream" send $PORT "$shape" 131072 1 | awk '{print $3}')"
   done
   echo "$line iperf3=$(ip3 $IP 128K 2)"
