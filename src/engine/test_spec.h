@@ -55,8 +55,5 @@ struct TestSpec {
 
 // The resources of `spec`'s server side under `server_side` options.
 Needs needs_of(const TestSpec& spec, const RunOptions& server_side);
-// The default's shape: `bytes_per_stream` of buffer, a thread and a connection per --streams
-// stream (and the control connection). Tests whose buffers hold more than one message use it.
-Needs stream_needs(const RunOptions& server_side, uint64_t bytes_per_stream);
 
 }  // namespace fabperf

@@ -32,9 +32,5 @@ inline ssize_t sys_recvfrom(int fd, void* buf, size_t len, int flags, sockaddr* 
 inline ssize_t sys_recv(int fd, void* buf, size_t len, int flags) {
   return sys_recvfrom(fd, buf, len, flags, nullptr, nullptr);
 }
-// Several datagrams in one call (a bandwidth receiver's batch); returns how many, or -1.
-inline int sys_recvmmsg(int fd, mmsghdr* msgs, unsigned int count, int flags) {
-  return static_cast<int>(syscall(SYS_recvmmsg, fd, msgs, count, flags, nullptr));
-}
 
 }  // namespace fabperf

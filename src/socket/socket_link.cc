@@ -6,10 +6,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstring>
 
 #include "core/units.h"
@@ -155,8 +153,7 @@ Status DataLink::send_msg(const void* buf, size_t len) {
 // The deadline is computed when a wait begins only: a receive that finds its data at once, or
 // blocks under the watchdog (every blocking ping-pong receive), costs the recv system call and
 // no clock read.
-template <typename Call>
-Result<size_t> DataLink::receive(LazyDeadline& deadline, Call&& call) {
+Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline) {
   int spins = 0;
   if (watchdog_ && deadline.seconds() < recv_wait_s_) {
     // A shorter wait than the watchdog's limit was asked for: wait for data first.
@@ -165,7 +162,7 @@ Result<size_t> DataLink::receive(LazyDeadline& deadline, Call&& call) {
     if (*ready == 0) return Status::Timeout("receive: nothing from the peer within the timeout");
   }
   for (;;) {
-    ssize_t n = watched(call);
+    ssize_t n = watched([&] { return sys_recv(fd_.get(), buf, len, 0); });
     if (n >= 0) return static_cast<size_t>(n);
     int err = errno;
     if (err == EINTR) {
@@ -190,32 +187,6 @@ Result<size_t> DataLink::receive(LazyDeadline& deadline, Call&& call) {
       return Status::Timeout("receive: nothing from the peer within the timeout");
     }
   }
-}
-
-Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline) {
-  return receive(deadline, [&] { return sys_recv(fd_.get(), buf, len, 0); });
-}
-
-Result<size_t> DataLink::recv_batch(char* bufs, size_t len, size_t count, size_t* lens,
-                                    double wait_s) {
-  count = std::min(count, kMaxBatch);
-  iovec iov[kMaxBatch];
-  mmsghdr msgs[kMaxBatch];
-  std::memset(msgs, 0, sizeof(mmsghdr) * count);
-  for (size_t i = 0; i < count; ++i) {
-    iov[i] = iovec{bufs + i * len, len};
-    msgs[i].msg_hdr.msg_iov = &iov[i];
-    msgs[i].msg_hdr.msg_iovlen = 1;
-  }
-  LazyDeadline deadline(wait_s >= 0 ? wait_s : timeout_s_);
-  // MSG_WAITFORONE: block for the first datagram only, then take what is queued.
-  auto got = receive(deadline, [&] {
-    return static_cast<ssize_t>(
-        sys_recvmmsg(fd_.get(), msgs, static_cast<unsigned>(count), MSG_WAITFORONE));
-  });
-  if (!got.ok()) return got;
-  for (size_t i = 0; i < *got; ++i) lens[i] = msgs[i].msg_len;
-  return got;
 }
 
 Result<size_t> DataLink::recv_msg(void* buf, size_t len, double wait_s) {

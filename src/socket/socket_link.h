@@ -31,13 +31,6 @@ class DataLink {
   Result<size_t> recv_msg(void* buf, size_t len, double wait_s = -1);
   // Receives whatever arrived, up to len (bandwidth receivers). 0 = end.
   Result<size_t> recv_some(void* buf, size_t len, double wait_s = -1);
-  // The most datagrams one recv_batch takes.
-  static constexpr size_t kMaxBatch = 16;
-  // Datagram bandwidth receivers: waits for a datagram as recv_some does, then takes those
-  // already queued behind it, up to `count` (<= kMaxBatch) in one system call (recvmmsg), the
-  // i-th into `bufs + i * len`, its length into lens[i] (0: an end marker). Returns how many.
-  Result<size_t> recv_batch(char* bufs, size_t len, size_t count, size_t* lens,
-                            double wait_s = -1);
   // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
   void finish_sending();
   // Makes a blocking receive wait `seconds` instead of the timeout: a datagram ping-pong sets
@@ -68,9 +61,6 @@ class DataLink {
     Deadline deadline_{0};
   };
   Result<size_t> recv_once(void* buf, size_t len, LazyDeadline& deadline);
-  // recv_once's waiting and retrying around any receiving call that returns a count or -1.
-  template <typename Call>
-  Result<size_t> receive(LazyDeadline& deadline, Call&& call);
   // A blocking call on a watched link, bracketed for the watchdog.
   template <typename Call>
   ssize_t watched(Call&& call) {

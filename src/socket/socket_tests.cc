@@ -54,33 +54,16 @@ Result<HostBuffer> message_buffer(size_t size, bool letters = false) {
 }
 char* bytes(const HostBuffer& buf) { return reinterpret_cast<char*>(buf.data()); }
 
-// How many datagrams a bandwidth receiver takes per system call (DataLink::recv_batch): one
-// call per datagram held a 64-byte udp_bw receiver to 0.93-0.97 of qperf's, whose receiver
-// costs less per call (bench/README.md); a batch of 16 took a bare receiver from 22-23 to
-// 24.5-25 MB/s. At most kBatchBytes of buffer, so 64 KiB datagrams still come one at a time.
-// Streams read a message at a time (recv_loop): 1.
-constexpr size_t kBatchBytes = 64 * 1024;
-uint64_t datagram_batch(uint64_t size) {
-  return std::clamp<uint64_t>(kBatchBytes / std::max<uint64_t>(size, 1), 1, DataLink::kMaxBatch);
-}
-size_t receive_batch(const SocketProtocol& proto, size_t size) {
-  return proto.byte_stream ? 1 : static_cast<size_t>(datagram_batch(size));
-}
-uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
-}
-
-// A ping-pong's or a two-way run's buffers: one to send from (letters), one to receive into
-// (`in_msgs` messages long: a two-way datagram receiver's batch).
+// A ping-pong's or a two-way run's buffers: one to send from (letters), one to receive into.
 struct MessagePair {
   HostBuffer out_buf, in_buf;
   char* out() const { return bytes(out_buf); }
   char* in() const { return bytes(in_buf); }
 };
-Result<MessagePair> message_pair(size_t size, size_t in_msgs = 1) {
+Result<MessagePair> message_pair(size_t size) {
   auto out = message_buffer(size, true);
   if (!out.ok()) return out.status();
-  auto in = message_buffer(size * in_msgs);
+  auto in = message_buffer(size);
   if (!in.ok()) return in.status();
   return MessagePair{std::move(*out), std::move(*in)};
 }
@@ -376,13 +359,8 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
   // the rest of the current message, never past its end. Asking for a whole message's
   // length on every call ran tcp_bw 256 KiB 10-35% slower on loopback (bench/README.md).
   size_t at = 0;  // bytes of the current message already in (always 0 for datagrams)
-  // Datagrams come up to `batch` a call, the i-th at buf + i * size (buf holds `batch`).
-  const size_t batch = receive_batch(proto, size);
-  size_t lens[DataLink::kMaxBatch];
-  const double wait_s = proto.connected ? -1 : kDatagramWaitS;
   for (;;) {
-    auto got = batch > 1 ? link.recv_batch(buf, size, batch, lens, wait_s)
-                         : link.recv_some(buf + at, size - at, wait_s);
+    auto got = link.recv_some(buf + at, size - at, proto.connected ? -1 : kDatagramWaitS);
     if (!got.ok()) {
       if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
       int64_t idle = now_ns() - idle_since;
@@ -403,22 +381,12 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
       }
       continue;
     }
-    // What arrived: `n` messages of lens[i] bytes; a zero length is the end (EOF, or the
-    // end marker, after which nothing of the batch counts).
-    size_t n = batch > 1 ? *got : 1;
-    if (batch == 1) lens[0] = *got;
-    size_t taken = 0;
-    while (taken < n && lens[taken] != 0) {
-      c.recv_bytes += lens[taken];
-      c.recv_msgs++;
-      if (access) sink = sink + touch(buf + at + taken * size, lens[taken]);
-      ++taken;
-    }
-    if (taken > 0) {
-      last = idle_since = now_ns();
-      w.publish();
-    }
-    if (taken < n) break;
+    if (*got == 0) break;
+    last = idle_since = now_ns();
+    c.recv_bytes += *got;
+    c.recv_msgs++;
+    w.publish();
+    if (access) sink = sink + touch(buf + at, *got);
     if (proto.byte_stream) at = (at + *got) % size;
   }
   w.end_ns = last;
@@ -466,7 +434,7 @@ Status bw_role(TestContext& ctx) {
   }
   std::vector<HostBuffer> bufs;
   for (size_t i = 0; i < links->size(); ++i) {
-    auto buf = message_buffer(size * receive_batch(proto, size));
+    auto buf = message_buffer(size);
     if (!buf.ok()) return buf.status();
     bufs.push_back(std::move(*buf));
   }
@@ -491,7 +459,7 @@ Status bi_bw_role(TestContext& ctx) {
                                         : open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
   size_t size = ctx.opts.msg_size;
-  auto buffers = message_pair(size, receive_batch(proto, size));
+  auto buffers = message_pair(size);
   if (!buffers.ok()) return buffers.status();
   char* out = buffers->out();
   char* in = buffers->in();
@@ -538,18 +506,6 @@ Needs bi_needs(const RunOptions& server_side) {
   return out;
 }
 
-// Datagram bandwidth tests: the receiving side's buffer holds a batch (receive_batch).
-Needs datagram_bw_needs(const RunOptions& server_side) {
-  uint64_t size = server_side.msg_size;
-  return stream_needs(server_side, saturating_mul(size, datagram_batch(size)));
-}
-Needs datagram_bi_needs(const RunOptions& server_side) {
-  Needs out = bi_needs(server_side);
-  uint64_t size = server_side.msg_size;
-  out.buffer_bytes = saturating_mul(size, datagram_batch(size) + 1);
-  return out;
-}
-
 std::vector<TestSpec> build() {
   const std::vector<const char*> lat_opts = {"msg_size", "time", "no_msgs", "warmup",
                                              "cpu_affinity", "sock_buf_size", "ip_port",
@@ -591,8 +547,6 @@ std::vector<TestSpec> build() {
                    "arrives (-R: the server sends and the client counts). send_bw is the "
                    "sender's rate, recv_bw the receiver's."});
     out.back().summary = texts.back().c_str();
-    const bool datagrams = !find_socket_protocol(p.transport)->byte_stream;
-    if (datagrams) out.back().needs = datagram_bw_needs;
     size_t first = out.size() - 2;
     if (p.bi != nullptr) {
       texts.push_back(std::string(p.display) + " streaming two way bandwidth");
@@ -604,7 +558,7 @@ std::vector<TestSpec> build() {
                      "threads (one sends, one receives) over one data link. bw is the sum of "
                      "the two directions, shown beside it."});
       out.back().summary = texts.back().c_str();
-      out.back().needs = datagrams ? datagram_bi_needs : bi_needs;
+      out.back().needs = bi_needs;
     }
     for (size_t i = first; i < out.size(); ++i) {
       out[i].reliable = find_socket_protocol(p.transport)->reliable;

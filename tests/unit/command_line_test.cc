@@ -316,35 +316,8 @@ TEST(CommandLine, TwoWaySocketTestsAreRegistered) {
     opts.msg_size = 1000;
     Needs needs = needs_of(*spec, opts);
     EXPECT_EQ(needs.threads, 2u);  // one sends, one receives
-    // A datagram receiver's buffer holds a batch of 16 (recvmmsg); a stream's one message.
-    EXPECT_EQ(needs.buffer_bytes, std::string(name) == "udp_bi_bw" ? 17000u : 2000u) << name;
+    EXPECT_EQ(needs.buffer_bytes, 2000u);
   }
-}
-
-// What a bandwidth server holds: a datagram receiver takes up to 16 datagrams a call into
-// 64 KiB at most, so its buffer is a batch long; a stream receiver's is one message.
-TEST(CommandLine, ADatagramReceiversBufferHoldsItsBatch) {
-  struct Case {
-    const char* test;
-    uint64_t msg_size, streams, buffer_bytes;
-  };
-  for (const Case& c : {Case{"udp_bw", 64, 1, 64 * 16}, Case{"udp_bw", 64, 3, 3 * 64 * 16},
-                        Case{"udp_bw", 8192, 1, 8 * 8192}, Case{"udp_bw", 32768, 1, 65536},
-                        Case{"udp_bw", 65000, 1, 65000}, Case{"tcp_bw", 64, 2, 2 * 64},
-                        Case{"rds_bw", 1024, 1, 16 * 1024}}) {
-    const TestSpec* spec = all_tests().find(c.test);
-    ASSERT_NE(spec, nullptr) << c.test;
-    RunOptions opts = default_run_options();
-    opts.msg_size = c.msg_size;
-    opts.streams = c.streams;
-    Needs needs = needs_of(*spec, opts);
-    EXPECT_EQ(needs.buffer_bytes, c.buffer_bytes) << c.test << " -m " << c.msg_size;
-    EXPECT_EQ(needs.threads, c.streams) << c.test;
-  }
-  // A message size no batch can multiply past 64 bits stays saturated, not wrapped.
-  RunOptions huge = default_run_options();
-  huge.msg_size = UINT64_MAX / 2 + 1;
-  EXPECT_EQ(needs_of(*all_tests().find("udp_bi_bw"), huge).buffer_bytes, UINT64_MAX);
 }
 
 TEST(CommandLine, AnOutputFileNamedTwiceIsRefused) {
