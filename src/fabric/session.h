@@ -77,16 +77,17 @@ struct SessionNeeds {
   RxInit rx_init = RxInit::kZero;
 };
 
-// The buffer of a session: tx and rx slots of `stride` bytes (together under 1 GiB, halved
-// until they fit: slots then serve several operations in flight, with the same pattern) and
-// an atomic area. register_memory() allocates by it and admission counts by it.
+// The buffer of a session: tx and rx slots of `stride` bytes (together under 1 MiB, or 1 GiB
+// under --verify, halved until they fit: slots then serve several operations in flight, with
+// the same pattern) and an atomic area. register_memory() allocates by it and admission counts
+// by it.
 struct BufferLayout {
   size_t tx_slots = 1, rx_slots = 1;
   size_t stride = 64;        // msg_size rounded up to 64
   size_t atomic_bytes = 0;   // per operation in flight: a target slot, operand, compare, result
   size_t atomic_slots = 1;
   size_t total() const { return (tx_slots + rx_slots) * stride + atomic_bytes; }
-  static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size);
+  static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size, bool verify);
 };
 
 // What the server's side of a fabric run holds: its buffer, and what libfabric and the

@@ -146,9 +146,9 @@ TEST(E2eSessionChildTest, AsRootALocalShmClientsSessionIsItsOwnUsers) {
 TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
   if (!have_rxm()) GTEST_SKIP() << "no tcp;ofi_rxm";
   LoggedServer server({"--max_memory", "8M"});
-  // 1024 slots of 1 MiB a side: about 2 GiB.
+  // Under --verify a slot per operation in flight, up to 1 GiB of them: 512 of 1 MiB a side.
   RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-m", "1M",
-                     "--tx_depth", "1024", "-t", "2", "rdm_write_bw"},
+                     "--tx_depth", "1024", "--verify", "-t", "2", "rdm_write_bw"},
                     120);
   EXPECT_EQ(r.exit_code, 1);
   std::smatch m;
@@ -157,6 +157,17 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
                                                      "\\(server option --max_memory\\)")))
       << r.err;
   EXPECT_GE(std::stod(m[1]), 1.0) << r.err;  // the 1024 slots counted, not one message
+  // Without --verify the operations share 1 MiB of slots: the provider's allowance is what
+  // is left over the limit, and the figure says so.
+  RunOutput plain = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-m", "1M",
+                         "--tx_depth", "1024", "-t", "2", "rdm_write_bw"},
+                        120);
+  EXPECT_EQ(plain.exit_code, 1);
+  ASSERT_TRUE(std::regex_search(plain.err, m, std::regex("the run needs about ([0-9.]+)M of "
+                                                         "buffers, more than this server's "
+                                                         "limit of 8M")))
+      << plain.err;
+  EXPECT_LT(std::stod(m[1]), 100.0) << plain.err;
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "tcp_lat"}, 60);
   EXPECT_EQ(after.exit_code, 0) << after.err;
 }

@@ -1,9 +1,10 @@
-// Provider selection errors and huge-page checks.
+// Provider selection errors, huge-page checks and the session buffer's layout.
 #include "fabric/provider.h"
 
 #include <gtest/gtest.h>
 
 #include "fabric/memory.h"
+#include "fabric/session.h"
 
 namespace fabperf {
 namespace {
@@ -89,6 +90,30 @@ TEST(FabricMemory, TooFewHugePagesIsAClearError) {
                                            " (reserve more as root: sysctl vm.nr_hugepages=N, "
                                            "or echo N > /sys/kernel/mm/hugepages/"
                                            "hugepages-2048kB/nr_hugepages)");
+}
+
+// A plain run's slots stay within 1 MiB, shared by the operations in flight beyond it (the
+// peers use one buffer; 128 slots of 1 MiB ran the copies from memory); under --verify each
+// operation keeps a slot of its own up to 1 GiB, so an unwritten target keeps its poison.
+TEST(FabricMemory, SlotsAreSharedBeyondOneMebibyteUnlessVerifying) {
+  struct Case {
+    uint64_t msg_size;
+    size_t window;
+    bool verify;
+    size_t slots;  // each side's, tx and rx alike
+  };
+  for (const Case& c : {Case{64, 128, false, 128}, Case{4096, 128, false, 128},
+                        Case{65536, 128, false, 8}, Case{1 << 20, 128, false, 1},
+                        Case{4 << 20, 16, false, 1}, Case{1 << 20, 128, true, 128},
+                        Case{1 << 20, 1024, true, 512}}) {
+    SessionNeeds needs;
+    needs.tx_slots = needs.rx_slots = needs.tx_window = c.window;
+    BufferLayout layout = BufferLayout::of(needs, c.msg_size, c.verify);
+    EXPECT_EQ(layout.tx_slots, c.slots) << c.msg_size << " x " << c.window << " verify " << c.verify;
+    EXPECT_EQ(layout.rx_slots, c.slots) << c.msg_size << " x " << c.window << " verify " << c.verify;
+    EXPECT_EQ(layout.stride, (c.msg_size + 63) / 64 * 64);
+    EXPECT_GE(layout.total(), 2 * c.slots * layout.stride);
+  }
 }
 
 TEST(FabricMemory, HugePageSpellings) {
