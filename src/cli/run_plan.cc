@@ -35,7 +35,7 @@ Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment
                            "test's default, " + std::to_string(test.default_msg_size) + ")");
     }
     // msg_size 0 means "the test's own default", as in qperf.
-    if (side->msg_size == 0) side->msg_size = test.default_msg_size;
+    side->msg_size = message_size_of(test, *side);
   }
   if (test.check != nullptr) {
     for (const RunOptions* side : {&out.local, &out.remote}) FP_RETURN_IF_ERROR(test.check(*side));

@@ -53,6 +53,10 @@ struct TestSpec {
   Status (*check)(const RunOptions& opts) = nullptr;
 };
 
+// The message size a run of `spec` measures: -m, or when it is 0 ("not given"; a peer may
+// also send 0) the test's default. Every side counts and lays out its buffers by this one.
+uint64_t message_size_of(const TestSpec& spec, const RunOptions& opts);
+
 // The resources of `spec`'s server side under `server_side` options.
 Needs needs_of(const TestSpec& spec, const RunOptions& server_side);
 

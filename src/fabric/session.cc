@@ -116,9 +116,7 @@ Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx
 
 Status FabricSession::setup(const SessionNeeds& needs) {
   const RunOptions& opts = ctx.opts;
-  msg_size = opts.msg_size != 0 ? opts.msg_size : ctx.spec.default_msg_size;
-  if (msg_size == 0) msg_size = 1;
-  stride = (msg_size + 63) / 64 * 64;
+  msg_size = std::max<uint64_t>(1, message_size_of(ctx.spec, opts));
   warmup = opts.warmup;
   if (opts.no_msgs == 0 && opts.time <= 0) {
     return Status::Usage("a fabric test needs a time (-t) or a message count (-n)");
@@ -179,7 +177,6 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     ctx.stats.info["msg_size"] = "default " + std::to_string(msg_size) +
                                  " lowered to the provider limit " + std::to_string(max_msg);
     msg_size = max_msg;
-    stride = (msg_size + 63) / 64 * 64;
   }
   if ((needs.caps & FI_MSG) && msg_size > max_msg) {
     return Status::Usage("message size " + std::to_string(msg_size) + " exceeds the " +
@@ -309,6 +306,7 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
 
 Status FabricSession::register_memory(const SessionNeeds& needs) {
   BufferLayout layout = BufferLayout::of(needs, msg_size, verify);
+  stride = layout.stride;
   tx_slots_ = layout.tx_slots;
   rx_slots_ = layout.rx_slots;
   tx_offset_ = 0;

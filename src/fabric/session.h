@@ -111,7 +111,7 @@ class FabricSession {
 
   TestContext& ctx;
   size_t msg_size = 0;
-  size_t stride = 0;  // distance between slots (msg_size rounded up to 64)
+  size_t stride = 0;  // distance between slots: the BufferLayout's, set with the buffer
   uint64_t warmup = 0;
   bool verify = false;
   bool access_recv = false;

@@ -247,6 +247,8 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
 Result<uint64_t> Server::admit(Slot& slot, const std::string& who, const TestSpec& spec,
                                RunOptions& opts,
                                const std::function<Status(size_t ahead)>& on_wait) {
+  // A request may leave the size out: counted, limited and run at the test's default.
+  opts.msg_size = message_size_of(spec, opts);
   if (spec.check != nullptr) FP_RETURN_IF_ERROR(spec.check(opts));
   // The server's -to bounds every wait of the run, whatever the client asked for.
   opts.timeout = std::min(opts.timeout, options_.timeout_s);

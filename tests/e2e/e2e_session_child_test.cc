@@ -172,6 +172,39 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
   EXPECT_EQ(after.exit_code, 0) << after.err;
 }
 
+// A hostile client that leaves msg_size out (0: "the test's default") once had its run
+// counted at 64-byte slots while the session laid out the default's 64 KiB ones: under
+// --verify, 1024 slots a side passed a limit they were 64 MiB over. The server resolves the
+// default before it counts, so the figure is the session's own.
+TEST(E2eSessionChildTest, AMessageSizeLeftToTheDefaultIsCountedAtTheDefault) {
+  if (!have_rxm()) GTEST_SKIP() << "no tcp;ofi_rxm";
+  LoggedServer server({"--max_memory", "100M"});
+  for (const nlohmann::json& size : {nlohmann::json(0), nlohmann::json()}) {
+    auto ch = fake_session(server.port());
+    ASSERT_TRUE(ch);
+    nlohmann::json params = {{"provider", "tcp;ofi_rxm"}, {"tx_depth", 1024}, {"verify", true},
+                             {"time", 1}, {"timeout", 3}};
+    if (!size.is_null()) params["msg_size"] = size;
+    ASSERT_TRUE(ch->send(MsgType::kRun, {{"test", "rdm_write_bw"}, {"params", params}}).ok());
+    auto reply = ch->expect(MsgType::kReady, 20);
+    ASSERT_FALSE(reply.ok()) << "admitted with msg_size " << size.dump();
+    EXPECT_TRUE(ch->peer_reported_error()) << reply.status().message();
+    EXPECT_NE(reply.status().message().find("more than this server's limit of 100M"),
+              std::string::npos)
+        << reply.status().message();
+  }
+  // The same run with the size given is refused alike, and a run within the limit still runs.
+  RunOutput given = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm",
+                         "--tx_depth", "1024", "--verify", "-t", "1", "rdm_write_bw"},
+                        120);
+  EXPECT_EQ(given.exit_code, 1) << given.out;
+  EXPECT_TRUE(contains(given.err, "more than this server's limit of 100M")) << given.err;
+  RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "0.2",
+                         "rdm_write_bw"},
+                        120);
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+}
+
 // The review's "--tx_depth 8192 -t 1 rdm_write_bw ran for minutes": the posting loop now
 // checks the run's limit between posts and while waiting, so the run ends on time and the
 // bandwidth is the bytes over the time that really ran.

@@ -73,6 +73,22 @@ TEST(ServerLimits, MemoryEstimateNeverWraps) {
   EXPECT_EQ(run_cost(tcp_bw(), p).memory, UINT64_MAX);
 }
 
+// A request that leaves the size out (0) is counted at the size its run will have, the
+// test's default, for a socket test and for a fabric test under --verify alike.
+TEST(ServerLimits, ASizeLeftOutIsCountedAtTheTestsDefault) {
+  for (const char* name : {"tcp_bw", "rdm_write_bw", "rc_bw"}) {
+    const TestSpec& spec = *all_tests().find(name);
+    RunOptions left_out = request({{"tx_depth", 1024}, {"verify", true}});
+    RunOptions given = left_out;
+    given.msg_size = spec.default_msg_size;
+    EXPECT_EQ(message_size_of(spec, left_out), spec.default_msg_size) << name;
+    EXPECT_EQ(run_cost(spec, left_out).memory, run_cost(spec, given).memory) << name;
+    RunOptions one_byte = given;
+    one_byte.msg_size = 1;
+    EXPECT_GT(run_cost(spec, left_out).memory, run_cost(spec, one_byte).memory) << name;
+  }
+}
+
 TEST(ServerLimits, SizeText) {
   EXPECT_EQ(size_text(uint64_t{1} << 30), "1G");
   EXPECT_EQ(size_text(uint64_t{5} << 30), "5G");
