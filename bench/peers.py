@@ -136,11 +136,12 @@ class Peers:
         return r["latency_ns"]["mean"] if figure == "lat" else r["bandwidth"]["recv_Bps"]
 
     # --- the peers
-    def qperf(self, test, size, figure):
+    def qperf(self, test, size, figure, env=None):
+        """`env`: the client's environment (an LD_PRELOAD probe); the server keeps ours."""
         port = free_port()
         with Server(["qperf", "-lp", str(port)], port):
             out = client(["qperf", "127.0.0.1", "-lp", str(port), "-t", str(self.seconds), "-uu",
-                          "-m", str(size), test], self.timeout)
+                          "-m", str(size), test], self.timeout, env=env)
         if figure == "bw":  # udp_bw shows send_bw and recv_bw; tcp_bw one bw
             m = re.search(r"recv_bw\s+=\s+([0-9.]+)", out) or re.search(r"\bbw\s+=\s+([0-9.]+)", out)
         else:

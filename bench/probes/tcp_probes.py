@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""The tcp_bw rows' probes: fabperf against qperf with qperf's buffer written (touch_malloc.c)
+and against iperf3, and two streams against the bare floor (twostream.c).
+
+Alternating rounds, client on CPU 0 and servers on CPU 1, through bench/peers.py as in the
+sweeps (a server per measurement, found ready by its listening socket).
+
+  python3 bench/probes/tcp_probes.py OUT [--reps 7] [--cc cubic] [--only qperf,iperf3,two]
+
+--cc sets the host's TCP congestion control for the run and restores the one it found (root).
+Each probe writes OUT/NAME.txt, one line per round in GB/s, and a last line with each
+program's median over fabperf's; OUT/README.md says when, where and at which commit.
+"""
+import argparse, contextlib, os, statistics, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from peers import PIN, Peers, Server, client, free_port  # noqa: E402
+
+QPERF_SIZES = ("4K", "64K", "256K", "1M")
+IPERF3_SIZES = ("128K", "1M")
+SHAPES = ("threads", "poll", "rr")
+KI = {"K": 1 << 10, "M": 1 << 20}
+
+
+def size_bytes(text):
+    return int(text[:-1]) * KI[text[-1]] if text[-1] in KI else int(text)
+
+
+def sysctl(name, value=None):
+    path = "/proc/sys/" + name.replace(".", "/")
+    if value is None:
+        with open(path) as f:
+            return f.read().strip()
+    with open(path, "w") as f:
+        f.write(value)
+
+
+@contextlib.contextmanager
+def congestion_control(cc):
+    """The host's TCP congestion control set to `cc` for the block, restored after."""
+    name = "net.ipv4.tcp_congestion_control"
+    was = sysctl(name)
+    try:
+        if cc:
+            sysctl(name, cc)
+        yield
+    finally:
+        sysctl(name, was)
+
+
+def build_probes(where):
+    so = os.path.join(where, "touch_malloc.so")
+    bare = os.path.join(where, "twostream")
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", so,
+                    os.path.join(HERE, "touch_malloc.c")], check=True)
+    subprocess.run(["gcc", "-O2", "-pthread", "-o", bare, os.path.join(HERE, "twostream.c")],
+                   check=True)
+    return so, bare
+
+
+def bare_two_streams(bare, shape, size, seconds):
+    """The bare floor's two streams in GB/s; the receiver ends itself after 30 s if alone."""
+    port = free_port()
+    with Server(["timeout", "30", bare, "recv", str(port), shape, str(size)], port,
+                one_shot=True):
+        out = client([bare, "send", str(port), shape, str(size), str(seconds)], 30 + seconds)
+    return float(out.split()[2]) * 1e9
+
+
+def measure(name, fn):
+    try:
+        return fn()
+    except Exception as e:  # shown and left out of the medians
+        print(f"{name}: {e}", file=sys.stderr)
+        return None
+
+
+def probe(out_dir, file_name, reps, programs):
+    """`programs`: (name, callable returning bytes/s); fabperf first. Rounds alternate."""
+    runs = {name: [] for name, _ in programs}
+    with open(os.path.join(out_dir, file_name), "w") as f:
+        for _ in range(reps):
+            line = []
+            for name, fn in programs:
+                v = measure(name, fn)
+                line.append(f"{name}={'failed' if v is None else round(v / 1e9, 2)}")
+                if v is not None:
+                    runs[name].append(v)
+            print(" ".join(line), file=f, flush=True)
+            print(file_name, " ".join(line))
+        base = statistics.median(runs["fabperf"]) if runs["fabperf"] else float("nan")
+        ratios = [f"fabperf/{name}={base / statistics.median(v):.3f}"
+                  for name, v in runs.items() if name != "fabperf" and v]
+        print("# medians: " + " ".join(ratios), file=f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--cc", default="")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seconds", type=int, default=1)
+    ap.add_argument("--only", default="qperf,iperf3,two")
+    a = ap.parse_args()
+    only = set(a.only.split(","))
+    os.makedirs(a.out, exist_ok=True)
+    PIN.apart()
+    p = Peers(a.build, a.seconds)
+    fab = lambda size, *extra: lambda: p.fabperf("tcp_bw", ["-m", size] + list(extra), "bw")
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp, congestion_control(a.cc):
+        so, bare = build_probes(tmp)
+        written = dict(os.environ, LD_PRELOAD=so)
+        with open(os.path.join(a.out, "README.md"), "w") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                        if l.startswith("model name")), "?")
+            f.write(f"# tcp_probes.py at {commit}\n\n`python3 bench/probes/tcp_probes.py "
+                    f"{' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
+                    f", {os.cpu_count()} CPUs ({cpu}), Linux {os.uname().release}, TCP congestion "
+                    f"control {sysctl('net.ipv4.tcp_congestion_control')}, load average "
+                    f"{' '.join(open('/proc/loadavg').read().split()[:3])} at the start. Figures "
+                    f"in GB/s (fabperf's recv bandwidth, qperf's bw, iperf3's sum_received), one "
+                    f"line per round, {a.reps} rounds, {a.seconds} s runs.\n")
+        if "qperf" in only:  # qperf sends from the zero page; qperf_written from written pages
+            for m in QPERF_SIZES:
+                probe(a.out, f"qperf_written_{m}.txt", a.reps, [
+                    ("fabperf", fab(m)),
+                    ("qperf", lambda m=m: p.qperf("tcp_bw", size_bytes(m), "bw")),
+                    ("qperf_written",
+                     lambda m=m: p.qperf("tcp_bw", size_bytes(m), "bw", env=written))])
+        if "iperf3" in only:
+            for m in IPERF3_SIZES:
+                probe(a.out, f"iperf3_{m}.txt", a.reps, [
+                    ("fabperf", fab(m)), ("iperf3", lambda m=m: p.iperf3(size_bytes(m), 1))])
+        if "two" in only:  # two streams: fabperf, the bare floor in three shapes, iperf3
+            size = size_bytes("128K")
+            probe(a.out, "two_streams_128K.txt", a.reps,
+                  [("fabperf", fab("128K", "--streams", "2"))]
+                  + [(f"bare_{s}", lambda s=s: bare_two_streams(bare, s, size, a.seconds))
+                     for s in SHAPES]
+                  + [("iperf3", lambda: p.iperf3(size, 2))])
+    with open(os.path.join(a.out, "README.md"), "a") as f:
+        f.write(f"load average {' '.join(open('/proc/loadavg').read().split()[:3])} at the end.\n")
+
+
+if __name__ == "__main__":
+    main()
