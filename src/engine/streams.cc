@@ -112,8 +112,17 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     }
     return sum;
   };
+  bool told_peer = false;
   while (running.load() > 0) {
-    if (ctx.stop_requested()) stop.store(true);
+    if (ctx.stop_requested()) {
+      stop.store(true);
+      // A client stopped early (^C) tells the server, so a server that sends (-R, two-way)
+      // stops too, rather than the client's receiver waiting out the server's -t.
+      if (ctx.role == Role::kClient && !told_peer) {
+        told_peer = true;
+        ctx.control.send_stop().IgnoreError();  // a gone server: the streams find out
+      }
+    }
     int wait_ms = kSuperviseMs;
     if (ctx.interval.enabled()) {
       int64_t now = now_ns();
@@ -130,12 +139,17 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
       (void)!read(wake_fd, &count, sizeof count);
     }
     if (ready > 0 && watch_control && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      watch_control = false;
-      if (peer_message == PeerMessage::kFailure) {
-        peer_status = ctx.check_peer();
-        stop.store(true);
-      } else {
-        peer_done.store(true);
+      // Heartbeats are taken here: the client's stop ends this side as its time would.
+      const bool message = ctx.control.message_waiting();
+      if (ctx.control.peer_stopped()) stop.store(true);
+      if (message) {
+        watch_control = false;
+        if (peer_message == PeerMessage::kFailure) {
+          peer_status = ctx.check_peer();
+          stop.store(true);
+        } else {
+          peer_done.store(true);
+        }
       }
     }
   }

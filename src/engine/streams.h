@@ -62,15 +62,15 @@ int stream_count(const RunOptions& opts);
 // send/recv intervals from the common start to the last stream's end, the per-stream counters
 // (when n > 1) and proc_cpus_* as the sum of the streams' threads. Returns the first failure.
 // With --interval the supervisor closes each interval from the counters the bodies publish()
-// (the sum of the streams), and the last one from the summed totals.
-//
-// The rdm_*_bw tests take --streams the same way: open n endpoints, then hand a body that
-// drives endpoint worker.index to run_streams.
+// (the sum of the streams), and the last one from the summed totals. (The socket tests use it;
+// the fabric tests take no --streams.)
 //
 // `peer_message`: what a control message from the peer means while the streams run. A side
 // that only sends takes it for the peer's failure and stops; a side that receives takes it for
 // the sender's end-of-test message (peer_said_done). By role: the client sends, the server
-// receives (a reversed or two-way socket test says which).
+// receives (a reversed or two-way socket test says which). Heartbeats are no message: a
+// client's stop heartbeat (^C) ends the server's side as its time would, and a client whose
+// run is stopped sends one.
 enum class PeerMessage { kByRole, kFailure, kEndOfData };
 Status run_streams(TestContext& ctx, int n, const StreamBody& body,
                    PeerMessage peer_message = PeerMessage::kByRole);

@@ -194,6 +194,10 @@ Result<Frame> ControlChannel::recv(double timeout_s) {
   }
 }
 
+Result<Frame> ControlChannel::recv_frame(double timeout_s) {
+  return recv_one(timeout_s, Deadline::After(timeout_s));
+}
+
 Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadline) {
   peer_reported_error_ = false;
   uint8_t header_bytes[kFrameHeaderSize];
@@ -230,6 +234,7 @@ Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadlin
   auto frame = decode_frame_body(*header, body.data(), body.size());
   if (!frame.ok()) return frame.status().Prefixed(peer_label_);
   last_heard_ns_ = now_ns();
+  if (frame->type == MsgType::kHeartbeat) note_heartbeat(*frame);
   if (frame->type == MsgType::kError) {
     auto it = frame->body.find("message");
     std::string msg = (it != frame->body.end() && it->is_string()) ? it->get<std::string>()
@@ -257,24 +262,35 @@ bool ControlChannel::readable() const {
 
 bool ControlChannel::message_waiting() {
   while (readable()) {
-    uint8_t bytes[kFrameHeaderSize + 2];
+    uint8_t bytes[kFrameHeaderSize + kMaxHeartbeatBody];
     ssize_t n = ::recv(fd_, bytes, sizeof bytes, MSG_PEEK | MSG_DONTWAIT);
     // The end of the connection, an error, or a frame too short to judge yet: the reader
     // finds out which.
     if (n < static_cast<ssize_t>(kFrameHeaderSize)) return true;
     auto header = decode_frame_header(bytes, kFrameHeaderSize);
     if (!header.ok() || header->type != static_cast<uint16_t>(MsgType::kHeartbeat) ||
-        header->length != 2 || n < static_cast<ssize_t>(sizeof bytes)) {
+        header->length > kMaxHeartbeatBody ||
+        n < static_cast<ssize_t>(kFrameHeaderSize + header->length)) {
       return true;
     }
-    // A whole heartbeat ("{}"): the peer is alive; take it and look again.
-    if (::recv(fd_, bytes, sizeof bytes, MSG_DONTWAIT) != static_cast<ssize_t>(sizeof bytes)) {
-      return true;
-    }
-    last_heard_ns_ = now_ns();
+    // A whole heartbeat: the peer is alive (and may have stopped); take it and look again.
+    // A malformed one stays for the reader, whose recv names what is wrong with it.
+    auto frame = decode_frame_body(*header, bytes + kFrameHeaderSize, header->length);
+    if (!frame.ok()) return true;
+    size_t whole = kFrameHeaderSize + header->length;
+    if (::recv(fd_, bytes, whole, MSG_DONTWAIT) != static_cast<ssize_t>(whole)) return true;
+    note_heartbeat(*frame);
   }
   return false;
 }
+
+void ControlChannel::note_heartbeat(const Frame& frame) {
+  last_heard_ns_ = now_ns();
+  auto stop = frame.body.find("stop");
+  if (stop != frame.body.end() && stop->is_boolean() && stop->get<bool>()) peer_stopped_ = true;
+}
+
+Status ControlChannel::send_stop() { return send(MsgType::kHeartbeat, {{"stop", true}}, 1); }
 
 Status ControlChannel::heartbeat(int64_t now) {
   if (now - last_heartbeat_ns_ < kHeartbeatNs) return Status::Ok();

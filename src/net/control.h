@@ -43,6 +43,8 @@ enum class MsgType : uint16_t {
 };
 // How often a client sends a heartbeat while a fabric run lasts.
 inline constexpr int64_t kHeartbeatNs = 500'000'000;
+// A heartbeat's body: `{}`, or `{"stop":true}` from a client whose run was interrupted.
+inline constexpr uint32_t kMaxHeartbeatBody = 64;
 
 const char* msg_type_name(MsgType type);
 
@@ -77,6 +79,8 @@ class ControlChannel {
   // True when the last recv failed because the peer sent ERROR (its own account of a failure),
   // as opposed to a timeout, a closed connection or a malformed frame.
   bool peer_reported_error() const { return peer_reported_error_; }
+  // One whole frame, a heartbeat included (noted as recv notes it).
+  Result<Frame> recv_frame(double timeout_s);
   // Like recv, but fails unless the frame has the expected type.
   Result<nlohmann::json> expect(MsgType type, double timeout_s);
   // Non-blocking check: true when bytes are waiting (or the peer closed).
@@ -84,6 +88,15 @@ class ControlChannel {
   // Non-blocking: takes any whole heartbeats waiting, then true when another message (or the
   // end of the connection) is waiting.
   bool message_waiting();
+  // A heartbeat {"stop": true} has arrived (taken by recv or message_waiting): the client's
+  // run was interrupted (^C), and a side that sends stops as at the end of its time. Anywhere
+  // else in a session it is skipped like any heartbeat, so one that crosses the run's end
+  // is harmless (docs/protocol.md says what a server that predates it does).
+  bool peer_stopped() const { return peer_stopped_; }
+  // Forgets it: a server starting the session's next run.
+  void clear_peer_stopped() { peer_stopped_ = false; }
+  // Sends that heartbeat (a client whose run stops early).
+  Status send_stop();
   // When a frame (heartbeats included) last arrived; the channel's creation before any.
   int64_t last_heard_ns() const { return last_heard_ns_; }
   // Sends a heartbeat when the last one is kHeartbeatNs old (client side of fabric runs).
@@ -104,11 +117,13 @@ class ControlChannel {
   Status read_exact(uint8_t* data, size_t len, const Deadline& deadline);
   // One frame, heartbeats included.
   Result<Frame> recv_one(double timeout_s, const Deadline& deadline);
+  void note_heartbeat(const Frame& frame);
 
   int fd_;
   uint32_t max_body_ = kMaxFrameBody;
   const std::atomic<bool>* cancel_ = nullptr;
   bool peer_reported_error_ = false;
+  bool peer_stopped_ = false;
   int64_t last_heard_ns_ = 0;
   int64_t last_heartbeat_ns_ = 0;
   std::mutex send_mu_;

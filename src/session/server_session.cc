@@ -196,6 +196,7 @@ int64_t Server::run_deadline_ns(const RunOptions& opts) const {
 
 Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
                    const nlohmann::json& body) {
+  ch.clear_peer_stopped();  // a stop belongs to the run it interrupted
   std::string name = string_field(body, "test");
   const TestSpec* spec = options_.tests->find(name);
   if (spec == nullptr || spec->kind == TestKind::kMisc) {

@@ -157,12 +157,21 @@ TEST(RobustServerKilled, ClientReportsWhatItHasAndExits1WithinTimeout) {
   }
 }
 
+// Where the server sends (-R, two-way), the client's ^C reaches it as a stop heartbeat, so the
+// client is not left receiving until the server's -t ends (it once waited out all 30 s).
 TEST(RobustSignals, ClientSigintPrintsWritesAndExits130) {
   LoggedServer server;
-  for (const char* test : {"tcp_bw", "tcp_lat", "udp_lat"}) {
+  const std::vector<std::vector<std::string>> runs = {
+      {"tcp_bw"}, {"tcp_lat"}, {"udp_lat"}, {"-R", "tcp_bw"}, {"tcp_bi_bw"}, {"-R", "udp_bw"},
+      {"--streams", "2", "-R", "tcp_bw"}};
+  for (const std::vector<std::string>& args : runs) {
+    const std::string& test = args.back();
     TempDir dir;
     std::string json_path = dir.file("out.json");
-    Proc client({"127.0.0.1", "-lp", server.port_arg(), "-t", "30", "--json", json_path, test});
+    std::vector<std::string> argv = {"127.0.0.1", "-lp", server.port_arg(), "-t", "30", "--json",
+                                     json_path};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Proc client(argv);
     sleep_s(1.5);
     client.signal(SIGINT);
     auto t0 = Clock::now();
@@ -175,6 +184,7 @@ TEST(RobustSignals, ClientSigintPrintsWritesAndExits130) {
     // The figures cover the time that really ran, which the document says.
     EXPECT_LT(doc["results"][0]["elapsed_s"].get<double>(), 10) << test;
     EXPECT_GT(doc["results"][0]["messages"]["sent"].get<uint64_t>(), 0u);
+    EXPECT_GT(doc["results"][0]["messages"]["received"].get<uint64_t>(), 0u);
   }
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "10", "tcp_lat"});
   EXPECT_EQ(after.exit_code, 0) << after.err;

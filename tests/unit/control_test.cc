@@ -105,5 +105,55 @@ TEST(ControlChannel, SendRecvOverASocketPairWithDeadline) {
   EXPECT_NE(wrong.status().message().find("expected READY"), std::string::npos);
 }
 
+// Heartbeats are taken wherever they arrive; one that says {"stop": true} (a client's ^C) is
+// noted, so a sending side can end as at its time, and never mistaken for a message.
+TEST(ControlChannel, HeartbeatsAreTakenAndAStopIsNoted) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  ControlChannel client(fds[0]), server(fds[1]);
+  server.set_peer_label("client");
+  EXPECT_FALSE(server.message_waiting());
+  ASSERT_TRUE(client.heartbeat(kHeartbeatNs + 1).ok());
+  EXPECT_FALSE(server.message_waiting());  // a plain heartbeat: taken, nothing else
+  EXPECT_FALSE(server.peer_stopped());
+  ASSERT_TRUE(client.send_stop().ok());
+  EXPECT_FALSE(server.message_waiting());
+  EXPECT_TRUE(server.peer_stopped());
+  server.clear_peer_stopped();
+  EXPECT_FALSE(server.peer_stopped());
+  // A stop, then a message: the stop is noted and the message is what waits.
+  ASSERT_TRUE(client.send_stop().ok());
+  ASSERT_TRUE(client.send(MsgType::kExchange, {{"done", true}}).ok());
+  EXPECT_TRUE(server.message_waiting());
+  EXPECT_TRUE(server.peer_stopped());
+  auto done = server.expect(MsgType::kExchange, 1);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ((*done)["done"], true);
+  // A stop that crosses the end of a run, read by recv: skipped and noted.
+  server.clear_peer_stopped();
+  ASSERT_TRUE(client.send_stop().ok());
+  ASSERT_TRUE(client.send(MsgType::kReport, {{"stats", 1}}).ok());
+  auto report = server.expect(MsgType::kReport, 1);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(server.peer_stopped());
+  // A heartbeat whose body is too long to be one is left for the reader, who decides.
+  ASSERT_TRUE(client.send(MsgType::kHeartbeat, {{"pad", std::string(200, 'x')}}).ok());
+  EXPECT_TRUE(server.message_waiting());
+  auto frame = server.recv_frame(1);
+  ASSERT_TRUE(frame.ok());
+  EXPECT_EQ(frame->type, MsgType::kHeartbeat);
+  EXPECT_FALSE(server.message_waiting());
+  // A malformed one too, and the reader's error names it.
+  std::string bad = "FBPF";
+  bad += std::string("\0\x01\0\x0e\0\0\0\x03", 8) + "{x}";
+  bad[4] = static_cast<char>(kProtocolVersion >> 8);
+  bad[5] = static_cast<char>(kProtocolVersion);
+  ASSERT_EQ(write(fds[0], bad.data(), bad.size()), static_cast<ssize_t>(bad.size()));
+  EXPECT_TRUE(server.message_waiting());
+  auto malformed = server.recv(1);
+  EXPECT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.status().code(), Code::kFailed) << malformed.status().message();
+}
+
 }  // namespace
 }  // namespace fabperf
