@@ -13,6 +13,7 @@
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "session_child_util.h"
 #include "net/socket.h"
 
 namespace fabperf::testing {
@@ -169,10 +170,12 @@ TEST(RobustSignals, ClientSigintPrintsWritesAndExits130) {
     TempDir dir;
     std::string json_path = dir.file("out.json");
     std::vector<std::string> argv = {"127.0.0.1", "-lp", server.port_arg(), "-t", "30", "--json",
-                                     json_path};
+                                     json_path, "--interval", "0.2"};
     argv.insert(argv.end(), args.begin(), args.end());
     Proc client(argv);
-    sleep_s(1.5);
+    // Interrupted once it is measuring: its first interval has been shown.
+    ASSERT_TRUE(wait_until([&] { return contains(client.out(), "[0.00-0.20 s]"); }, 30))
+        << test << ": " << client.out() << client.err();
     client.signal(SIGINT);
     auto t0 = Clock::now();
     EXPECT_EQ(client.wait(10), 130) << test << ": " << client.err();
