@@ -28,6 +28,12 @@ double since(Clock::time_point t0) {
 
 void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::milliseconds(int(s * 1000))); }
 
+// A client run with --interval 0.2 is measuring once its first interval is shown (a generous
+// deadline: a loaded machine may take a while to set a run up).
+bool measuring(const Proc& client) {
+  return wait_until([&] { return contains(client.out(), "[0.00-0.20 s]"); }, 30);
+}
+
 // Runs `phase` in a child process that then waits to be SIGKILLed, as a client dying there.
 // Returns false when the child never reached the point.
 bool kill_child_after(const std::function<bool()>& phase) {
@@ -98,8 +104,9 @@ TEST_F(RobustDeadPeers, ClientKilledDuringParameterExchange) {
 
 TEST_F(RobustDeadPeers, ClientKilledDuringTheDataPhase) {
   for (const char* test : {"tcp_bw", "tcp_lat", "udp_lat", "udp_bw"}) {
-    Proc client({"127.0.0.1", "-lp", server_.port_arg(), "-to", "1", "-t", "30", test});
-    sleep_s(1);
+    Proc client({"127.0.0.1", "-lp", server_.port_arg(), "-to", "1", "-t", "30", "--interval",
+                 "0.2", test});
+    ASSERT_TRUE(measuring(client)) << test << ": " << client.err();
     EXPECT_GT(task_count(server_.pid()), tasks_) << test << ": the session is running";
     client.signal(SIGKILL);
     client.wait(5);
@@ -109,8 +116,9 @@ TEST_F(RobustDeadPeers, ClientKilledDuringTheDataPhase) {
 
 TEST_F(RobustDeadPeers, ClientStoppedDuringTheDataPhase) {
   // SIGSTOP: the peer is alive but silent; the server's deadline, not EOF, ends the session.
-  Proc client({"127.0.0.1", "-lp", server_.port_arg(), "-to", "1", "-t", "30", "tcp_lat"});
-  sleep_s(1);
+  Proc client({"127.0.0.1", "-lp", server_.port_arg(), "-to", "1", "-t", "30", "--interval",
+               "0.2", "tcp_lat"});
+  ASSERT_TRUE(measuring(client)) << client.err();
   client.signal(SIGSTOP);
   ExpectReleased("stopped client");
   client.signal(SIGKILL);
@@ -143,8 +151,8 @@ TEST(RobustServerKilled, ClientReportsWhatItHasAndExits1WithinTimeout) {
     auto server = std::make_unique<LoggedServer>();
     std::string json_path = dir.file("out.json");
     Proc client({"127.0.0.1", "-lp", server->port_arg(), "-to", "2", "-t", "30", "--json",
-                 json_path, test});
-    sleep_s(1);
+                 json_path, "--interval", "0.2", test});
+    ASSERT_TRUE(measuring(client)) << test << ": " << client.err();
     server->proc().signal(SIGKILL);
     auto t0 = Clock::now();
     int code = client.wait(10);
@@ -173,9 +181,7 @@ TEST(RobustSignals, ClientSigintPrintsWritesAndExits130) {
                                      json_path, "--interval", "0.2"};
     argv.insert(argv.end(), args.begin(), args.end());
     Proc client(argv);
-    // Interrupted once it is measuring: its first interval has been shown.
-    ASSERT_TRUE(wait_until([&] { return contains(client.out(), "[0.00-0.20 s]"); }, 30))
-        << test << ": " << client.out() << client.err();
+    ASSERT_TRUE(measuring(client)) << test << ": " << client.out() << client.err();
     client.signal(SIGINT);
     auto t0 = Clock::now();
     EXPECT_EQ(client.wait(10), 130) << test << ": " << client.err();
