@@ -5,6 +5,11 @@
 
 namespace fabperf {
 
+const char* bandwidth_direction(const Figures& f) {
+  if (f.bidirectional) return "both";
+  return f.reverse ? "server_to_client" : "client_to_server";
+}
+
 const char* run_status_name(RunStatus status) {
   switch (status) {
     case RunStatus::kOk: return "ok";

@@ -50,6 +50,10 @@ struct Figures {
   bool rate_short = false;
 };
 
+// Which way a bandwidth test's data went, as JSON and CSV name it: "both" (two-way),
+// "server_to_client" (-R) or "client_to_server".
+const char* bandwidth_direction(const Figures& f);
+
 // An open loop reaching less than this share of its --rate is reported as falling short.
 inline constexpr double kRateShortfall = 0.95;
 

@@ -43,7 +43,7 @@ class CsvReporter : public Reporter {
       header +=
           ",latency_samples,send_Bps,recv_Bps,msg_rate,msgs_sent,msgs_received,msgs_lost,"
           "loc_cpus_used,rem_cpus_used,loc_proc_cpus_used,rem_proc_cpus_used,verify_checked,"
-          "verify_errors,overlapped";
+          "verify_errors,overlapped,direction,client_to_server_Bps,server_to_client_Bps";
       fprintf(out_, "%s\n", header.c_str());
       header_done_ = true;
     }
@@ -84,6 +84,11 @@ class CsvReporter : public Reporter {
            num(r.loc.cpu.proc_used) + "," + num(r.rem.cpu.proc_used);
     row += "," + std::to_string(f.verify_checked) + "," + std::to_string(f.verify_errors);
     row += "," + std::to_string(r.overlapped.size());
+    // Which way the data went; a two-way test's two directions (appended: earlier columns
+    // keep their places).
+    row += "," + std::string(f.has_bandwidth ? bandwidth_direction(f) : "");
+    row += "," + (f.bidirectional ? num(f.to_server_Bps) : "") + "," +
+           (f.bidirectional ? num(f.to_client_Bps) : "");
     fprintf(out_, "%s\n", row.c_str());
     fflush(out_);
   }

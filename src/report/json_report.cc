@@ -127,12 +127,10 @@ nlohmann::json result_to_json(const TestResult& r) {
                       {"recv_Bps", finite_or_zero(f.recv_Bps)}};
     // Which way the data went: both (two-way tests, each direction's received rate beside the
     // sum), or one way, client to server unless -R.
+    j["bandwidth"]["direction"] = bandwidth_direction(f);
     if (f.bidirectional) {
-      j["bandwidth"]["direction"] = "both";
       j["bandwidth"]["client_to_server_Bps"] = finite_or_zero(f.to_server_Bps);
       j["bandwidth"]["server_to_client_Bps"] = finite_or_zero(f.to_client_Bps);
-    } else {
-      j["bandwidth"]["direction"] = f.reverse ? "server_to_client" : "client_to_server";
     }
   }
   if (!f.streams.empty()) {

@@ -107,6 +107,61 @@ TEST(E2eSocket, CsvHasHeaderAndOneRowPerResult) {
   EXPECT_EQ(commas(rows[0]), commas(rows[2]));
 }
 
+// The CSV says which way the data went, and a two-way test's two directions, as the JSON does.
+TEST(E2eSocket, CsvSaysTheDirection) {
+  TempDir tmp;
+  // -R applies to every test of the command line (tcp_lat and tcp_bi_bw warn and ignore it):
+  // the one-way forward test runs apart.
+  RunOutput r = run({"--loopback", "-t", "0.2", "-R", "--csv", "-", "--json",
+                     tmp.file("r.json"), "tcp_lat", "tcp_bw", "tcp_bi_bw"});
+  RunOutput forward = run({"--loopback", "-t", "0.2", "--csv", "-", "tcp_bw"});
+  ASSERT_EQ(forward.exit_code, 0) << forward.err;
+  auto cells = [](const std::string& line) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (size_t c; (c = line.find(',', start)) != std::string::npos; start = c + 1) {
+      out.push_back(line.substr(start, c - start));
+    }
+    out.push_back(line.substr(start));
+    return out;
+  };
+  auto table = [&](const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    size_t start = 0;
+    for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+      std::string line = text.substr(start, nl - start);
+      if (line.rfind("test,", 0) == 0 || line.rfind("tcp_", 0) == 0) rows.push_back(cells(line));
+    }
+    return rows;
+  };
+  auto column = [](const std::vector<std::string>& header, const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::vector<std::vector<std::string>> fw = table(forward.out);
+  ASSERT_EQ(fw.size(), 2u) << forward.out;
+  size_t dir = column(fw[0], "direction");
+  size_t c2s = column(fw[0], "client_to_server_Bps");
+  size_t s2c = column(fw[0], "server_to_client_Bps");
+  ASSERT_LT(s2c, fw[0].size()) << forward.out;
+  EXPECT_EQ(fw[1][dir], "client_to_server");
+  EXPECT_EQ(fw[1][c2s], "");
+
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::vector<std::string>> rows = table(r.out);
+  ASSERT_EQ(rows.size(), 4u) << r.out;  // header, tcp_lat, tcp_bw -R, tcp_bi_bw
+  nlohmann::json doc = nlohmann::json::parse(read_file(tmp.file("r.json")));
+  EXPECT_EQ(rows[1][dir], "");  // a latency test has no direction
+  EXPECT_EQ(rows[2][dir], "server_to_client");
+  EXPECT_EQ(rows[2][dir], doc["results"][1]["bandwidth"]["direction"]);
+  EXPECT_EQ(rows[3][dir], "both");
+  double to_server = std::stod(rows[3][c2s]), to_client = std::stod(rows[3][s2c]);
+  EXPECT_GT(to_server, 0);
+  EXPECT_GT(to_client, 0);
+  const nlohmann::json& bi = doc["results"][2]["bandwidth"];
+  EXPECT_NEAR(to_server, bi["client_to_server_Bps"].get<double>(), 1e-5 * to_server);
+  EXPECT_NEAR(to_client, bi["server_to_client_Bps"].get<double>(), 1e-5 * to_client);
+}
+
 TEST(E2eSocket, LoopOverMessageSizes) {
   RunOutput r = run({"--loopback", "-n", "20", "-oo", "msg_size:1:64:*4", "-vu", "tcp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
