@@ -210,7 +210,9 @@ TEST(RobustSignals, ClientSigintWhileWaitingForTheServer) {
   getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
   listen(listener, 4);
   Proc client({"127.0.0.1", "-lp", std::to_string(ntohs(a.sin_port)), "-to", "30", "tcp_lat"});
-  sleep_s(0.5);
+  // Interrupted once its connection waits in the listener's queue, unanswered.
+  pollfd pending{listener, POLLIN, 0};
+  ASSERT_EQ(poll(&pending, 1, 30000), 1) << client.err();
   client.signal(SIGINT);
   auto t0 = Clock::now();
   EXPECT_EQ(client.wait(10), 130) << client.err();
@@ -226,8 +228,8 @@ TEST(RobustSignals, ServerClosesCleanlyOnSigtermAndSigint) {
   }
   // With a client mid-run: the client hears why, and the server still exits 0 promptly.
   LoggedServer busy;
-  Proc client({"127.0.0.1", "-lp", busy.port_arg(), "-t", "30", "tcp_bw"});
-  sleep_s(1);
+  Proc client({"127.0.0.1", "-lp", busy.port_arg(), "-t", "30", "--interval", "0.2", "tcp_bw"});
+  ASSERT_TRUE(measuring(client)) << client.err();
   busy.proc().signal(SIGINT);
   auto t0 = Clock::now();
   EXPECT_EQ(busy.proc().wait(10), 0) << busy.log();
