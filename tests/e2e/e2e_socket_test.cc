@@ -20,6 +20,27 @@ namespace {
 
 using nlohmann::json;
 
+// The newline-ended lines of a program's output (CSV rows).
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    lines.push_back(text.substr(start, nl - start));
+  }
+  return lines;
+}
+
+// A CSV row's cells (fabperf's rows here hold no quoted commas).
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> cells;
+  size_t start = 0;
+  for (size_t c; (c = line.find(',', start)) != std::string::npos; start = c + 1) {
+    cells.push_back(line.substr(start, c - start));
+  }
+  cells.push_back(line.substr(start));
+  return cells;
+}
+
 bool ipv6_loopback_available() {
   int fd = socket(AF_INET6, SOCK_STREAM, 0);
   if (fd < 0) return false;
@@ -93,11 +114,7 @@ TEST(E2eSocket, JsonDocumentIsValidAndComplete) {
 TEST(E2eSocket, CsvHasHeaderAndOneRowPerResult) {
   RunOutput r = run({"--loopback", "-n", "50", "--csv", "-", "tcp_lat", "tcp_bw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<std::string> rows;
-  size_t start = 0;
-  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1) {
-    rows.push_back(r.out.substr(start, nl - start));
-  }
+  std::vector<std::string> rows = lines_of(r.out);
   ASSERT_EQ(rows.size(), 3u) << r.out;
   EXPECT_EQ(rows[0].rfind("test,status,error,msg_size", 0), 0u);
   EXPECT_EQ(rows[1].rfind("tcp_lat,ok,,1,", 0), 0u) << rows[1];
@@ -116,21 +133,10 @@ TEST(E2eSocket, CsvSaysTheDirection) {
                      tmp.file("r.json"), "tcp_lat", "tcp_bw", "tcp_bi_bw"});
   RunOutput forward = run({"--loopback", "-t", "0.2", "--csv", "-", "tcp_bw"});
   ASSERT_EQ(forward.exit_code, 0) << forward.err;
-  auto cells = [](const std::string& line) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    for (size_t c; (c = line.find(',', start)) != std::string::npos; start = c + 1) {
-      out.push_back(line.substr(start, c - start));
-    }
-    out.push_back(line.substr(start));
-    return out;
-  };
-  auto table = [&](const std::string& text) {
+  auto table = [](const std::string& text) {
     std::vector<std::vector<std::string>> rows;
-    size_t start = 0;
-    for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
-      std::string line = text.substr(start, nl - start);
-      if (line.rfind("test,", 0) == 0 || line.rfind("tcp_", 0) == 0) rows.push_back(cells(line));
+    for (const std::string& line : lines_of(text)) {
+      if (line.rfind("test,", 0) == 0 || line.rfind("tcp_", 0) == 0) rows.push_back(cells_of(line));
     }
     return rows;
   };
