@@ -8,6 +8,35 @@ their one client), and are killed when the measurement ends.
 import json, os, re, socket, subprocess, time
 
 
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def read_first(path, key=None):
+    """The first line of a /proc or /sys file, or with key the value of its first "key: value"
+    line; "" where the file or the key is missing."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if key is None:
+                    return line.strip()
+                name, _, value = line.partition(":")
+                if name.strip() == key:
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def host_facts():
+    """What makes two tables from different machines incomparable: the CPU model (this
+    project's VMs changed between stops, and a same-CPU round trip went from 6.9 to 2.7 us)
+    and the kernel's TCP congestion control (BBR's pacing decides rc_lat tcp at 256 KiB)."""
+    return dict(cpu_model=read_first("/proc/cpuinfo", "model name"),
+                tcp_congestion_control=read_first("/proc/sys/net/ipv4/tcp_congestion_control"))
+
+
 class Pin:
     """Where the client and the server of the current row run (the same for both programs)."""
     def __init__(self):

@@ -10,7 +10,7 @@ summary and the plot read every sweep file in OUT.
 import argparse, glob, json, os, re, shlex, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers import Peers, PIN  # noqa: E402
+from peers import Peers, PIN, host_facts, loadavg  # noqa: E402
 from sweeps import (LAT_TARGET, BW_TARGET, all_sweeps, meets, run_row, size_text)  # noqa: E402
 from extras import memory_over_time, micro  # noqa: E402
 from plot import plot  # noqa: E402
@@ -41,35 +41,6 @@ def fmt(v, unit):
     if v is None:
         return "-"
     return f"{v:.0f} ns" if unit == "ns" else f"{v / 1e6:.1f} MB/s"
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return " ".join(f.read().split()[:3])
-
-
-def read_first(path, key=None):
-    """The first line of a /proc or /sys file, or with key the value of its first "key: value"
-    line; "" where the file or the key is missing."""
-    try:
-        with open(path) as f:
-            for line in f:
-                if key is None:
-                    return line.strip()
-                name, _, value = line.partition(":")
-                if name.strip() == key:
-                    return value.strip()
-    except OSError:
-        pass
-    return ""
-
-
-def host_facts():
-    """What makes two tables from different machines incomparable: the CPU model (this
-    project's VMs changed between stops, and a same-CPU round trip went from 6.9 to 2.7 us)
-    and the kernel's TCP congestion control (BBR's pacing decides rc_lat tcp at 256 KiB)."""
-    return dict(cpu_model=read_first("/proc/cpuinfo", "model name"),
-                tcp_congestion_control=read_first("/proc/sys/net/ipv4/tcp_congestion_control"))
 
 
 def header(doc):

@@ -16,7 +16,7 @@ import argparse, contextlib, os, statistics, subprocess, sys, tempfile, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from peers import PIN, Peers, Server, client, free_port  # noqa: E402
+from peers import PIN, Peers, Server, client, free_port, host_facts, loadavg  # noqa: E402
 
 QPERF_SIZES = ("4K", "64K", "256K", "1M")
 IPERF3_SIZES = ("128K", "1M")
@@ -28,26 +28,20 @@ def size_bytes(text):
     return int(text[:-1]) * KI[text[-1]] if text[-1] in KI else int(text)
 
 
-def sysctl(name, value=None):
-    path = "/proc/sys/" + name.replace(".", "/")
-    if value is None:
-        with open(path) as f:
-            return f.read().strip()
-    with open(path, "w") as f:
-        f.write(value)
-
-
 @contextlib.contextmanager
 def congestion_control(cc):
     """The host's TCP congestion control set to `cc` for the block, restored after."""
-    name = "net.ipv4.tcp_congestion_control"
-    was = sysctl(name)
+    was = host_facts()["tcp_congestion_control"]
+
+    def set_to(value):
+        with open("/proc/sys/net/ipv4/tcp_congestion_control", "w") as f:
+            f.write(value)
     try:
         if cc:
-            sysctl(name, cc)
+            set_to(cc)
         yield
     finally:
-        sysctl(name, was)
+        set_to(was)
 
 
 def build_probes(where):
@@ -117,13 +111,12 @@ def main():
         so, bare = build_probes(tmp)
         written = dict(os.environ, LD_PRELOAD=so)
         with open(os.path.join(a.out, "README.md"), "w") as f:
-            cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                        if l.startswith("model name")), "?")
+            host = host_facts()
             f.write(f"# tcp_probes.py at {commit}\n\n`python3 bench/probes/tcp_probes.py "
                     f"{' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
-                    f", {os.cpu_count()} CPUs ({cpu}), Linux {os.uname().release}, TCP congestion "
-                    f"control {sysctl('net.ipv4.tcp_congestion_control')}, load average "
-                    f"{' '.join(open('/proc/loadavg').read().split()[:3])} at the start. Figures "
+                    f", {os.cpu_count()} CPUs ({host['cpu_model']}), Linux {os.uname().release}, "
+                    f"TCP congestion control {host['tcp_congestion_control']}, load average "
+                    f"{loadavg()} at the start. Figures "
                     f"in GB/s (fabperf's recv bandwidth, qperf's bw, iperf3's sum_received), one "
                     f"line per round, {a.reps} rounds, {a.seconds} s runs.\n")
         if "qperf" in only:  # qperf sends from the zero page; qperf_written from written pages
@@ -145,7 +138,7 @@ def main():
                      for s in SHAPES]
                   + [("iperf3", lambda: p.iperf3(size, 2))])
     with open(os.path.join(a.out, "README.md"), "a") as f:
-        f.write(f"load average {' '.join(open('/proc/loadavg').read().split()[:3])} at the end.\n")
+        f.write(f"load average {loadavg()} at the end.\n")
 
 
 if __name__ == "__main__":
