@@ -215,10 +215,10 @@ Result<size_t> DataLink::recv_some(void* buf, size_t len, double wait_s) {
 // A stream's bandwidth receiver takes what is queued without blocking and waits in poll()
 // when nothing is, as iperf3 does, rather than blocking in recv. A blocking recv that has
 // copied something goes on copying while segments keep arriving (the kernel processes the
-// socket's backlog instead of returning), so the sender's segments wait on the receiver's
-// lock; a non-blocking one returns when the queue is empty. On loopback at 1 MiB this read
-// 2-3% more in the host's fast mode (bench/results/tcp-receiver-shape-8862534/). Datagram
-// receivers keep the blocking call: for them the extra poll was a 5-9% loss.
+// socket's backlog instead of returning), holding the socket the while; a non-blocking one
+// returns when the queue is empty. On loopback at 1 MiB this read 1-3% more, level at 64 B to
+// 256 KiB (bench/results/tcp-receiver-shape-8862534/). Datagram receivers keep the blocking
+// call: for them the extra poll was a 5-9% loss.
 Result<size_t> DataLink::recv_polled(void* buf, size_t len, LazyDeadline& deadline) {
   for (;;) {
     ssize_t n = sys_recv(fd_.get(), buf, len, MSG_DONTWAIT);

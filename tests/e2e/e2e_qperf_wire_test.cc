@@ -51,8 +51,7 @@ bool heard(const RunOutput& r, const std::string& text) {
 // A stock client's view of a server's error: qperf's error channel loses the text now and then
 // (see heard()), so a run is repeated until the text shows, 100 times at most: at the 85% loss
 // seen on one VM, 20 tries all missed in one run of 26 (a red CI); 100 in fewer than one run
-// of ten million.
-// Each try must fail, and say "server:".
+// of ten million. Each try must fail, and say "server:".
 RunOutput qperf_error(const std::vector<std::string>& args, int port, const std::string& text) {
   RunOutput r;
   for (int attempt = 0; attempt < 100; ++attempt) {
