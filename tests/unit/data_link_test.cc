@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "session_child_util.h"
 #include "socket/sock_protocol.h"
 #include "socket/socket_link.h"
 
@@ -76,17 +77,15 @@ TEST(DataLinkRecvSome, AStreamEndsAtEofAndTimesOutWhenNothingComes) {
 long settled_syscall(pid_t tid) {
   long last = -2;
   int same = 0;
-  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < give_up) {
+  bool settled = testing::wait_until([&] {
     std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
     long nr = -1;
-    if (!(in >> nr)) return -1;
+    if (!(in >> nr)) nr = -1;
     same = nr == last ? same + 1 : 0;
     last = nr;
-    if (nr >= 0 && same >= 5) return nr;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return -1;
+    return nr >= 0 && same >= 5;
+  }, 10);
+  return settled ? last : -1;
 }
 
 // Where a receive with nothing queued waits: the system call its thread sleeps in.
