@@ -253,3 +253,12 @@ class Peers:
                               str(self.seconds), PIN.client, PIN.server],
                              capture_output=True, text=True, timeout=self.timeout).stdout
         return json.loads(out)["mean_ns"]
+
+    def floor_bw(self, proto, size):
+        """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream."""
+        out = subprocess.run([os.path.join(self.build, "floor_stream"), proto, str(size),
+                              str(self.seconds), PIN.client, PIN.server],
+                             capture_output=True, text=True, timeout=self.timeout)
+        if out.returncode != 0:
+            raise RuntimeError(f"floor_stream exited {out.returncode}: {out.stderr.strip()[-300:]}")
+        return json.loads(out.stdout)["recv_Bps"]

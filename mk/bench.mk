@@ -1,6 +1,6 @@
 # Side-by-side benchmarks against the peers over message sizes (docs: bench/README.md). Not
 # part of `make test`.
-#   make bench          installs the peers from Debian, builds the floor and the micro-
+#   make bench          installs the peers from Debian, builds the floors and the micro-
 #                       benchmarks, runs every sweep on loopback and writes one table per sweep
 #                       (bench/results/sweep_*.md, every run in sweep_*.json) and summary.md
 #   BENCH_SECONDS=S     length of each run in whole seconds (default 1); BENCH_REPS=1 for a smoke run
@@ -21,7 +21,7 @@ BENCH_ARGS = --build $(BUILD) --seconds $(BENCH_SECONDS) --reps $(BENCH_REPS) \
 .PHONY: bench bench-build bench-peers
 
 bench-build: build
-	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong micro_stats
+	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong floor_stream micro_stats
 
 bench-peers:
 	@missing=""; for p in $(BENCH_PEERS); do \

@@ -72,7 +72,8 @@ def measure(name, fn):
 
 
 def probe(out_dir, file_name, reps, programs):
-    """`programs`: (name, callable returning bytes/s); fabperf first. Rounds alternate."""
+    """`programs`: (name, callable returning bytes/s); the first is the base of the ratios
+    (fabperf, in these probes). Rounds alternate."""
     runs = {name: [] for name, _ in programs}
     with open(os.path.join(out_dir, file_name), "w") as f:
         for _ in range(reps):
@@ -84,9 +85,10 @@ def probe(out_dir, file_name, reps, programs):
                     runs[name].append(v)
             print(" ".join(line), file=f, flush=True)
             print(file_name, " ".join(line))
-        base = statistics.median(runs["fabperf"]) if runs["fabperf"] else float("nan")
-        ratios = [f"fabperf/{name}={base / statistics.median(v):.3f}"
-                  for name, v in runs.items() if name != "fabperf" and v]
+        first = programs[0][0]
+        base = statistics.median(runs[first]) if runs[first] else float("nan")
+        ratios = [f"{first}/{name}={base / statistics.median(v):.3f}"
+                  for name, v in runs.items() if name != first and v]
         print("# medians: " + " ".join(ratios), file=f)
 
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""What a second thread costs a bare stream: floor_stream (bench/floor_stream.cc) in its three
+shapes (single, thread, thread-own-fds), in alternating rounds, client CPU 0 and server CPU 1.
+
+fabperf's measuring thread always has its supervisor and stall watchdog beside it; qperf's
+processes have one thread. This measures that difference with nothing else changed.
+
+  python3 bench/probes/threads_probe.py OUT [--reps 12] [--seconds 1] [--cases tcp:4096,udp:64]
+
+Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, then the medians of the
+shapes: single over each threaded one) through tcp_probes.probe(), the alternating loop.
+"""
+import argparse, json, os, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from peers import PIN  # noqa: E402
+from tcp_probes import probe  # noqa: E402
+
+SHAPES = ("single", "thread", "thread-own-fds")
+
+
+def floor_stream(binary, proto, size, seconds, shape):
+    out = subprocess.run([binary, proto, str(size), str(seconds), PIN.client, PIN.server, shape],
+                         capture_output=True, text=True, timeout=30 + 10 * seconds)
+    if out.returncode != 0:
+        raise RuntimeError(f"floor_stream exited {out.returncode}: {out.stderr.strip()[-300:]}")
+    return json.loads(out.stdout)["recv_Bps"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--reps", type=int, default=12)
+    ap.add_argument("--seconds", type=int, default=1)
+    ap.add_argument("--cases", default="tcp:4096,udp:64")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    a = ap.parse_args()
+    PIN.apart()
+    os.makedirs(a.out, exist_ok=True)
+    binary = os.path.join(a.build, "floor_stream")
+    for case in a.cases.split(","):
+        proto, size = case.split(":")
+        programs = [(shape, lambda s=shape, pr=proto, n=size:
+                     floor_stream(binary, pr, n, a.seconds, s)) for shape in SHAPES]
+        probe(a.out, f"threads_{proto}_{size}.txt", a.reps, programs)
+
+
+if __name__ == "__main__":
+    main()
