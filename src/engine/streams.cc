@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/private_fds.h"
 #include "engine/affinity.h"
 #include "core/signals.h"
 #include "net/control.h"
@@ -59,7 +60,8 @@ int stream_count(const RunOptions& opts) {
   return static_cast<int>(std::max<uint64_t>(1, opts.streams));
 }
 
-Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message) {
+Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message,
+                   const StreamDescriptors& descriptors) {
   if (n < 1) n = 1;
   if (peer_message == PeerMessage::kByRole) {
     peer_message = ctx.role == Role::kClient ? PeerMessage::kFailure : PeerMessage::kEndOfData;
@@ -85,6 +87,12 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     slot.worker.peer_done_ = &peer_done;
     threads.emplace_back([&, i, slot_ptr = &slot] {
       StreamSlot& s = *slot_ptr;
+      bool private_fds = false;
+      if (descriptors) {
+        std::vector<int> keep = descriptors(i);
+        keep.push_back(wake_fd);
+        private_fds = take_private_fds(std::move(keep));
+      }
       s.status = apply_cpu_affinity(ctx.opts.cpu_affinity, i);
       int64_t user0 = thread_cpu_ns(false), kernel0 = thread_cpu_ns(true);
       if (s.status.ok()) s.status = body(s.worker);
@@ -94,6 +102,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
       if (!s.status.ok()) stop.store(true);  // one stream failing ends the others
       running.fetch_sub(1);
       wake(wake_fd);
+      if (private_fds) drop_private_fds();
     });
   }
   // Supervise: ^C, and the control channel. To a sender anything the peer sends now is its

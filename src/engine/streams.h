@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "engine/interval.h"
 #include "engine/side_stats.h"
@@ -71,8 +72,16 @@ int stream_count(const RunOptions& opts);
 // receives (a reversed or two-way socket test says which). Heartbeats are no message: a
 // client's stop heartbeat (^C) ends the server's side as its time would, and a client whose
 // run is stopped sends one.
+//
+// `descriptors`: where given, the descriptors stream i's body uses (its data link's). Each
+// stream's thread then runs on a private copy of the descriptor table holding those alone
+// (core/private_fds.h): its system calls borrow the socket's file rather than take a
+// reference each time. The body must then use no descriptor but those, and open none that
+// another thread uses.
 enum class PeerMessage { kByRole, kFailure, kEndOfData };
+using StreamDescriptors = std::function<std::vector<int>(int stream)>;
 Status run_streams(TestContext& ctx, int n, const StreamBody& body,
-                   PeerMessage peer_message = PeerMessage::kByRole);
+                   PeerMessage peer_message = PeerMessage::kByRole,
+                   const StreamDescriptors& descriptors = nullptr);
 
 }  // namespace fabperf

@@ -407,6 +407,14 @@ Result<std::vector<DataLink>> open_bw_links(TestContext& ctx, const SocketProtoc
   });
 }
 
+// The one descriptor each stream's loop uses: its data link's (run_streams gives each stream's
+// thread a table of its own holding it alone).
+StreamDescriptors link_fd(const std::vector<DataLink>& links) {
+  return [&links](int stream) {
+    return std::vector<int>{links[static_cast<size_t>(stream)].fd()};
+  };
+}
+
 // Whether this side sends in a one-way bandwidth test: the client, unless -R/--reverse.
 bool bw_sends(const TestContext& ctx) { return (ctx.role == Role::kClient) != ctx.opts.reverse; }
 
@@ -423,7 +431,7 @@ Status bw_role(TestContext& ctx) {
     if (!buf.ok()) return buf.status();
     Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
       return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
-    }, PeerMessage::kFailure);
+    }, PeerMessage::kFailure, link_fd(*links));
     // Only now: a receiver that saw every stream end would send its results (or its end
     // message), which the supervisor, still watching for a failure, would take for one.
     for (DataLink& link : *links) link.finish_sending();
@@ -441,7 +449,7 @@ Status bw_role(TestContext& ctx) {
   Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
     const size_t i = static_cast<size_t>(w.index);
     return recv_loop(ctx, (*links)[i], bytes(bufs[i]), size, w, nullptr);
-  }, PeerMessage::kEndOfData);
+  }, PeerMessage::kEndOfData, link_fd(*links));
   if (!s.ok()) return s;
   if (!proto.connected) return ctx.exchange({{"done", true}}, false).status();
   return Status::Ok();
@@ -482,7 +490,7 @@ Status bi_bw_role(TestContext& ctx) {
       return sent;
     }
     return recv_loop(ctx, *link, in, size, w, quiet_end);
-  });
+  }, PeerMessage::kByRole, [&](int) { return std::vector<int>{link->fd()}; });
   // One direction each: the sending thread's interval and the receiving thread's.
   SideStats& st = ctx.stats;
   if (st.streams.size() == 2) {

@@ -1,0 +1,28 @@
+// A measuring thread's own descriptor table.
+#pragma once
+
+#include <vector>
+
+namespace fabperf {
+
+// While a thread shares its process's descriptor table (every fabperf run has a supervisor and
+// a stall watchdog beside its measuring threads; qperf's processes have one thread), each
+// system call on a descriptor takes and drops a reference on its file; on a table of its own
+// the kernel borrows the file instead. A bare loopback stream with one idle thread beside it
+// ran tcp_bw 4 KiB 4.1% below the same program alone, and 1.9% below with a private table
+// (bench/results/floor-cubic-3b54112/threads/).
+//
+// take_private_fds: gives the calling thread a copy of the table (unshare(CLONE_FILES)) and
+// closes in the copy every descriptor above stderr but those in `keep`, so the thread holds
+// nothing else open: a server runs its socket sessions as threads of one process, and a copy
+// of another session's socket would keep it open after that session closed it. Descriptors
+// other threads open afterwards are not in the copy: the thread must need none. Returns false,
+// having changed nothing, where the kernel has no close_range (Linux < 5.9) or unshare fails.
+bool take_private_fds(std::vector<int> keep);
+
+// Closes the copy's descriptors above stderr. Call it last on a thread that took a private
+// table, so its copies are gone before a join on it returns: an exiting thread wakes its
+// joiner before the kernel releases its table.
+void drop_private_fds();
+
+}  // namespace fabperf
