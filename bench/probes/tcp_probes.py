@@ -80,7 +80,7 @@ def probe(out_dir, file_name, reps, programs):
             line = []
             for name, fn in programs:
                 v = measure(name, fn)
-                line.append(f"{name}={'failed' if v is None else round(v / 1e9, 2)}")
+                line.append(f"{name}={'failed' if v is None else f'{v / 1e9:.4g}'}")
                 if v is not None:
                     runs[name].append(v)
             print(" ".join(line), file=f, flush=True)

@@ -7,8 +7,9 @@ processes have one thread. This measures that difference with nothing else chang
 
   python3 bench/probes/threads_probe.py OUT [--reps 12] [--seconds 1] [--cases tcp:4096,udp:64]
 
-Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, then the medians of the
-shapes: single over each threaded one) through tcp_probes.probe(), the alternating loop.
+Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, to 4 significant digits,
+then single's median over each threaded shape's) through tcp_probes.probe(), the alternating
+loop.
 """
 import argparse, json, os, subprocess, sys
 
