@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "floor_pin.h"
+
 namespace {
 
 int64_t now_ns() {
@@ -44,14 +46,6 @@ bool recv_all(int fd, char* buf, size_t len, bool stream) {
     }
   }
   return true;
-}
-
-void pin(int cpu) {
-  if (cpu < 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  sched_setaffinity(0, sizeof set, &set);
 }
 
 }  // namespace

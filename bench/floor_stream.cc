@@ -33,20 +33,14 @@
 #include <string>
 #include <vector>
 
+#include "floor_pin.h"
+
 namespace {
 
 int64_t now_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-void pin(int cpu) {
-  if (cpu < 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  sched_setaffinity(0, sizeof set, &set);
 }
 
 volatile sig_atomic_t g_done = 0;
