@@ -31,6 +31,12 @@ Status set_timeouts(int fd, double seconds) {
   return Status::Ok();
 }
 
+// What a data call that ran out of time says, one text for each direction.
+Status send_timeout() { return Status::Timeout("send: no progress within the timeout"); }
+Status recv_timeout() {
+  return Status::Timeout("receive: nothing from the peer within the timeout");
+}
+
 Status tune_socket(int fd, const SocketProtocol& proto, const TestContext& ctx) {
   uint64_t buf = ctx.opts.sock_buf_size;
   if (buf > 0) {
@@ -125,7 +131,7 @@ Status DataLink::send_msg(const void* buf, size_t len) {
     }
     int err = errno;
     if (err == EINTR) {
-      if (expired()) return Status::Timeout("send: no progress within the timeout");
+      if (expired()) return send_timeout();
       continue;
     }
     if (err == EMSGSIZE) {
@@ -135,13 +141,13 @@ Status DataLink::send_msg(const void* buf, size_t len) {
     if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
       if (!busy_poll_) {
         if (err == ENOBUFS) continue;
-        return Status::Timeout("send: no progress within the timeout");
+        return send_timeout();
       }
       if (!have_deadline) {
         deadline = Deadline::After(timeout_s_);
         have_deadline = true;
       }
-      if (deadline.expired()) return Status::Timeout("send: no progress within the timeout");
+      if (deadline.expired()) return send_timeout();
       continue;
     }
     if (err == ECONNREFUSED && !proto_.connected) continue;  // ICMP from a closed peer port
@@ -159,7 +165,7 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline
     // A shorter wait than the watchdog's limit was asked for: wait for data first.
     auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
     if (!ready.ok()) return ready.status();
-    if (*ready == 0) return Status::Timeout("receive: nothing from the peer within the timeout");
+    if (*ready == 0) return recv_timeout();
   }
   for (;;) {
     ssize_t n = watched([&] { return sys_recv(fd_.get(), buf, len, 0); });
@@ -168,7 +174,7 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline
     if (err == EINTR) {
       // The watchdog ended a wait of recv_wait_s_: done, unless a longer one was asked for.
       if (expired() && deadline.get(recv_wait_s_).expired()) {
-        return Status::Timeout("receive: nothing from the peer within the timeout");
+        return recv_timeout();
       }
       continue;
     }
@@ -178,13 +184,13 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline
       auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
       if (!ready.ok()) return ready.status();
       if (*ready != 0) continue;
-      return Status::Timeout("receive: nothing from the peer within the timeout");
+      return recv_timeout();
     }
     if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
     // Busy-poll: spin, reading the clock every 256 tries. (A blocking socket has no receive
     // timeout, so EAGAIN there would be a surprise: treat it as one.)
     if (!busy_poll_ || (++spins % 256 == 0 && deadline.get().expired())) {
-      return Status::Timeout("receive: nothing from the peer within the timeout");
+      return recv_timeout();
     }
   }
 }
@@ -228,7 +234,7 @@ Result<size_t> DataLink::recv_polled(void* buf, size_t len, LazyDeadline& deadli
     if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
     auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
     if (!ready.ok()) return ready.status();
-    if (*ready == 0) return Status::Timeout("receive: nothing from the peer within the timeout");
+    if (*ready == 0) return recv_timeout();
   }
 }
 
