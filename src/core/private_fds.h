@@ -9,8 +9,8 @@ namespace fabperf {
 // a stall watchdog beside its measuring threads; qperf's processes have one thread), each
 // system call on a descriptor takes and drops a reference on its file; on a table of its own
 // the kernel borrows the file instead. A bare loopback stream with one idle thread beside it
-// ran tcp_bw 4 KiB 4.1% below the same program alone, and 1.9% below with a private table
-// (bench/results/floor-cubic-3b54112/threads/).
+// ran 1.3-4.1% below the same program alone (tcp 4 KiB, udp 64 B and 1 KiB), and 0.4-1.9%
+// below with a private table (bench/results/floor-cubic-3b54112/).
 //
 // take_private_fds: gives the calling thread a copy of the table (unshare(CLONE_FILES)) and
 // closes in the copy every descriptor above stderr but those in `keep`, so the thread holds
