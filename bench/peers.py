@@ -254,10 +254,12 @@ class Peers:
                              capture_output=True, text=True, timeout=self.timeout).stdout
         return json.loads(out)["mean_ns"]
 
-    def floor_bw(self, proto, size):
-        """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream."""
+    def floor_bw(self, proto, size, shape="single"):
+        """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream; `shape`
+        adds an idle thread ("thread") or that and a private descriptor table
+        ("thread-own-fds")."""
         out = subprocess.run([os.path.join(self.build, "floor_stream"), proto, str(size),
-                              str(self.seconds), PIN.client, PIN.server],
+                              str(self.seconds), PIN.client, PIN.server, shape],
                              capture_output=True, text=True, timeout=self.timeout)
         if out.returncode != 0:
             raise RuntimeError(f"floor_stream exited {out.returncode}: {out.stderr.strip()[-300:]}")

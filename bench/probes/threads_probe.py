@@ -11,24 +11,16 @@ Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, to 4 signi
 then single's median over each threaded shape's) through tcp_probes.probe(), the alternating
 loop.
 """
-import argparse, json, os, subprocess, sys
+import argparse, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from peers import PIN  # noqa: E402
+from peers import PIN, Peers  # noqa: E402
 from tcp_probes import probe  # noqa: E402
 
 SHAPES = ("single", "thread", "thread-own-fds")
-
-
-def floor_stream(binary, proto, size, seconds, shape):
-    out = subprocess.run([binary, proto, str(size), str(seconds), PIN.client, PIN.server, shape],
-                         capture_output=True, text=True, timeout=30 + 10 * seconds)
-    if out.returncode != 0:
-        raise RuntimeError(f"floor_stream exited {out.returncode}: {out.stderr.strip()[-300:]}")
-    return json.loads(out.stdout)["recv_Bps"]
 
 
 def main():
@@ -42,11 +34,11 @@ def main():
     a = ap.parse_args()
     PIN.apart()
     os.makedirs(a.out, exist_ok=True)
-    binary = os.path.join(a.build, "floor_stream")
+    peers = Peers(a.build, a.seconds)
     for case in a.cases.split(","):
         proto, size = case.split(":")
         programs = [(shape, lambda s=shape, pr=proto, n=size:
-                     floor_stream(binary, pr, n, a.seconds, s)) for shape in SHAPES]
+                     peers.floor_bw(pr, n, s)) for shape in SHAPES]
         probe(a.out, f"threads_{proto}_{size}.txt", a.reps, programs)
 
 
