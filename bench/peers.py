@@ -254,12 +254,13 @@ class Peers:
                              capture_output=True, text=True, timeout=self.timeout).stdout
         return json.loads(out)["mean_ns"]
 
-    def floor_bw(self, proto, size, shape="single"):
+    def floor_bw(self, proto, size, shape="single", calls="send"):
         """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream; `shape`
         adds an idle thread ("thread") or that and a private descriptor table
-        ("thread-own-fds")."""
+        ("thread-own-fds"); `calls` "write" takes qperf's write and read for fabperf's send
+        and recv."""
         out = subprocess.run([os.path.join(self.build, "floor_stream"), proto, str(size),
-                              str(self.seconds), PIN.client, PIN.server, shape],
+                              str(self.seconds), PIN.client, PIN.server, shape, calls],
                              capture_output=True, text=True, timeout=self.timeout)
         if out.returncode != 0:
             raise RuntimeError(f"floor_stream exited {out.returncode}: {out.stderr.strip()[-300:]}")

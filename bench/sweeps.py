@@ -193,8 +193,9 @@ def fab_sweep(p, sizes_lat, sizes_bw, provider="tcp"):
 
 def floor_sweep(p, sizes_tcp_bw, sizes_udp_bw):
     """The floor: a ping-pong of bare system calls (bench/floor_pingpong.cc), 1 byte, and one
-    stream of bare blocking writes and reads in qperf's shape (bench/floor_stream.cc) over sizes:
-    whether a bandwidth gap to a peer is fabperf's code or above what the calls alone give."""
+    stream of bare blocking sends and receives in qperf's shape (bench/floor_stream.cc, with
+    fabperf's calls) over sizes: whether a bandwidth gap to a peer is fabperf's code or above
+    what the calls alone give."""
     rows = []
     for test, sizes in (("tcp_bw", sizes_tcp_bw), ("udp_bw", sizes_udp_bw)):
         proto = test[:3]
@@ -243,7 +244,8 @@ def all_sweeps(p):
         "ucx": lambda: ucx_sweep(p, [64, 4 * KI, 64 * KI, KI * KI]),
         "fab": lambda: fab_sweep(p, [8, 4 * KI], [4 * KI, 64 * KI]),
         "nptcp": lambda: nptcp_sweep(p, [1, 64, KI, 16 * KI, 64 * KI]),
-        "floor": lambda: floor_sweep(p, [64, 4 * KI, 64 * KI, KI * KI], [64, KI]),
+        "floor": lambda: floor_sweep(p, [64, 4 * KI, 64 * KI, KI * KI],
+                                     [64, 256, KI, 4 * KI, 32 * KI]),
     }
 
 

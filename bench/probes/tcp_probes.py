@@ -44,14 +44,37 @@ def congestion_control(cc):
         set_to(was)
 
 
-def build_probes(where):
+def build_touch_malloc(where):
     so = os.path.join(where, "touch_malloc.so")
-    bare = os.path.join(where, "twostream")
     subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", so,
                     os.path.join(HERE, "touch_malloc.c")], check=True)
+    return so
+
+
+def build_probes(where):
+    bare = os.path.join(where, "twostream")
     subprocess.run(["gcc", "-O2", "-pthread", "-o", bare, os.path.join(HERE, "twostream.c")],
                    check=True)
-    return so, bare
+    return build_touch_malloc(where), bare
+
+
+def start_readme(out_dir, script, reps, seconds, figures):
+    """OUT/README.md's first lines: the command, when, where, at which commit."""
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    host = host_facts()
+    with open(os.path.join(out_dir, "README.md"), "w") as f:
+        f.write(f"# {script} at {commit}\n\n`python3 bench/probes/{script} "
+                f"{' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
+                f", {os.cpu_count()} CPUs ({host['cpu_model']}), Linux {os.uname().release}, "
+                f"TCP congestion control {host['tcp_congestion_control']}, load average "
+                f"{loadavg()} at the start. Figures in GB/s ({figures}), one line per round, "
+                f"{reps} rounds, {seconds} s runs.\n")
+
+
+def end_readme(out_dir):
+    with open(os.path.join(out_dir, "README.md"), "a") as f:
+        f.write(f"load average {loadavg()} at the end.\n")
 
 
 def bare_two_streams(bare, shape, size, seconds):
@@ -107,20 +130,11 @@ def main():
     PIN.apart()
     p = Peers(a.build, a.seconds)
     fab = lambda size, *extra: lambda: p.fabperf("tcp_bw", ["-m", size] + list(extra), "bw")
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as tmp, congestion_control(a.cc):
         so, bare = build_probes(tmp)
         written = dict(os.environ, LD_PRELOAD=so)
-        with open(os.path.join(a.out, "README.md"), "w") as f:
-            host = host_facts()
-            f.write(f"# tcp_probes.py at {commit}\n\n`python3 bench/probes/tcp_probes.py "
-                    f"{' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
-                    f", {os.cpu_count()} CPUs ({host['cpu_model']}), Linux {os.uname().release}, "
-                    f"TCP congestion control {host['tcp_congestion_control']}, load average "
-                    f"{loadavg()} at the start. Figures "
-                    f"in GB/s (fabperf's recv bandwidth, qperf's bw, iperf3's sum_received), one "
-                    f"line per round, {a.reps} rounds, {a.seconds} s runs.\n")
+        start_readme(a.out, "tcp_probes.py", a.reps, a.seconds,
+                     "fabperf's recv bandwidth, qperf's bw, iperf3's sum_received")
         if "qperf" in only:  # qperf sends from the zero page; qperf_written from written pages
             for m in QPERF_SIZES:
                 probe(a.out, f"qperf_written_{m}.txt", a.reps, [
@@ -139,8 +153,7 @@ def main():
                   + [(f"bare_{s}", lambda s=s: bare_two_streams(bare, s, size, a.seconds))
                      for s in SHAPES]
                   + [("iperf3", lambda: p.iperf3(size, 2))])
-    with open(os.path.join(a.out, "README.md"), "a") as f:
-        f.write(f"load average {loadavg()} at the end.\n")
+    end_readme(a.out)
 
 
 if __name__ == "__main__":
