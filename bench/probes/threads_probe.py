@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """What a second thread costs a bare stream: floor_stream (bench/floor_stream.cc) in its three
-shapes (single, thread, thread-own-fds), in alternating rounds, client CPU 0 and server CPU 1.
+shapes (single, thread, thread-own-fds), in alternating rounds, client CPU 0 and server CPU 1;
+and what its calls cost (--calls send,write: fabperf's send and recv against qperf's write and
+read).
 
 fabperf's measuring thread always has its supervisor and stall watchdog beside it; qperf's
 processes have one thread. This measures that difference with nothing else changed.
 
   python3 bench/probes/threads_probe.py OUT [--reps 12] [--seconds 1] [--cases tcp:4096,udp:64]
+      [--shapes single,thread,thread-own-fds] [--calls send] [--cc cubic]
+
+--cc sets the host's TCP congestion control for the run and restores the one it found (root).
 
 Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, to 4 significant digits,
-then single's median over each threaded shape's) through tcp_probes.probe(), the alternating
-loop.
+then the first program's median over each other's) through tcp_probes.probe(), the
+alternating loop. A program is named SHAPE, or SHAPE/CALLS when more than one CALLS is given.
 """
 import argparse, os, sys
 
@@ -18,9 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 from peers import PIN, Peers  # noqa: E402
-from tcp_probes import probe  # noqa: E402
-
-SHAPES = ("single", "thread", "thread-own-fds")
+from tcp_probes import congestion_control, probe  # noqa: E402
 
 
 def main():
@@ -30,16 +33,22 @@ def main():
     ap.add_argument("--reps", type=int, default=12)
     ap.add_argument("--seconds", type=int, default=1)
     ap.add_argument("--cases", default="tcp:4096,udp:64")
+    ap.add_argument("--shapes", default="single,thread,thread-own-fds")
+    ap.add_argument("--calls", default="send")
+    ap.add_argument("--cc", default="")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     a = ap.parse_args()
     PIN.apart()
     os.makedirs(a.out, exist_ok=True)
     peers = Peers(a.build, a.seconds)
-    for case in a.cases.split(","):
-        proto, size = case.split(":")
-        programs = [(shape, lambda s=shape, pr=proto, n=size:
-                     peers.floor_bw(pr, n, s)) for shape in SHAPES]
-        probe(a.out, f"threads_{proto}_{size}.txt", a.reps, programs)
+    calls = a.calls.split(",")
+    with congestion_control(a.cc):
+        for case in a.cases.split(","):
+            proto, size = case.split(":")
+            programs = [(shape if len(calls) == 1 else f"{shape}/{c}",
+                         lambda s=shape, c=c, pr=proto, n=size: peers.floor_bw(pr, n, s, c))
+                        for shape in a.shapes.split(",") for c in calls]
+            probe(a.out, f"threads_{proto}_{size}.txt", a.reps, programs)
 
 
 if __name__ == "__main__":
