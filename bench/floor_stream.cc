@@ -7,16 +7,20 @@
 // Usage: floor_stream tcp|udp SIZE SECONDS [CPU_CLIENT CPU_SERVER [SHAPE [CALLS]]]
 // CALLS: send (the default: send(MSG_NOSIGNAL) and recv, fabperf's calls) or write (write and
 // read, qperf's). A socket's send and recv skip the file layer's write and read checks and
-// notifications: on loopback at 4 KiB send ran 2.6% (TCP) and 2.6-5.5% (UDP) faster than write
-// with nothing else changed (bench/README.md), so the floor of fabperf's code is send's.
+// notifications, and ran faster with nothing else changed (bench/README.md, calls-cubic-*), so
+// the floor of fabperf's code is send's.
 // SHAPE asks what a second thread costs: single (the default), thread (one idle thread beside
 // the measuring one in each process, as fabperf's supervisor and watchdog sit beside its
 // measuring thread; qperf's processes have one thread), or thread-own-fds (that, and the
 // measuring thread takes a private descriptor table, unshare(CLONE_FILES), so the kernel looks
-// its socket up without taking a reference on it each call).
+// its socket up without taking a reference on it each call); or what a kernel timer at every
+// sleep does: timeout (single, and a UDP receiver waits under a 2 s SO_RCVTIMEO, as this floor
+// did until a receiver that spends longer going to sleep was found to leave the sender fewer
+// wake-ups to pay for).
 // Prints one JSON line: recv_Bps (bytes received over the time from the sender's first write to
 // the last byte received, as fabperf's receive interval), sent_Bps, recv_bytes, sent_bytes.
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -58,7 +62,7 @@ struct Received {
 
 // The process's shape for the run (see the usage above): run by each side after fork.
 void take_shape(const std::string& shape) {
-  if (shape == "single") return;
+  if (shape == "single" || shape == "timeout") return;
   std::thread([] { std::this_thread::sleep_for(std::chrono::hours(1)); }).detach();
   if (shape == "thread-own-fds" && unshare(CLONE_FILES) != 0) perror("unshare");
 }
@@ -69,13 +73,17 @@ int fail(const char* what) {
 }
 
 // The receiver (the forked child): counts what arrives until EOF (TCP) or a zero-length
-// datagram (UDP; a receive timeout of 2 s ends it if every end marker was lost).
-Received receive(int lfd, bool tcp, size_t size, bool use_send) {
+// datagram (UDP). If every end marker was lost, the sender's SIGUSR1 ends its wait: the
+// receiver blocks with no kernel timeout, as fabperf's does, unless the shape is `timeout`.
+Received receive(int lfd, bool tcp, size_t size, bool use_send, bool timeout) {
   Received r;
   std::vector<char> buf(size);
   int fd = tcp ? accept(lfd, nullptr, nullptr) : lfd;
   if (fd < 0) return r;
-  if (!tcp) {
+  struct sigaction act {};
+  act.sa_handler = [](int) {};  // no SA_RESTART: the blocked call returns EINTR
+  sigaction(SIGUSR1, &act, nullptr);
+  if (timeout) {
     timeval tv{2, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   }
@@ -83,8 +91,7 @@ Received receive(int lfd, bool tcp, size_t size, bool use_send) {
   for (;;) {
     ssize_t n = use_send ? recv(fd, buf.data() + at, size - at, 0)
                          : read(fd, buf.data() + at, size - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF, the end marker, an error or the timeout
+    if (n <= 0) break;  // EOF, the end marker, an error or the sender's SIGUSR1
     r.bytes += static_cast<uint64_t>(n);
     r.last_ns = now_ns();
     if (tcp) at = (at + static_cast<size_t>(n)) % size;
@@ -111,8 +118,8 @@ int main(int argc, char** argv) {
     fprintf(stderr, "floor_stream: SIZE and SECONDS must be positive\n");
     return 2;
   }
-  if (shape != "single" && shape != "thread" && shape != "thread-own-fds") {
-    fprintf(stderr, "floor_stream: the shape is single, thread or thread-own-fds, not %s\n",
+  if (shape != "single" && shape != "thread" && shape != "thread-own-fds" && shape != "timeout") {
+    fprintf(stderr, "floor_stream: the shape is single, thread, thread-own-fds or timeout, not %s\n",
             shape.c_str());
     return 2;
   }
@@ -138,7 +145,7 @@ int main(int argc, char** argv) {
   if (child == 0) {
     pin(cpu_server);
     take_shape(shape);
-    Received r = receive(lfd, tcp, size, use_send);
+    Received r = receive(lfd, tcp, size, use_send, shape == "timeout");
     ssize_t w = write(results[1], &r, sizeof r);
     _exit(w == static_cast<ssize_t>(sizeof r) ? 0 : 1);
   }
@@ -185,6 +192,16 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 3; ++i) send(fd, "", 0, 0);  // end markers; one may be dropped
   }
   Received r;
+  // Every end marker lost: end the receiver's wait (again, should the signal land between
+  // two calls), and give up on it after 5 s more.
+  pollfd done{results[0], POLLIN, 0};
+  for (int tries = 0; poll(&done, 1, tries == 0 ? 2000 : 100) == 0; ++tries) {
+    if (tries == 50) {
+      kill(child, SIGKILL);
+      break;
+    }
+    kill(child, SIGUSR1);
+  }
   ssize_t got = read(results[0], &r, sizeof r);
   int status = 0;
   waitpid(child, &status, 0);

@@ -2,7 +2,7 @@
 """What a second thread costs a bare stream: floor_stream (bench/floor_stream.cc) in its three
 shapes (single, thread, thread-own-fds), in alternating rounds, client CPU 0 and server CPU 1;
 and what its calls cost (--calls send,write: fabperf's send and recv against qperf's write and
-read).
+read), or a receive timeout (--shapes single,timeout).
 
 fabperf's measuring thread always has its supervisor and stall watchdog beside it; qperf's
 processes have one thread. This measures that difference with nothing else changed.
