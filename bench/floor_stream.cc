@@ -15,8 +15,8 @@
 // measuring thread takes a private descriptor table, unshare(CLONE_FILES), so the kernel looks
 // its socket up without taking a reference on it each call); or what a kernel timer at every
 // sleep does: timeout (single, and a UDP receiver waits under a 2 s SO_RCVTIMEO, as this floor
-// did until a receiver that spends longer going to sleep was found to leave the sender fewer
-// wake-ups to pay for).
+// did until that was found to make the stream faster at small datagrams, which fabperf's
+// receiver, with no kernel timer, is not: bench/results/timeout-af2f692/).
 // Prints one JSON line: recv_Bps (bytes received over the time from the sender's first write to
 // the last byte received, as fabperf's receive interval), sent_Bps, recv_bytes, sent_bytes.
 #include <netinet/in.h>
