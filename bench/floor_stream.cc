@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (shape != "single" && shape != "thread" && shape != "thread-own-fds" && shape != "timeout") {
-    fprintf(stderr, "floor_stream: the shape is single, thread, thread-own-fds or timeout, not %s\n",
+    fprintf(stderr,
+            "floor_stream: the shape is single, thread, thread-own-fds or timeout, not %s\n",
             shape.c_str());
     return 2;
   }
