@@ -86,6 +86,24 @@ def bare_two_streams(bare, shape, size, seconds):
     return float(out.split()[2]) * 1e9
 
 
+def probe_arguments(doc, reps):
+    """The options every probe takes: OUT, --reps (its default `reps`), --seconds, --build."""
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--seconds", type=int, default=1)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    return ap
+
+
+def probe_peers(a):
+    """The programs of a probe's parsed options `a`: the rows' CPUs set apart, OUT made."""
+    PIN.apart()
+    os.makedirs(a.out, exist_ok=True)
+    return Peers(a.build, a.seconds)
+
+
 def measure(name, fn):
     try:
         return fn()
@@ -116,19 +134,12 @@ def probe(out_dir, file_name, reps, programs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--reps", type=int, default=7)
+    ap = probe_arguments(__doc__, 7)
     ap.add_argument("--cc", default="")
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--seconds", type=int, default=1)
     ap.add_argument("--only", default="qperf,iperf3,two")
     a = ap.parse_args()
     only = set(a.only.split(","))
-    os.makedirs(a.out, exist_ok=True)
-    PIN.apart()
-    p = Peers(a.build, a.seconds)
+    p = probe_peers(a)
     fab = lambda size, *extra: lambda: p.fabperf("tcp_bw", ["-m", size] + list(extra), "bw")
     with tempfile.TemporaryDirectory() as tmp, congestion_control(a.cc):
         so, bare = build_probes(tmp)

@@ -16,31 +16,22 @@ Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, to 4 signi
 then the first program's median over each other's) through tcp_probes.probe(), the
 alternating loop. A program is named SHAPE, or SHAPE/CALLS when more than one CALLS is given.
 """
-import argparse, os, sys
+import os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from peers import PIN, Peers  # noqa: E402
-from tcp_probes import congestion_control, probe  # noqa: E402
+from tcp_probes import congestion_control, probe, probe_arguments, probe_peers  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--reps", type=int, default=12)
-    ap.add_argument("--seconds", type=int, default=1)
+    ap = probe_arguments(__doc__, 12)
     ap.add_argument("--cases", default="tcp:4096,udp:64")
     ap.add_argument("--shapes", default="single,thread,thread-own-fds")
     ap.add_argument("--calls", default="send")
     ap.add_argument("--cc", default="")
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     a = ap.parse_args()
-    PIN.apart()
-    os.makedirs(a.out, exist_ok=True)
-    peers = Peers(a.build, a.seconds)
+    peers = probe_peers(a)
     calls = a.calls.split(",")
     with congestion_control(a.cc):
         for case in a.cases.split(","):

@@ -13,28 +13,20 @@ floor_write with its buffers written (something its system calls alone do not ex
 Writes OUT/udp_SIZE.txt (a line per round in GB/s received, to 4 significant digits, then
 fabperf's median over each other program's) and OUT/README.md (when, where, at which commit).
 """
-import argparse, os, sys, tempfile
+import os, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from peers import PIN, Peers  # noqa: E402
-from tcp_probes import build_touch_malloc, end_readme, probe, start_readme  # noqa: E402
+from tcp_probes import (build_touch_malloc, end_readme, probe, probe_arguments,  # noqa: E402
+                        probe_peers, start_readme)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("--reps", type=int, default=8)
-    ap.add_argument("--seconds", type=int, default=1)
+    ap = probe_arguments(__doc__, 8)
     ap.add_argument("--sizes", default="256,4096,32768")
-    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     a = ap.parse_args()
-    PIN.apart()
-    os.makedirs(a.out, exist_ok=True)
-    p = Peers(a.build, a.seconds)
+    p = probe_peers(a)
     with tempfile.TemporaryDirectory() as tmp:
         so = build_touch_malloc(tmp)
         start_readme(a.out, "udp_probes.py", a.reps, a.seconds,
