@@ -8,9 +8,11 @@ fabperf's measuring thread always has its supervisor and stall watchdog beside i
 processes have one thread. This measures that difference with nothing else changed.
 
   python3 bench/probes/threads_probe.py OUT [--reps 12] [--seconds 1] [--cases tcp:4096,udp:64]
-      [--shapes single,thread,thread-own-fds] [--calls send] [--cc cubic]
+      [--shapes single,thread,thread-own-fds] [--calls send] [--cc cubic] [--fabperf]
 
 --cc sets the host's TCP congestion control for the run and restores the one it found (root).
+--fabperf adds fabperf's own run of each case (`-m SIZE PROTO_bw`) to the rounds, last, so a
+gap between fabperf and the floor splits into what the threads cost and what is left.
 
 Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, to 4 significant digits,
 then the first program's median over each other's) through tcp_probes.probe(), the
@@ -30,6 +32,7 @@ def main():
     ap.add_argument("--shapes", default="single,thread,thread-own-fds")
     ap.add_argument("--calls", default="send")
     ap.add_argument("--cc", default="")
+    ap.add_argument("--fabperf", action="store_true")
     a = ap.parse_args()
     peers = probe_peers(a)
     calls = a.calls.split(",")
@@ -39,6 +42,9 @@ def main():
             programs = [(shape if len(calls) == 1 else f"{shape}/{c}",
                          lambda s=shape, c=c, pr=proto, n=size: peers.floor_bw(pr, n, s, c))
                         for shape in a.shapes.split(",") for c in calls]
+            if a.fabperf:
+                programs.append(("fabperf", lambda pr=proto, n=size:
+                                 peers.fabperf(f"{pr}_bw", ["-m", n], "bw")))
             probe(a.out, f"threads_{proto}_{size}.txt", a.reps, programs)
 
 
