@@ -6,7 +6,10 @@
 // the peer's system calls alone do not explain (fabperf at the floor, the peer above it).
 // Usage: floor_stream tcp|udp SIZE SECONDS [CPU_CLIENT CPU_SERVER [SHAPE [CALLS]]]
 // CALLS: send (the default: send(MSG_NOSIGNAL) and recv, fabperf's calls) or write (write and
-// read, qperf's). A socket's send and recv skip the file layer's write and read checks and
+// read, qperf's), or syscall (sendto and recvfrom through syscall(2), as fabperf makes them:
+// glibc's send and recv are cancellation points, and in a process of more than one thread each
+// call pays two atomic operations to enable and disable asynchronous cancellation, which
+// syscall(2) does not; with one thread the two are the same). A socket's send and recv skip the file layer's write and read checks and
 // notifications, and ran faster with nothing else changed (bench/README.md, calls-cubic-*), so
 // the floor of fabperf's code is send's.
 // SHAPE asks what a second thread costs: single (the default), thread (one idle thread beside
@@ -24,6 +27,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +58,26 @@ int64_t now_ns() {
 volatile sig_atomic_t g_done = 0;
 void on_alarm(int) { g_done = 1; }
 
+enum class Calls { kSend, kWrite, kSyscall };
+
+ssize_t send_some(Calls calls, int fd, const char* p, size_t len) {
+  switch (calls) {
+    case Calls::kSend: return send(fd, p, len, MSG_NOSIGNAL);
+    case Calls::kWrite: return write(fd, p, len);
+    case Calls::kSyscall: return syscall(SYS_sendto, fd, p, len, MSG_NOSIGNAL, nullptr, 0);
+  }
+  return -1;
+}
+
+ssize_t recv_some(Calls calls, int fd, char* p, size_t len) {
+  switch (calls) {
+    case Calls::kSend: return recv(fd, p, len, 0);
+    case Calls::kWrite: return read(fd, p, len);
+    case Calls::kSyscall: return syscall(SYS_recvfrom, fd, p, len, 0, nullptr, nullptr);
+  }
+  return -1;
+}
+
 // What the receiver sends back through the pipe.
 struct Received {
   uint64_t bytes = 0;
@@ -75,7 +99,7 @@ int fail(const char* what) {
 // The receiver (the forked child): counts what arrives until EOF (TCP) or a zero-length
 // datagram (UDP). If every end marker was lost, the sender's SIGUSR1 ends its wait: the
 // receiver blocks with no kernel timeout, as fabperf's does, unless the shape is `timeout`.
-Received receive(int lfd, bool tcp, size_t size, bool use_send, bool timeout) {
+Received receive(int lfd, bool tcp, size_t size, Calls calls, bool timeout) {
   Received r;
   std::vector<char> buf(size);
   int fd = tcp ? accept(lfd, nullptr, nullptr) : lfd;
@@ -89,8 +113,7 @@ Received receive(int lfd, bool tcp, size_t size, bool use_send, bool timeout) {
   }
   size_t at = 0;
   for (;;) {
-    ssize_t n = use_send ? recv(fd, buf.data() + at, size - at, 0)
-                         : read(fd, buf.data() + at, size - at);
+    ssize_t n = recv_some(calls, fd, buf.data() + at, size - at);
     if (n <= 0) break;  // EOF, the end marker, an error or the sender's SIGUSR1
     r.bytes += static_cast<uint64_t>(n);
     r.last_ns = now_ns();
@@ -113,7 +136,7 @@ int main(int argc, char** argv) {
   const int cpu_client = argc > 5 ? std::atoi(argv[4]) : -1;
   const int cpu_server = argc > 5 ? std::atoi(argv[5]) : -1;
   const std::string shape = argc > 6 ? argv[6] : "single";
-  const std::string calls = argc > 7 ? argv[7] : "send";
+  const std::string calls_name = argc > 7 ? argv[7] : "send";
   if (size == 0 || seconds <= 0) {
     fprintf(stderr, "floor_stream: SIZE and SECONDS must be positive\n");
     return 2;
@@ -124,11 +147,14 @@ int main(int argc, char** argv) {
             shape.c_str());
     return 2;
   }
-  if (calls != "send" && calls != "write") {
-    fprintf(stderr, "floor_stream: the calls are send or write, not %s\n", calls.c_str());
+  if (calls_name != "send" && calls_name != "write" && calls_name != "syscall") {
+    fprintf(stderr, "floor_stream: the calls are send, write or syscall, not %s\n",
+            calls_name.c_str());
     return 2;
   }
-  const bool use_send = calls == "send";
+  const Calls calls = calls_name == "send"    ? Calls::kSend
+                      : calls_name == "write" ? Calls::kWrite
+                                              : Calls::kSyscall;
   const int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -146,7 +172,7 @@ int main(int argc, char** argv) {
   if (child == 0) {
     pin(cpu_server);
     take_shape(shape);
-    Received r = receive(lfd, tcp, size, use_send, shape == "timeout");
+    Received r = receive(lfd, tcp, size, calls, shape == "timeout");
     ssize_t w = write(results[1], &r, sizeof r);
     _exit(w == static_cast<ssize_t>(sizeof r) ? 0 : 1);
   }
@@ -173,7 +199,7 @@ int main(int argc, char** argv) {
     size_t left = size;
     const char* p = buf.data();
     while (left > 0 && !g_done) {
-      ssize_t n = use_send ? send(fd, p, left, MSG_NOSIGNAL) : write(fd, p, left);
+      ssize_t n = send_some(calls, fd, p, left);
       if (n < 0) {
         if (errno == EINTR) continue;
         kill(child, SIGKILL);

@@ -258,7 +258,7 @@ class Peers:
         """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream; `shape`
         adds an idle thread ("thread") or that and a private descriptor table
         ("thread-own-fds"); `calls` "write" takes qperf's write and read for fabperf's send
-        and recv."""
+        and recv, "syscall" sendto and recvfrom through syscall(2), as fabperf makes them."""
         out = subprocess.run([os.path.join(self.build, "floor_stream"), proto, str(size),
                               str(self.seconds), PIN.client, PIN.server, shape, calls],
                              capture_output=True, text=True, timeout=self.timeout)
