@@ -5,13 +5,13 @@
 // bandwidth row's gap to a peer is fabperf's own code (fabperf below this floor) or something
 // the peer's system calls alone do not explain (fabperf at the floor, the peer above it).
 // Usage: floor_stream tcp|udp SIZE SECONDS [CPU_CLIENT CPU_SERVER [SHAPE [CALLS]]]
-// CALLS: send (the default: send(MSG_NOSIGNAL) and recv, fabperf's calls) or write (write and
-// read, qperf's), or syscall (sendto and recvfrom through syscall(2), as fabperf makes them:
-// glibc's send and recv are cancellation points, and in a process of more than one thread each
-// call pays two atomic operations to enable and disable asynchronous cancellation, which
-// syscall(2) does not; with one thread the two are the same). A socket's send and recv skip the file layer's write and read checks and
-// notifications, and ran faster with nothing else changed (bench/README.md, calls-cubic-*), so
-// the floor of fabperf's code is send's.
+// CALLS: send (the default: send(MSG_NOSIGNAL) and recv), write (write and read, qperf's), or
+// syscall (sendto and recvfrom through syscall(2), as fabperf makes them). A socket's send and
+// recv skip the file layer's write and read checks and notifications, and ran faster with
+// nothing else changed (bench/README.md, calls-cubic-*), so the floor of fabperf's code is
+// send's in a process of one thread. With more threads glibc's send and recv, cancellation
+// points, pay two atomic operations a call to enable and disable asynchronous cancellation;
+// syscall(2) does not, and neither does fabperf: compare thread shapes in syscall's calls.
 // SHAPE asks what a second thread costs: single (the default), thread (one idle thread beside
 // the measuring one in each process, as fabperf's supervisor and watchdog sit beside its
 // measuring thread; qperf's processes have one thread), or thread-own-fds (that, and the
