@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floor_pin.h"
@@ -59,6 +60,19 @@ volatile sig_atomic_t g_done = 0;
 void on_alarm(int) { g_done = 1; }
 
 enum class Calls { kSend, kWrite, kSyscall };
+
+// CALLS by name: false for a name that is none of them.
+bool parse_calls(const std::string& name, Calls* calls) {
+  static const std::pair<const char*, Calls> kNames[] = {
+      {"send", Calls::kSend}, {"write", Calls::kWrite}, {"syscall", Calls::kSyscall}};
+  for (const auto& [text, value] : kNames) {
+    if (name == text) {
+      *calls = value;
+      return true;
+    }
+  }
+  return false;
+}
 
 ssize_t send_some(Calls calls, int fd, const char* p, size_t len) {
   switch (calls) {
@@ -147,14 +161,12 @@ int main(int argc, char** argv) {
             shape.c_str());
     return 2;
   }
-  if (calls_name != "send" && calls_name != "write" && calls_name != "syscall") {
+  Calls calls = Calls::kSend;
+  if (!parse_calls(calls_name, &calls)) {
     fprintf(stderr, "floor_stream: the calls are send, write or syscall, not %s\n",
             calls_name.c_str());
     return 2;
   }
-  const Calls calls = calls_name == "send"    ? Calls::kSend
-                      : calls_name == "write" ? Calls::kWrite
-                                              : Calls::kSyscall;
   const int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
