@@ -21,7 +21,9 @@ inline int64_t now_ns() {
 // takes ~270 ns on a fast host, where a read (~18 ns) was 7% of the socket send loop; a
 // 1 KiB UDP send ~1.5 us, where it was 1.7%. A tick() returns a time at most ~2 * kTargetNs
 // old, so a -t limit ends that much late at most (once iterations slow down suddenly,
-// kMaxStride of them); callers that need the exact time of an end read now_ns() there.
+// kMaxStride of them); callers that need the exact time of an end read now_ns() there. The
+// socket bandwidth loops use it for their -t limit (send) and their last message's time
+// (receive, which restart()s it after a wait it saw).
 class StridedClock {
  public:
   static constexpr int64_t kTargetNs = 10000;
@@ -40,6 +42,13 @@ class StridedClock {
     left_ = stride_;
     last_ = now;
     return now;
+  }
+  // The loop waited (it read the clock then): the next tick() reads it again, and the stride
+  // starts over from 1.
+  void restart(int64_t now) {
+    last_ = now;
+    stride_ = 1;
+    left_ = 1;
   }
   int64_t last() const { return last_; }
   uint32_t stride() const { return stride_; }

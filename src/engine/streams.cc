@@ -85,6 +85,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     slot.worker.start_ns = start;
     slot.worker.stop_ = &stop;
     slot.worker.peer_done_ = &peer_done;
+    slot.worker.live_ = ctx.interval.enabled();
     threads.emplace_back([&, i, slot_ptr = &slot] {
       StreamSlot& s = *slot_ptr;
       bool private_fds = false;

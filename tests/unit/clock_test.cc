@@ -1,4 +1,4 @@
-// StridedClock: the amortised clock of the socket send loop.
+// StridedClock: the amortised clock of the socket send and receive loops.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,6 +45,20 @@ TEST(StridedClock, SlowIterationsReadTheClockEveryTime) {
   const int64_t before = now_ns();
   spin_for(3 * StridedClock::kTargetNs);
   EXPECT_GE(clock.tick(), before + 3 * StridedClock::kTargetNs);
+}
+
+TEST(StridedClock, AfterARestartTheNextTickIsAFreshRead) {
+  StridedClock clock(now_ns());
+  for (int i = 0; i < 1000; ++i) clock.tick();  // wide stride: most ticks return the last read
+  ASSERT_GT(clock.stride(), 1u);
+  // A receive loop that waited restarts the clock: the message after the wait is timed by a
+  // read of its own, not by the read before the wait.
+  const int64_t waited_at = now_ns();
+  clock.restart(waited_at);
+  EXPECT_EQ(clock.last(), waited_at);
+  EXPECT_EQ(clock.stride(), 1u);
+  spin_for(3 * StridedClock::kTargetNs);
+  EXPECT_GE(clock.tick(), waited_at + 3 * StridedClock::kTargetNs);
 }
 
 }  // namespace
