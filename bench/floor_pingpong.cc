@@ -1,6 +1,10 @@
 // The floor: a ping-pong over loopback with nothing but the system calls (one send and one
 // recv per side per round trip; busy-poll mode spins on MSG_DONTWAIT), to show what fabperf
-// itself adds. Usage: floor_pingpong tcp|udp block|poll SIZE SECONDS [CPU_CLIENT CPU_SERVER]
+// itself adds. Usage:
+//   floor_pingpong tcp|udp block|poll SIZE SECONDS [CPU_CLIENT CPU_SERVER [SHAPE [CALLS]]]
+// SHAPE and CALLS (bench/floor_shape.h) default to single and send: qperf's processes, one
+// thread each. `write` (read and write) takes a blocking TCP ping-pong only: those calls have
+// neither MSG_DONTWAIT nor the UDP server's reply address.
 // Prints one JSON line: half round trip in ns (mean, p50), samples.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "floor_pin.h"
+#include "floor_shape.h"
 
 namespace {
 
@@ -30,12 +35,13 @@ int64_t now_ns() {
 }
 
 bool g_poll = false;
+Calls g_calls = Calls::kSend;
 
 // Exactly len bytes (TCP) or one datagram (UDP); spins on EAGAIN in poll mode.
 bool recv_all(int fd, char* buf, size_t len, bool stream) {
   size_t got = 0;
   while (got < len) {
-    ssize_t n = recv(fd, buf + got, len - got, g_poll ? MSG_DONTWAIT : 0);
+    ssize_t n = recv_from(g_calls, fd, buf + got, len - got, g_poll ? MSG_DONTWAIT : 0);
     if (n > 0) {
       if (!stream) return true;
       got += static_cast<size_t>(n);
@@ -52,7 +58,9 @@ bool recv_all(int fd, char* buf, size_t len, bool stream) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s tcp|udp block|poll SIZE SECONDS [CPU_CLIENT CPU_SERVER]\n", argv[0]);
+    fprintf(stderr,
+            "usage: %s tcp|udp block|poll SIZE SECONDS [CPU_CLIENT CPU_SERVER [SHAPE [CALLS]]]\n",
+            argv[0]);
     return 2;
   }
   bool tcp = std::string(argv[1]) == "tcp";
@@ -60,6 +68,24 @@ int main(int argc, char** argv) {
   size_t size = std::strtoul(argv[3], nullptr, 10);
   double seconds = std::atof(argv[4]);
   int cpu_client = argc > 6 ? std::atoi(argv[5]) : -1, cpu_server = argc > 6 ? std::atoi(argv[6]) : -1;
+  const std::string shape_name = argc > 7 ? argv[7] : "single";
+  const std::string calls_name = argc > 8 ? argv[8] : "send";
+  Shape shape = Shape::kSingle;
+  if (!parse_shape(shape_name, &shape)) {
+    fprintf(stderr,
+            "floor_pingpong: the shape is single, thread, thread-own-fds or timeout, not %s\n",
+            shape_name.c_str());
+    return 2;
+  }
+  if (!parse_calls(calls_name, &g_calls)) {
+    fprintf(stderr, "floor_pingpong: the calls are send, write or syscall, not %s\n",
+            calls_name.c_str());
+    return 2;
+  }
+  if (g_calls == Calls::kWrite && (!tcp || g_poll)) {
+    fprintf(stderr, "floor_pingpong: write and read take a blocking TCP ping-pong only\n");
+    return 2;
+  }
   int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -74,42 +100,47 @@ int main(int argc, char** argv) {
   pid_t child = fork();
   if (child == 0) {  // server: echo
     pin(cpu_server);
+    take_shape(shape);
     int fd = lfd;
     if (tcp) {
       fd = accept(lfd, nullptr, nullptr);
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
+    take_timeout(shape, fd);
     for (;;) {
       if (tcp) {
         if (!recv_all(fd, buf.data(), size, true)) _exit(0);
-        if (send(fd, buf.data(), size, 0) < 0) _exit(0);
+        if (send_to(g_calls, fd, buf.data(), size, 0) < 0) _exit(0);
       } else {
         sockaddr_in peer{};
         socklen_t plen = sizeof peer;
         ssize_t n;
-        do n = recvfrom(fd, buf.data(), size, g_poll ? MSG_DONTWAIT : 0,
-                        reinterpret_cast<sockaddr*>(&peer), &plen);
+        do n = recv_from(g_calls, fd, buf.data(), size, g_poll ? MSG_DONTWAIT : 0,
+                         reinterpret_cast<sockaddr*>(&peer), &plen);
         while (n < 0 && (errno == EAGAIN || errno == EINTR));
         if (n <= 0) _exit(0);  // a zero-length datagram ends the test
-        sendto(fd, buf.data(), static_cast<size_t>(n), 0, reinterpret_cast<sockaddr*>(&peer), plen);
+        send_to(g_calls, fd, buf.data(), static_cast<size_t>(n), 0,
+                reinterpret_cast<sockaddr*>(&peer), plen);
       }
     }
   }
   pin(cpu_client);
+  take_shape(shape);
   int fd = socket(AF_INET, type, 0);
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) return 1;
   if (tcp) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  take_timeout(shape, fd);
   std::vector<int64_t> samples;
   samples.reserve(4 << 20);
   int64_t end = now_ns() + static_cast<int64_t>(seconds * 1e9);
   for (int i = 0; i < 1000; ++i) {  // warm-up, as fabperf's --warmup
-    send(fd, buf.data(), size, 0);
+    send_to(g_calls, fd, buf.data(), size, 0);
     recv_all(fd, buf.data(), size, tcp);
   }
   for (;;) {
     int64_t t0 = now_ns();
     if (t0 >= end || samples.size() == samples.capacity()) break;
-    if (send(fd, buf.data(), size, 0) < 0) return 1;
+    if (send_to(g_calls, fd, buf.data(), size, 0) < 0) return 1;
     if (!recv_all(fd, buf.data(), size, tcp)) return 1;
     samples.push_back(now_ns() - t0);
   }

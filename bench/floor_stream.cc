@@ -5,21 +5,13 @@
 // bandwidth row's gap to a peer is fabperf's own code (fabperf below this floor) or something
 // the peer's system calls alone do not explain (fabperf at the floor, the peer above it).
 // Usage: floor_stream tcp|udp SIZE SECONDS [CPU_CLIENT CPU_SERVER [SHAPE [CALLS]]]
-// CALLS: send (the default: send(MSG_NOSIGNAL) and recv), write (write and read, qperf's), or
-// syscall (sendto and recvfrom through syscall(2), as fabperf makes them). A socket's send and
-// recv skip the file layer's write and read checks and notifications, and ran faster with
-// nothing else changed (bench/README.md, calls-cubic-*), so the floor of fabperf's code is
-// send's in a process of one thread. With more threads glibc's send and recv, cancellation
-// points, pay two atomic operations a call to enable and disable asynchronous cancellation;
-// syscall(2) does not, and neither does fabperf: compare thread shapes in syscall's calls.
-// SHAPE asks what a second thread costs: single (the default), thread (one idle thread beside
-// the measuring one in each process, as fabperf's supervisor and watchdog sit beside its
-// measuring thread; qperf's processes have one thread), or thread-own-fds (that, and the
-// measuring thread takes a private descriptor table, unshare(CLONE_FILES), so the kernel looks
-// its socket up without taking a reference on it each call); or what a kernel timer at every
-// sleep does: timeout (single, and a UDP receiver waits under a 2 s SO_RCVTIMEO, as this floor
-// did until that was found to make the stream faster at small datagrams, which fabperf's
-// receiver, with no kernel timer, is not: bench/results/timeout-af2f692/).
+// SHAPE and CALLS (bench/floor_shape.h) default to single and send. A socket's send and recv
+// skip the file layer's write and read checks and notifications, and ran faster with nothing
+// else changed (bench/README.md, calls-cubic-*), so the floor of fabperf's code is send's in a
+// process of one thread; with more threads compare in syscall's calls, as fabperf makes them.
+// The timeout shape: a UDP receiver's 2 s SO_RCVTIMEO, as this floor had until that was found
+// to make the stream faster at small datagrams, which fabperf's receiver, with no kernel
+// timer, is not (bench/results/timeout-af2f692/).
 // Prints one JSON line: recv_Bps (bytes received over the time from the sender's first write to
 // the last byte received, as fabperf's receive interval), sent_Bps, recv_bytes, sent_bytes.
 #include <netinet/in.h>
@@ -47,6 +39,7 @@
 #include <vector>
 
 #include "floor_pin.h"
+#include "floor_shape.h"
 
 namespace {
 
@@ -59,51 +52,11 @@ int64_t now_ns() {
 volatile sig_atomic_t g_done = 0;
 void on_alarm(int) { g_done = 1; }
 
-enum class Calls { kSend, kWrite, kSyscall };
-
-// CALLS by name: false for a name that is none of them.
-bool parse_calls(const std::string& name, Calls* calls) {
-  static const std::pair<const char*, Calls> kNames[] = {
-      {"send", Calls::kSend}, {"write", Calls::kWrite}, {"syscall", Calls::kSyscall}};
-  for (const auto& [text, value] : kNames) {
-    if (name == text) {
-      *calls = value;
-      return true;
-    }
-  }
-  return false;
-}
-
-ssize_t send_some(Calls calls, int fd, const char* p, size_t len) {
-  switch (calls) {
-    case Calls::kSend: return send(fd, p, len, MSG_NOSIGNAL);
-    case Calls::kWrite: return write(fd, p, len);
-    case Calls::kSyscall: return syscall(SYS_sendto, fd, p, len, MSG_NOSIGNAL, nullptr, 0);
-  }
-  return -1;
-}
-
-ssize_t recv_some(Calls calls, int fd, char* p, size_t len) {
-  switch (calls) {
-    case Calls::kSend: return recv(fd, p, len, 0);
-    case Calls::kWrite: return read(fd, p, len);
-    case Calls::kSyscall: return syscall(SYS_recvfrom, fd, p, len, 0, nullptr, nullptr);
-  }
-  return -1;
-}
-
 // What the receiver sends back through the pipe.
 struct Received {
   uint64_t bytes = 0;
   int64_t last_ns = 0;
 };
-
-// The process's shape for the run (see the usage above): run by each side after fork.
-void take_shape(const std::string& shape) {
-  if (shape == "single" || shape == "timeout") return;
-  std::thread([] { std::this_thread::sleep_for(std::chrono::hours(1)); }).detach();
-  if (shape == "thread-own-fds" && unshare(CLONE_FILES) != 0) perror("unshare");
-}
 
 int fail(const char* what) {
   fprintf(stderr, "floor_stream: %s: %s\n", what, strerror(errno));
@@ -113,7 +66,7 @@ int fail(const char* what) {
 // The receiver (the forked child): counts what arrives until EOF (TCP) or a zero-length
 // datagram (UDP). If every end marker was lost, the sender's SIGUSR1 ends its wait: the
 // receiver blocks with no kernel timeout, as fabperf's does, unless the shape is `timeout`.
-Received receive(int lfd, bool tcp, size_t size, Calls calls, bool timeout) {
+Received receive(int lfd, bool tcp, size_t size, Calls calls, Shape shape) {
   Received r;
   std::vector<char> buf(size);
   int fd = tcp ? accept(lfd, nullptr, nullptr) : lfd;
@@ -121,13 +74,10 @@ Received receive(int lfd, bool tcp, size_t size, Calls calls, bool timeout) {
   struct sigaction act {};
   act.sa_handler = [](int) {};  // no SA_RESTART: the blocked call returns EINTR
   sigaction(SIGUSR1, &act, nullptr);
-  if (timeout) {
-    timeval tv{2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  }
+  take_timeout(shape, fd);
   size_t at = 0;
   for (;;) {
-    ssize_t n = recv_some(calls, fd, buf.data() + at, size - at);
+    ssize_t n = recv_from(calls, fd, buf.data() + at, size - at, 0);
     if (n <= 0) break;  // EOF, the end marker, an error or the sender's SIGUSR1
     r.bytes += static_cast<uint64_t>(n);
     r.last_ns = now_ns();
@@ -149,16 +99,17 @@ int main(int argc, char** argv) {
   const double seconds = std::atof(argv[3]);
   const int cpu_client = argc > 5 ? std::atoi(argv[4]) : -1;
   const int cpu_server = argc > 5 ? std::atoi(argv[5]) : -1;
-  const std::string shape = argc > 6 ? argv[6] : "single";
+  const std::string shape_name = argc > 6 ? argv[6] : "single";
   const std::string calls_name = argc > 7 ? argv[7] : "send";
   if (size == 0 || seconds <= 0) {
     fprintf(stderr, "floor_stream: SIZE and SECONDS must be positive\n");
     return 2;
   }
-  if (shape != "single" && shape != "thread" && shape != "thread-own-fds" && shape != "timeout") {
+  Shape shape = Shape::kSingle;
+  if (!parse_shape(shape_name, &shape)) {
     fprintf(stderr,
             "floor_stream: the shape is single, thread, thread-own-fds or timeout, not %s\n",
-            shape.c_str());
+            shape_name.c_str());
     return 2;
   }
   Calls calls = Calls::kSend;
@@ -184,7 +135,7 @@ int main(int argc, char** argv) {
   if (child == 0) {
     pin(cpu_server);
     take_shape(shape);
-    Received r = receive(lfd, tcp, size, calls, shape == "timeout");
+    Received r = receive(lfd, tcp, size, calls, shape);
     ssize_t w = write(results[1], &r, sizeof r);
     _exit(w == static_cast<ssize_t>(sizeof r) ? 0 : 1);
   }
@@ -211,7 +162,7 @@ int main(int argc, char** argv) {
     size_t left = size;
     const char* p = buf.data();
     while (left > 0 && !g_done) {
-      ssize_t n = send_some(calls, fd, p, left);
+      ssize_t n = send_to(calls, fd, p, left, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
         kill(child, SIGKILL);

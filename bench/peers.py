@@ -248,17 +248,22 @@ class Peers:
                 if os.path.exists(path):
                     os.remove(path)
 
-    def floor(self, proto, mode, size):
+    def floor(self, proto, mode, size, shape="single", calls="send"):
+        """floor_pingpong (bench/floor_pingpong.cc): the one-way mean in ns of a bare ping-pong;
+        `shape` and `calls` as floor_bw's (bench/floor_shape.h)."""
         out = subprocess.run([os.path.join(self.build, "floor_pingpong"), proto, mode, str(size),
-                              str(self.seconds), PIN.client, PIN.server],
-                             capture_output=True, text=True, timeout=self.timeout).stdout
-        return json.loads(out)["mean_ns"]
+                              str(self.seconds), PIN.client, PIN.server, shape, calls],
+                             capture_output=True, text=True, timeout=self.timeout)
+        if out.returncode != 0:
+            raise RuntimeError(f"floor_pingpong exited {out.returncode}: {out.stderr.strip()[-300:]}")
+        return json.loads(out.stdout)["mean_ns"]
 
     def floor_bw(self, proto, size, shape="single", calls="send"):
         """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream; `shape`
         adds an idle thread ("thread") or that and a private descriptor table
         ("thread-own-fds"); `calls` "write" takes qperf's write and read for fabperf's send
-        and recv, "syscall" sendto and recvfrom through syscall(2), as fabperf makes them."""
+        and recv, "syscall" sendto and recvfrom through syscall(2), as fabperf makes them
+        (bench/floor_shape.h)."""
         out = subprocess.run([os.path.join(self.build, "floor_stream"), proto, str(size),
                               str(self.seconds), PIN.client, PIN.server, shape, calls],
                              capture_output=True, text=True, timeout=self.timeout)

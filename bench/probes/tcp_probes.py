@@ -58,7 +58,7 @@ def build_probes(where):
     return build_touch_malloc(where), bare
 
 
-def start_readme(out_dir, script, reps, seconds, figures):
+def start_readme(out_dir, script, reps, seconds, figures, unit="GB/s"):
     """OUT/README.md's first lines: the command, when, where, at which commit."""
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
@@ -68,7 +68,7 @@ def start_readme(out_dir, script, reps, seconds, figures):
                 f"{' '.join(sys.argv[1:])}`, {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}"
                 f", {os.cpu_count()} CPUs ({host['cpu_model']}), Linux {os.uname().release}, "
                 f"TCP congestion control {host['tcp_congestion_control']}, load average "
-                f"{loadavg()} at the start. Figures in GB/s ({figures}), one line per round, "
+                f"{loadavg()} at the start. Figures in {unit} ({figures}), one line per round, "
                 f"{reps} rounds, {seconds} s runs.\n")
 
 
@@ -112,16 +112,21 @@ def measure(name, fn):
         return None
 
 
-def probe(out_dir, file_name, reps, programs):
+def probe(out_dir, file_name, reps, programs, unit=("GB/s", 1e9)):
     """`programs`: (name, callable returning bytes/s); the first is the base of the ratios
-    (fabperf, in these probes). Rounds alternate."""
+    (fabperf, in these probes). Rounds alternate. `unit`: the figures' name and divisor in the
+    file (("us", 1e3) for a callable returning ns)."""
     runs = {name: [] for name, _ in programs}
+    rounds = {name: [] for name, _ in programs}  # every round's figure, None where it failed
     with open(os.path.join(out_dir, file_name), "w") as f:
+        if unit[0] != "GB/s":
+            print(f"# figures in {unit[0]}", file=f)
         for _ in range(reps):
             line = []
             for name, fn in programs:
                 v = measure(name, fn)
-                line.append(f"{name}={'failed' if v is None else f'{v / 1e9:.4g}'}")
+                rounds[name].append(v)
+                line.append(f"{name}={'failed' if v is None else f'{v / unit[1]:.4g}'}")
                 if v is not None:
                     runs[name].append(v)
             print(" ".join(line), file=f, flush=True)
@@ -131,6 +136,18 @@ def probe(out_dir, file_name, reps, programs):
         ratios = [f"{first}/{name}={base / statistics.median(v):.3f}"
                   for name, v in runs.items() if name != first and v]
         print("# medians: " + " ".join(ratios), file=f)
+        # Each round's ratio, then their median and quartiles: a drift of the host between
+        # rounds moves both programs of a round alike and cancels here.
+        paired = []
+        for name in runs:
+            pairs = [b / o for b, o in zip(rounds[first], rounds[name])
+                     if name != first and b is not None and o is not None]
+            if len(pairs) >= 4:
+                q = statistics.quantiles(pairs, n=4)
+                paired.append(f"{first}/{name}={statistics.median(pairs):.3f} "
+                              f"[{q[0]:.3f}, {q[2]:.3f}]")
+        if paired:
+            print("# paired, median [quartiles] of each round's ratio: " + " ".join(paired), file=f)
 
 
 def main():

@@ -8,11 +8,12 @@ fabperf's measuring thread always has its supervisor and stall watchdog beside i
 processes have one thread. This measures that difference with nothing else changed.
 
   python3 bench/probes/threads_probe.py OUT [--reps 12] [--seconds 1] [--cases tcp:4096,udp:64]
-      [--shapes single,thread,thread-own-fds] [--calls send] [--cc cubic] [--fabperf]
+      [--shapes single,thread,thread-own-fds] [--calls send] [--cc cubic] [--fabperf] [--qperf]
 
 --cc sets the host's TCP congestion control for the run and restores the one it found (root).
---fabperf adds fabperf's own run of each case (`-m SIZE PROTO_bw`) to the rounds, last, so a
-gap between fabperf and the floor splits into what the threads cost and what is left.
+--fabperf adds fabperf's own run of each case (`-m SIZE PROTO_bw`) to the rounds, so a gap
+between fabperf and the floor splits into what the threads cost and what is left; --qperf
+adds qperf's (its recv_bw), last.
 
 Writes OUT/threads_PROTO_SIZE.txt (a line per round in GB/s received, to 4 significant digits,
 then the first program's median over each other's) through tcp_probes.probe(), the
@@ -23,7 +24,8 @@ import os, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from tcp_probes import congestion_control, probe, probe_arguments, probe_peers  # noqa: E402
+from tcp_probes import (congestion_control, end_readme, probe, probe_arguments,  # noqa: E402
+                        probe_peers, start_readme)
 
 
 def main():
@@ -33,10 +35,13 @@ def main():
     ap.add_argument("--calls", default="send")
     ap.add_argument("--cc", default="")
     ap.add_argument("--fabperf", action="store_true")
+    ap.add_argument("--qperf", action="store_true")
     a = ap.parse_args()
     peers = probe_peers(a)
     calls = a.calls.split(",")
     with congestion_control(a.cc):
+        start_readme(a.out, "threads_probe.py", a.reps, a.seconds,
+                     "bytes received over the receiver's interval")
         for case in a.cases.split(","):
             proto, size = case.split(":")
             programs = [(shape if len(calls) == 1 else f"{shape}/{c}",
@@ -45,7 +50,11 @@ def main():
             if a.fabperf:
                 programs.append(("fabperf", lambda pr=proto, n=size:
                                  peers.fabperf(f"{pr}_bw", ["-m", n], "bw")))
+            if a.qperf:
+                programs.append(("qperf", lambda pr=proto, n=size:
+                                 peers.qperf(f"{pr}_bw", n, "bw")))
             probe(a.out, f"threads_{proto}_{size}.txt", a.reps, programs)
+        end_readme(a.out)
 
 
 if __name__ == "__main__":
