@@ -46,7 +46,7 @@ pid_t StallWatchdog::this_thread_id() {
 }
 
 int64_t StallWatchdog::period_ns(int64_t limit_ns) {
-  return std::clamp<int64_t>(limit_ns / 4, 1'000'000, 100'000'000);
+  return std::max<int64_t>(limit_ns / 4, kMinPeriodNs);
 }
 
 StallWatchdog::StallWatchdog(int fd, double limit_s)
@@ -65,8 +65,13 @@ StallWatchdog::~StallWatchdog() {
 }
 
 void StallWatchdog::set_limit(double limit_s) {
-  // Seen at the next look, within 100 ms: every period is at most that.
+  // The thread may be asleep for a quarter of the old limit: it is woken to take the new one.
   limit_ns_.store(static_cast<int64_t>(limit_s * 1e9), std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    new_limit_ = true;
+  }
+  wake_.notify_all();
 }
 
 double StallWatchdog::limit_s() const {
@@ -81,7 +86,11 @@ void StallWatchdog::watch() {
   for (;;) {
     const int64_t limit = limit_ns_.load(std::memory_order_relaxed);
     const auto period = std::chrono::nanoseconds(period_ns(limit));
-    if (wake_.wait_for(lock, period, [this] { return stop_; })) return;
+    if (wake_.wait_for(lock, period, [this] { return stop_ || new_limit_; })) {
+      if (stop_) return;
+      new_limit_ = false;
+      continue;  // the next look comes a period of the new limit from now
+    }
     int64_t now = now_ns();
     uint64_t calls = calls_.load(std::memory_order_relaxed);
     int64_t queue = send_queue_bytes(fd_);

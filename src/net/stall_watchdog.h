@@ -17,6 +17,9 @@ namespace fabperf {
 // progress (no call finished, no byte left the send queue) for the whole limit; then it
 // interrupts that call with a signal (EINTR), and take_expiry() tells the owner why.
 // The owner brackets each blocking call with enter()/leave(): relaxed stores, no clock read.
+// Each look wakes the thread, which preempts whatever runs on its CPU (the measuring thread,
+// under taskset): looks 40 times a second cost a 1-byte udp_bw 1.5-2% (bench/README.md), so
+// the thread looks no more often than kMinPeriodNs.
 class StallWatchdog {
  public:
   StallWatchdog(int fd, double limit_s);
@@ -34,11 +37,15 @@ class StallWatchdog {
   // After a watched call failed with EINTR: true if the watchdog interrupted it (the limit
   // ran out), false for any other signal.
   bool take_expiry() { return expired_.exchange(false, std::memory_order_acq_rel); }
-  // A new limit, from the next look on (a datagram ping-pong's reply wait, say).
+  // A new limit (a datagram ping-pong's reply wait, say), in force from now: the thread is
+  // woken to take it.
   void set_limit(double limit_s);
   double limit_s() const;
 
-  // How often the thread looks: a quarter of the limit, between 1 ms and 100 ms.
+  // How often the thread looks: a quarter of the limit, so a stalled call is interrupted
+  // between the limit and 1.25 times it, but at most ten times a second: a limit under
+  // 0.4 s (a datagram receiver's 0.1 s wait for the end) is kept within 100 ms of itself.
+  static constexpr int64_t kMinPeriodNs = 100'000'000;
   static int64_t period_ns(int64_t limit_ns);
 
  private:
@@ -56,6 +63,7 @@ class StallWatchdog {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
+  bool new_limit_ = false;  // set_limit was called: the thread recomputes its period
   std::thread thread_;
 };
 

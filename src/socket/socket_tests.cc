@@ -29,7 +29,8 @@ namespace fabperf {
 
 namespace {
 
-// Datagram receivers wake this often to look for the client's end-of-test message.
+// A datagram receiver's blocking wait ends after this long without a datagram (within 100 ms
+// more: the stall watchdog looks no more often), to look for the client's end-of-test message.
 constexpr double kDatagramWaitS = 0.1;
 // How long a ping-pong over an unreliable protocol waits for a reply before counting it lost.
 constexpr double kMaxReplyWaitS = 1.0;
