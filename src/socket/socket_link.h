@@ -17,7 +17,8 @@ namespace fabperf {
 // One established data path: a connected socket, or a datagram socket fixed on its peer.
 // Every blocking call has a deadline (the timeout, or a shorter receive wait) kept by a
 // StallWatchdog, so no kernel timer is armed per call on the measured path; busy-polling
-// links read the clock instead.
+// links read the clock instead. A stream's bandwidth receive waits in poll() instead, whose
+// timeout is the deadline (recv_some).
 class DataLink {
  public:
   DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_poll, double timeout_s);
@@ -29,8 +30,8 @@ class DataLink {
   // With `wait_s` >= 0 the wait is that long instead of the timeout; a timeout then returns
   // Status::Timeout so datagram tests can count a loss.
   Result<size_t> recv_msg(void* buf, size_t len, double wait_s = -1);
-  // Receives whatever arrived, up to len (bandwidth receivers): one call, blocking under the
-  // watchdog as recv_msg's do. 0 = end.
+  // Receives whatever arrived, up to len (bandwidth receivers). 0 = end. A blocking stream
+  // link waits for data in poll() with the same deadline, not in recv (recv_polled).
   Result<size_t> recv_some(void* buf, size_t len, double wait_s = -1);
   // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
   void finish_sending();
@@ -63,6 +64,8 @@ class DataLink {
     Deadline deadline_{0};
   };
   Result<size_t> recv_once(void* buf, size_t len, LazyDeadline& deadline);
+  // A blocking stream link's bandwidth receive: non-blocking reads, waiting in poll().
+  Result<size_t> recv_polled(void* buf, size_t len, LazyDeadline& deadline);
   // A blocking call on a watched link, bracketed for the watchdog.
   template <typename Call>
   ssize_t watched(Call&& call) {
