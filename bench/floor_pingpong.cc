@@ -71,17 +71,8 @@ int main(int argc, char** argv) {
   const std::string shape_name = argc > 7 ? argv[7] : "single";
   const std::string calls_name = argc > 8 ? argv[8] : "send";
   Shape shape = Shape::kSingle;
-  if (!parse_shape(shape_name, &shape)) {
-    fprintf(stderr,
-            "floor_pingpong: the shape is single, thread, thread-own-fds or timeout, not %s\n",
-            shape_name.c_str());
-    return 2;
-  }
-  if (!parse_calls(calls_name, &g_calls)) {
-    fprintf(stderr, "floor_pingpong: the calls are send, write or syscall, not %s\n",
-            calls_name.c_str());
-    return 2;
-  }
+  if (!parse_shape("floor_pingpong", shape_name, &shape)) return 2;
+  if (!parse_calls("floor_pingpong", calls_name, &g_calls)) return 2;
   if (g_calls == Calls::kWrite && (!tcp || g_poll)) {
     fprintf(stderr, "floor_pingpong: write and read take a blocking TCP ping-pong only\n");
     return 2;

@@ -29,30 +29,37 @@
 enum class Calls { kSend, kWrite, kSyscall };
 enum class Shape { kSingle, kThread, kThreadOwnFds, kTimeout };
 
-// A name of the table `names`, or false for one that is none of them.
+// A name of the table `names`, or false for one that is none of them, after telling so on
+// standard error from the table itself: "PROGRAM: WHAT is a, b or c, not NAME".
 template <typename T, size_t N>
-bool parse_name(const std::string& name, const std::pair<const char*, T> (&names)[N], T* out) {
+bool parse_name(const char* program, const char* what, const std::string& name,
+                const std::pair<const char*, T> (&names)[N], T* out) {
   for (const auto& [text, value] : names) {
     if (name == text) {
       *out = value;
       return true;
     }
   }
+  std::string known;
+  for (size_t i = 0; i < N; ++i) {
+    known += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i].first);
+  }
+  fprintf(stderr, "%s: %s is %s, not %s\n", program, what, known.c_str(), name.c_str());
   return false;
 }
 
-inline bool parse_calls(const std::string& name, Calls* calls) {
+inline bool parse_calls(const char* program, const std::string& name, Calls* calls) {
   static const std::pair<const char*, Calls> kNames[] = {
       {"send", Calls::kSend}, {"write", Calls::kWrite}, {"syscall", Calls::kSyscall}};
-  return parse_name(name, kNames, calls);
+  return parse_name(program, "CALLS", name, kNames, calls);
 }
 
-inline bool parse_shape(const std::string& name, Shape* shape) {
+inline bool parse_shape(const char* program, const std::string& name, Shape* shape) {
   static const std::pair<const char*, Shape> kNames[] = {{"single", Shape::kSingle},
                                                          {"thread", Shape::kThread},
                                                          {"thread-own-fds", Shape::kThreadOwnFds},
                                                          {"timeout", Shape::kTimeout}};
-  return parse_name(name, kNames, shape);
+  return parse_name(program, "SHAPE", name, kNames, shape);
 }
 
 // One send in the floor's calls. `write` takes neither flags nor an address: the callers use

@@ -106,18 +106,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   Shape shape = Shape::kSingle;
-  if (!parse_shape(shape_name, &shape)) {
-    fprintf(stderr,
-            "floor_stream: the shape is single, thread, thread-own-fds or timeout, not %s\n",
-            shape_name.c_str());
-    return 2;
-  }
+  if (!parse_shape("floor_stream", shape_name, &shape)) return 2;
   Calls calls = Calls::kSend;
-  if (!parse_calls(calls_name, &calls)) {
-    fprintf(stderr, "floor_stream: the calls are send, write or syscall, not %s\n",
-            calls_name.c_str());
-    return 2;
-  }
+  if (!parse_calls("floor_stream", calls_name, &calls)) return 2;
   const int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;

@@ -36,8 +36,8 @@ class DataLink {
   // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
   void finish_sending();
   // Makes a blocking receive wait `seconds` instead of the timeout: a datagram ping-pong sets
-  // its reply wait, so a lost reply costs that wait (within a quarter of it, or of 0.4 s:
-  // StallWatchdog::period_ns) and no more.
+  // its reply wait, so a lost reply costs that wait (within a quarter of it, or within
+  // 100 ms for a wait under 0.4 s: StallWatchdog::period_ns) and no more.
   Status set_recv_wait(double seconds);
 
   const SocketProtocol& proto() const { return proto_; }
