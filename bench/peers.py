@@ -251,12 +251,7 @@ class Peers:
     def floor(self, proto, mode, size, shape="single", calls="send"):
         """floor_pingpong (bench/floor_pingpong.cc): the one-way mean in ns of a bare ping-pong;
         `shape` and `calls` as floor_bw's (bench/floor_shape.h)."""
-        out = subprocess.run([os.path.join(self.build, "floor_pingpong"), proto, mode, str(size),
-                              str(self.seconds), PIN.client, PIN.server, shape, calls],
-                             capture_output=True, text=True, timeout=self.timeout)
-        if out.returncode != 0:
-            raise RuntimeError(f"floor_pingpong exited {out.returncode}: {out.stderr.strip()[-300:]}")
-        return json.loads(out.stdout)["mean_ns"]
+        return self._floor("floor_pingpong", [proto, mode, size], shape, calls)["mean_ns"]
 
     def floor_bw(self, proto, size, shape="single", calls="send"):
         """floor_stream (bench/floor_stream.cc): bytes/s received by a bare stream; `shape`
@@ -264,9 +259,13 @@ class Peers:
         ("thread-own-fds"); `calls` "write" takes qperf's write and read for fabperf's send
         and recv, "syscall" sendto and recvfrom through syscall(2), as fabperf makes them
         (bench/floor_shape.h)."""
-        out = subprocess.run([os.path.join(self.build, "floor_stream"), proto, str(size),
-                              str(self.seconds), PIN.client, PIN.server, shape, calls],
+        return self._floor("floor_stream", [proto, size], shape, calls)["recv_Bps"]
+
+    def _floor(self, program, args, shape, calls):
+        """One run of a floor program (the row's CPUs, then SHAPE and CALLS): its JSON line."""
+        out = subprocess.run([os.path.join(self.build, program)] + [str(x) for x in args]
+                             + [str(self.seconds), PIN.client, PIN.server, shape, calls],
                              capture_output=True, text=True, timeout=self.timeout)
         if out.returncode != 0:
-            raise RuntimeError(f"floor_stream exited {out.returncode}: {out.stderr.strip()[-300:]}")
-        return json.loads(out.stdout)["recv_Bps"]
+            raise RuntimeError(f"{program} exited {out.returncode}: {out.stderr.strip()[-300:]}")
+        return json.loads(out.stdout)

@@ -116,10 +116,9 @@ def probe(out_dir, file_name, reps, programs, unit=("GB/s", 1e9)):
     """`programs`: (name, callable returning bytes/s); the first is the base of the ratios
     (fabperf, in these probes). Rounds alternate. `unit`: the figures' name and divisor in the
     file (("us", 1e3) for a callable returning ns)."""
-    runs = {name: [] for name, _ in programs}
     rounds = {name: [] for name, _ in programs}  # every round's figure, None where it failed
     with open(os.path.join(out_dir, file_name), "w") as f:
-        if unit[0] != "GB/s":
+        if unit[0] != "GB/s":  # the files before units were named are all in GB/s
             print(f"# figures in {unit[0]}", file=f)
         for _ in range(reps):
             line = []
@@ -127,21 +126,20 @@ def probe(out_dir, file_name, reps, programs, unit=("GB/s", 1e9)):
                 v = measure(name, fn)
                 rounds[name].append(v)
                 line.append(f"{name}={'failed' if v is None else f'{v / unit[1]:.4g}'}")
-                if v is not None:
-                    runs[name].append(v)
             print(" ".join(line), file=f, flush=True)
             print(file_name, " ".join(line))
         first = programs[0][0]
+        runs = {name: [v for v in vs if v is not None] for name, vs in rounds.items()}
+        others = [name for name in runs if name != first and runs[name]]
         base = statistics.median(runs[first]) if runs[first] else float("nan")
-        ratios = [f"{first}/{name}={base / statistics.median(v):.3f}"
-                  for name, v in runs.items() if name != first and v]
+        ratios = [f"{first}/{name}={base / statistics.median(runs[name]):.3f}" for name in others]
         print("# medians: " + " ".join(ratios), file=f)
         # Each round's ratio, then their median and quartiles: a drift of the host between
         # rounds moves both programs of a round alike and cancels here.
         paired = []
-        for name in runs:
+        for name in others:
             pairs = [b / o for b, o in zip(rounds[first], rounds[name])
-                     if name != first and b is not None and o is not None]
+                     if b is not None and o is not None]
             if len(pairs) >= 4:
                 q = statistics.quantiles(pairs, n=4)
                 paired.append(f"{first}/{name}={statistics.median(pairs):.3f} "
