@@ -28,4 +28,21 @@ bool take_private_fds(std::vector<int> keep);
 // joiner before the kernel releases its table.
 void drop_private_fds();
 
+// take_private_fds for a scope: taken on construction, dropped on destruction where it was
+// taken. Made first on a thread that runs one body and ends, and destroyed last on it.
+class PrivateFds {
+ public:
+  explicit PrivateFds(std::vector<int> keep)
+      : taken_(take_private_fds(std::move(keep))) {}
+  ~PrivateFds() {
+    if (taken_) drop_private_fds();
+  }
+  PrivateFds(const PrivateFds&) = delete;
+  PrivateFds& operator=(const PrivateFds&) = delete;
+  bool taken() const { return taken_; }
+
+ private:
+  bool taken_;
+};
+
 }  // namespace fabperf

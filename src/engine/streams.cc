@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -88,11 +89,11 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     slot.worker.live_ = ctx.interval.enabled();
     threads.emplace_back([&, i, slot_ptr = &slot] {
       StreamSlot& s = *slot_ptr;
-      bool private_fds = false;
+      std::optional<PrivateFds> own_fds;  // dropped as the thread ends, after its wake()
       if (descriptors) {
         std::vector<int> keep = descriptors(i);
         keep.push_back(wake_fd);
-        private_fds = take_private_fds(std::move(keep));
+        own_fds.emplace(std::move(keep));
       }
       s.status = apply_cpu_affinity(ctx.opts.cpu_affinity, i);
       int64_t user0 = thread_cpu_ns(false), kernel0 = thread_cpu_ns(true);
@@ -103,7 +104,6 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
       if (!s.status.ok()) stop.store(true);  // one stream failing ends the others
       running.fetch_sub(1);
       wake(wake_fd);
-      if (private_fds) drop_private_fds();
     });
   }
   // Supervise: ^C, and the control channel. To a sender anything the peer sends now is its

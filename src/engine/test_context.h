@@ -36,6 +36,10 @@ struct TestContext {
   // --interval (client only): mark_start() starts it; the measuring loops tick it with the
   // clock they read and finish it with their final counts.
   IntervalMeter interval;
+  // The descriptors the latency sink and the interval meter write while the loop runs (a
+  // client's --json-stream file): a measuring thread with its own table keeps them
+  // (engine/measuring_thread.h).
+  std::vector<int> sink_fds;
 
   TestContext(Role r, const TestSpec& s, const RunOptions& o, ControlChannel& c, std::string peer);
 

@@ -99,6 +99,10 @@ class JsonStreamReporter : public Reporter {
     if (result.status == RunStatus::kError) ++errors_;
     if (result.status == RunStatus::kInterrupted) interrupted_ = true;
   }
+  std::vector<int> descriptors() const override {
+    if (file_ == nullptr) return {};
+    return {fileno(file_)};
+  }
   Status finish(const RunInfo& info) override {
     begin(info);
     write(stream_end_record(runs_, errors_, interrupted_));

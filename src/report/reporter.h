@@ -52,6 +52,9 @@ class Reporter {
   // measuring thread between iterations, or on the streams' supervisor; keep it short).
   virtual void on_interval(const RunInfo&, const TestResult& /*pending*/,
                            const IntervalRecord&) {}
+  // The descriptors on_sample and on_interval write, above stderr (an open output file): a
+  // measuring thread with a private descriptor table keeps them (engine/measuring_thread.h).
+  virtual std::vector<int> descriptors() const { return {}; }
   virtual void on_result(const RunInfo& info, const TestResult& result) = 0;
   // Called once at the end (also after SIGINT): write whatever is buffered.
   virtual Status finish(const RunInfo& info) = 0;

@@ -146,7 +146,10 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
       if (config.progress != nullptr) config.progress->resume();
     });
   }
-  for (const auto& reporter : reporters) reporter->on_run_start(info, result);
+  for (const auto& reporter : reporters) {
+    reporter->on_run_start(info, result);  // a --json-stream file is open from here
+    for (int fd : reporter->descriptors()) ctx.sink_fds.push_back(fd);
+  }
   Status s = apply_cpu_affinity(result.local_opts.cpu_affinity);
   if (s.ok()) s = result.spec->client(ctx);
   result.loc = ctx.stats;

@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/host_buffer.h"
 #include "engine/latency_loop.h"
+#include "engine/measuring_thread.h"
 #include "engine/run_limit.h"
 #include "engine/streams.h"
 #include "net/socket.h"
@@ -192,18 +193,8 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   return Status::Ok();
 }
 
-Status lat_client(TestContext& ctx) {
-  const SocketProtocol& proto = protocol_of(ctx);
-  bool open_loop = ctx.opts.rate > 0;
-  if (open_loop && !carries_seq(proto, ctx.opts.msg_size) && !proto.reliable) {
-    return Status::Usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
-                         "or more: each message carries its sequence number");
-  }
-  auto link = open_client_link(ctx, proto);
-  if (!link.ok()) return link.status();
-  if (open_loop) {
-    return lat_client_open_loop(ctx, *link, proto);
-  }
+// The closed loop: one message out, its reply back, timed.
+Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProtocol& proto) {
   size_t size = ctx.opts.msg_size;
   auto buffers = message_pair(size);
   if (!buffers.ok()) return buffers.status();
@@ -252,11 +243,24 @@ Status lat_client(TestContext& ctx) {
   return Status::Ok();
 }
 
-// Echo loop of the latency server; ends at EOF, the end marker, or the client's message.
-Status lat_server(TestContext& ctx) {
+// Both loops run on a measuring thread of their own (engine/measuring_thread.h).
+Status lat_client(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
-  auto link = open_server_link(ctx, proto);
+  bool open_loop = ctx.opts.rate > 0;
+  if (open_loop && !carries_seq(proto, ctx.opts.msg_size) && !proto.reliable) {
+    return Status::Usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
+                         "or more: each message carries its sequence number");
+  }
+  auto link = open_client_link(ctx, proto);
   if (!link.ok()) return link.status();
+  return run_measuring_thread(ctx, {link->fd()}, [&] {
+    return open_loop ? lat_client_open_loop(ctx, *link, proto)
+                     : lat_client_closed_loop(ctx, &*link, proto);
+  });
+}
+
+// Echo loop of the latency server; ends at EOF, the end marker, or the client's message.
+Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& proto) {
   size_t size = ctx.opts.msg_size;
   auto buffer = message_buffer(size);
   if (!buffer.ok()) return buffer.status();
@@ -303,6 +307,15 @@ Status lat_server(TestContext& ctx) {
   ctx.mark_end();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
   return Status::Ok();
+}
+
+// The echo loop runs on a measuring thread of its own (engine/measuring_thread.h).
+Status lat_server(TestContext& ctx) {
+  const SocketProtocol& proto = protocol_of(ctx);
+  auto link = open_server_link(ctx, proto);
+  if (!link.ok()) return link.status();
+  return run_measuring_thread(ctx, {link->fd()},
+                              [&] { return lat_echo_loop(ctx, &*link, proto); });
 }
 
 // Opens the --streams data links, in order, so stream i on one side is stream i on the other.
