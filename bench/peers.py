@@ -177,6 +177,10 @@ class Peers:
             m = re.search(r"latency\s+=\s+([0-9.]+)", out)
         if not m:
             raise RuntimeError("qperf: no figure in " + out[-300:])
+        # A run whose receiver saw nothing (qperf's udp_bw when its datagrams were all lost)
+        # prints 0: a failed run, not a figure for the median.
+        if float(m.group(1)) == 0:
+            raise RuntimeError("qperf: a zero figure in " + out[-300:])
         return float(m.group(1))
 
     def iperf3(self, size, streams):
