@@ -43,6 +43,19 @@ class StridedClock {
     last_ = now;
     return now;
   }
+  // Ticks for `n` iterations at once (a batch the loop made without looking at the clock):
+  // the clock is read, as n single ticks would read it, when they reach the end of the stride.
+  // A batch of at most left() keeps the reads where single ticks would place them.
+  int64_t tick_n(uint32_t n) {
+    if (n < left_) {
+      left_ -= n;
+      return last_;
+    }
+    left_ = 1;
+    return tick();
+  }
+  // Iterations until the next read: the largest batch that tick_n reads after, not before.
+  uint32_t left() const { return left_; }
   // The loop waited (it read the clock then): the next tick() reads it again, and the stride
   // starts over from 1.
   void restart(int64_t now) {

@@ -16,7 +16,8 @@ namespace fabperf {
 // few times per limit, at whether the owner is inside a blocking call that has made no
 // progress (no call finished, no byte left the send queue) for the whole limit; then it
 // interrupts that call with a signal (EINTR), and take_expiry() tells the owner why.
-// The owner brackets each blocking call with enter()/leave(): relaxed stores, no clock read.
+// The owner brackets each blocking call with enter()/leave(): relaxed stores, no clock read;
+// several calls in a row may share one bracket, each counted with finished_call().
 // Each look wakes the thread, which preempts whatever runs on its CPU (the measuring thread,
 // under taskset): looks 40 times a second cost a 1-byte udp_bw 1.5-2% (bench/README.md), so
 // the thread looks no more often than kMinPeriodNs.
@@ -34,6 +35,11 @@ class StallWatchdog {
     busy_.store(true, std::memory_order_relaxed);
   }
   void leave() { busy_.store(false, std::memory_order_relaxed); }
+  // Between enter() and leave(), one call of several made in one bracket has finished: as
+  // much progress as a leave() and enter() would show, without the two stores.
+  void finished_call() {
+    calls_.store(calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   // After a watched call failed with EINTR: true if the watchdog interrupted it (the limit
   // ran out), false for any other signal.
   bool take_expiry() { return expired_.exchange(false, std::memory_order_acq_rel); }

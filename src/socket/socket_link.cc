@@ -156,6 +156,36 @@ Status DataLink::send_msg(const void* buf, size_t len) {
   return Status::Ok();
 }
 
+Result<uint64_t> DataLink::send_msgs(const void* buf, size_t len, uint64_t count) {
+  if (!watchdog_ || addressed_) {  // busy-poll and addressed links: one message at a time
+    for (uint64_t k = 0; k < count; ++k) FP_RETURN_IF_ERROR(send_msg(buf, len));
+    return count;
+  }
+  const char* p = static_cast<const char*>(buf);
+  watchdog_->enter();
+  for (uint64_t k = 0; k < count; ++k) {
+    const ssize_t n = sys_send(fd_.get(), p, len, MSG_NOSIGNAL);
+    if (n == static_cast<ssize_t>(len)) {
+      watchdog_->finished_call();
+      continue;
+    }
+    const int err = errno;
+    watchdog_->leave();
+    if (n < 0 && err == EINTR && expired()) return send_timeout();
+    if (n >= 0 && proto_.byte_stream) {  // (a datagram goes whole: n >= 0 is all of it)
+      // A partial write: the rest of this message as send_msg sends it.
+      FP_RETURN_IF_ERROR(send_msg(p + n, len - static_cast<size_t>(n)));
+    } else if (n < 0) {
+      // Nothing went: send_msg sends it again and handles what it meets (EINTR from another
+      // signal, ENOBUFS, EMSGSIZE, an error).
+      FP_RETURN_IF_ERROR(send_msg(p, len));
+    }
+    watchdog_->enter();
+  }
+  watchdog_->leave();
+  return count;
+}
+
 // The deadline is computed when a wait begins only: a receive that finds its data at once, or
 // blocks under the watchdog (every blocking ping-pong receive), costs the recv system call and
 // no clock read.

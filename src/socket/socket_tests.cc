@@ -341,15 +341,19 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
   limit.start(w.start_ns);
   StridedClock clock(w.start_ns);
   while (!limit.done(c.send_msgs, clock.last()) && !w.stopping()) {
-    Status sent = link.send_msg(buf, size);
+    // The messages up to the clock's next read go as one batch (DataLink::send_msgs); the
+    // limit, the stop flag and the counters are looked at between batches.
+    uint64_t batch = clock.left();
+    if (limit.by_count()) batch = std::min<uint64_t>(batch, limit.count() - c.send_msgs);
+    auto sent = link.send_msgs(buf, size, batch);
     if (!sent.ok()) {
       w.send_errors++;
-      return sent;
+      return sent.status();
     }
-    c.send_msgs++;
-    c.send_bytes += size;
+    c.send_msgs += *sent;
+    c.send_bytes += *sent * size;
     w.publish();
-    clock.tick();
+    clock.tick_n(static_cast<uint32_t>(*sent));
   }
   w.end_ns = now_ns();
   return Status::Ok();

@@ -61,5 +61,25 @@ TEST(StridedClock, AfterARestartTheNextTickIsAFreshRead) {
   EXPECT_GE(clock.tick(), waited_at + 3 * StridedClock::kTargetNs);
 }
 
+TEST(StridedClock, ABatchReadsTheClockWhereItsSingleTicksWould) {
+  StridedClock clock(now_ns());
+  for (int i = 0; i < 1000; ++i) clock.tick();  // wide stride
+  for (int i = 0; i < 1000 && clock.left() < 3; ++i) clock.tick();
+  ASSERT_GE(clock.left(), 3u);
+  // A batch short of the stride's end reads nothing, and leaves what is left of the stride.
+  const int64_t last = clock.last();
+  const uint32_t left = clock.left();
+  spin_for(3 * StridedClock::kTargetNs);
+  EXPECT_EQ(clock.tick_n(left - 2), last);
+  EXPECT_EQ(clock.left(), 2u);
+  // The batch that reaches the stride's end reads the clock, as its last single tick would.
+  const int64_t before = now_ns();
+  EXPECT_GE(clock.tick_n(2), before);
+  // A batch past the end (a caller that did not ask left()) reads it too.
+  for (int i = 0; i < 1000 && clock.left() < 2; ++i) clock.tick();
+  const int64_t again = now_ns();
+  EXPECT_GE(clock.tick_n(clock.left() + 5), again);
+}
+
 }  // namespace
 }  // namespace fabperf

@@ -1,6 +1,8 @@
-// Unit tests: DataLink's bandwidth receive (recv_some) on a blocking link, stream and datagram,
-// over a socketpair: it takes what is queued, waits for what is not, ends at EOF and gives
-// up at its deadline, without leaving the socket non-blocking for the link's other calls.
+// Unit tests: DataLink's bandwidth receive (recv_some) and send batch (send_msgs) on a blocking
+// link, stream and datagram, over a socketpair. The receive takes what is queued, waits for
+// what is not, ends at EOF and gives up at its deadline, without leaving the socket
+// non-blocking for the link's other calls; the batch arrives whole and in order through
+// interrupted writes, one datagram per message, and a stalled one ends at the timeout.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -9,7 +11,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstring>
+#include <string>
 #include <fstream>
 #include <thread>
 
@@ -132,6 +136,89 @@ TEST(DataLinkRecvSome, ADatagramLinkReceivesOneDatagramAtATime) {
   auto quiet = p.link.recv_some(buf, sizeof buf, 0.05);
   ASSERT_FALSE(quiet.ok());
   EXPECT_EQ(quiet.status().code(), Code::kTimeout) << quiet.status().message();
+}
+
+// DataLink::send_msgs: a bandwidth sender's batch, made in one watchdog bracket.
+Pair sending_pair(const char* protocol, int type, double timeout_s) {
+  int fds[2];
+  EXPECT_EQ(socketpair(AF_UNIX, type, 0, fds), 0);
+  return Pair{DataLink(*find_socket_protocol(protocol), Fd(fds[0]), SockAddr{}, false, timeout_s),
+              Fd(fds[1])};
+}
+
+// Reads `want` bytes from `fd` (or until EOF) and returns them.
+std::string read_all(int fd, size_t want) {
+  std::string got;
+  char buf[65536];
+  while (got.size() < want) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+TEST(DataLinkSendMsgs, AStreamBatchArrivesWholeAndInOrderThroughInterruptedWrites) {
+  // Messages larger than the socket's buffer, and a signal that interrupts the writes while
+  // the reader holds back: the batch goes on from where each partial write stopped.
+  Pair p = sending_pair("tcp", SOCK_STREAM, 10.0);
+  struct sigaction act {}, old {};
+  act.sa_handler = [](int) {};  // no SA_RESTART: a blocked write returns what it wrote
+  ASSERT_EQ(sigaction(SIGUSR2, &act, &old), 0);
+  std::string message(1 << 20, '\0');
+  for (size_t i = 0; i < message.size(); ++i) message[i] = static_cast<char>(i * 7 + i / 251);
+  const uint64_t count = 4;
+  std::atomic<pid_t> sender{0};
+  std::atomic<bool> done{false};
+  std::thread interrupter([&] {
+    while (sender.load() == 0) std::this_thread::yield();
+    for (int i = 0; i < 20 && !done.load(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      syscall(SYS_tgkill, getpid(), sender.load(), SIGUSR2);
+    }
+  });
+  std::string got;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    got = read_all(p.peer.get(), count * message.size());
+  });
+  sender.store(static_cast<pid_t>(syscall(SYS_gettid)));
+  auto sent = p.link.send_msgs(message.data(), message.size(), count);
+  done.store(true);
+  interrupter.join();
+  reader.join();
+  sigaction(SIGUSR2, &old, nullptr);
+  ASSERT_TRUE(sent.ok()) << sent.status().message();
+  EXPECT_EQ(*sent, count);
+  ASSERT_EQ(got.size(), count * message.size());
+  for (uint64_t k = 0; k < count; ++k) {
+    EXPECT_EQ(got.compare(k * message.size(), message.size(), message), 0) << "message " << k;
+  }
+}
+
+TEST(DataLinkSendMsgs, ADatagramBatchIsOneDatagramPerMessage) {
+  Pair p = sending_pair("udp", SOCK_DGRAM, 10.0);
+  auto sent = p.link.send_msgs("abc", 3, 5);
+  ASSERT_TRUE(sent.ok()) << sent.status().message();
+  EXPECT_EQ(*sent, 5u);
+  char buf[64];
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(recv(p.peer.get(), buf, sizeof buf, MSG_DONTWAIT), 3) << "datagram " << i;
+  }
+  EXPECT_EQ(recv(p.peer.get(), buf, sizeof buf, MSG_DONTWAIT), -1);  // no sixth
+}
+
+TEST(DataLinkSendMsgs, AStalledBatchEndsAtTheTimeout) {
+  // Nobody reads: the batch's first blocked write is interrupted by the stall watchdog.
+  Pair p = sending_pair("tcp", SOCK_STREAM, 0.3);
+  std::string message(65536, 'x');
+  const auto start = std::chrono::steady_clock::now();
+  auto sent = p.link.send_msgs(message.data(), message.size(), 1000);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(sent.ok());
+  EXPECT_EQ(sent.status().code(), Code::kTimeout) << sent.status().message();
+  EXPECT_LT(took, 10.0);
 }
 
 }  // namespace
