@@ -15,7 +15,7 @@ namespace fabperf {
 // a reference on the file; every fabperf process has threads beside its measuring one (the
 // stall watchdog, the signal thread, a server's listener and other sessions), qperf's have
 // none. A blocking loopback ping-pong over one CPU read 1.5% (tcp_lat 1 B) and 2% (udp_lat
-// 1 B) faster on a private table (bench/results/latency-private-fds-cubic-*/).
+// 1 B) faster on a private table (bench/results/latency-private-fds-cubic-62842a8/).
 //
 // The copy holds `descriptors` (the test's data links), the control channel's and the
 // context's sink_fds (what the reporters fed from the loop write) alone: a process may run
