@@ -39,7 +39,6 @@ class PrivateFds {
   }
   PrivateFds(const PrivateFds&) = delete;
   PrivateFds& operator=(const PrivateFds&) = delete;
-  bool taken() const { return taken_; }
 
  private:
   bool taken_;

@@ -29,11 +29,11 @@ struct Pair {
   Fd peer;
 };
 
-// A blocking (not busy-polling) link on one end of a socketpair; the test writes the other.
-Pair blocking_pair(const char* protocol, int type) {
+// A blocking (not busy-polling) link on one end of a socketpair; the test uses the other.
+Pair blocking_pair(const char* protocol, int type, double timeout_s = 10.0) {
   int fds[2];
   EXPECT_EQ(socketpair(AF_UNIX, type, 0, fds), 0);
-  return Pair{DataLink(*find_socket_protocol(protocol), Fd(fds[0]), SockAddr{}, false, 10.0),
+  return Pair{DataLink(*find_socket_protocol(protocol), Fd(fds[0]), SockAddr{}, false, timeout_s),
               Fd(fds[1])};
 }
 
@@ -139,12 +139,6 @@ TEST(DataLinkRecvSome, ADatagramLinkReceivesOneDatagramAtATime) {
 }
 
 // DataLink::send_msgs: a bandwidth sender's batch, made in one watchdog bracket.
-Pair sending_pair(const char* protocol, int type, double timeout_s) {
-  int fds[2];
-  EXPECT_EQ(socketpair(AF_UNIX, type, 0, fds), 0);
-  return Pair{DataLink(*find_socket_protocol(protocol), Fd(fds[0]), SockAddr{}, false, timeout_s),
-              Fd(fds[1])};
-}
 
 // Reads `want` bytes from `fd` (or until EOF) and returns them.
 std::string read_all(int fd, size_t want) {
@@ -161,7 +155,7 @@ std::string read_all(int fd, size_t want) {
 TEST(DataLinkSendMsgs, AStreamBatchArrivesWholeAndInOrderThroughInterruptedWrites) {
   // Messages larger than the socket's buffer, and a signal that interrupts the writes while
   // the reader holds back: the batch goes on from where each partial write stopped.
-  Pair p = sending_pair("tcp", SOCK_STREAM, 10.0);
+  Pair p = blocking_pair("tcp", SOCK_STREAM);
   struct sigaction act {}, old {};
   act.sa_handler = [](int) {};  // no SA_RESTART: a blocked write returns what it wrote
   ASSERT_EQ(sigaction(SIGUSR2, &act, &old), 0);
@@ -197,7 +191,7 @@ TEST(DataLinkSendMsgs, AStreamBatchArrivesWholeAndInOrderThroughInterruptedWrite
 }
 
 TEST(DataLinkSendMsgs, ADatagramBatchIsOneDatagramPerMessage) {
-  Pair p = sending_pair("udp", SOCK_DGRAM, 10.0);
+  Pair p = blocking_pair("udp", SOCK_DGRAM);
   auto sent = p.link.send_msgs("abc", 3, 5);
   ASSERT_TRUE(sent.ok()) << sent.status().message();
   EXPECT_EQ(*sent, 5u);
@@ -210,7 +204,7 @@ TEST(DataLinkSendMsgs, ADatagramBatchIsOneDatagramPerMessage) {
 
 TEST(DataLinkSendMsgs, AStalledBatchEndsAtTheTimeout) {
   // Nobody reads: the batch's first blocked write is interrupted by the stall watchdog.
-  Pair p = sending_pair("tcp", SOCK_STREAM, 0.3);
+  Pair p = blocking_pair("tcp", SOCK_STREAM, 0.3);
   std::string message(65536, 'x');
   const auto start = std::chrono::steady_clock::now();
   auto sent = p.link.send_msgs(message.data(), message.size(), 1000);

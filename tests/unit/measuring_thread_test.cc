@@ -12,25 +12,10 @@
 #include "engine/measuring_thread.h"
 #include "net/control.h"
 #include "options/option_table.h"
+#include "socket_pair.h"
 
 namespace fabperf {
 namespace {
-
-struct SocketPair {
-  int a = -1, b = -1;
-  SocketPair() {
-    int fds[2];
-    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-    a = fds[0];
-    b = fds[1];
-  }
-  ~SocketPair() {
-    if (a >= 0) close(a);
-    if (b >= 0) close(b);
-  }
-};
-
-bool open_here(int fd) { return fcntl(fd, F_GETFD) != -1; }
 
 Status no_role(TestContext&) { return Status::Ok(); }
 
