@@ -32,6 +32,7 @@ namespace {
 
 constexpr const char* kDegC = "\xC2\xB0" "C";  // the originals print "°C" in UTF-8
 constexpr int kCriteriaW = 50;                   // BRZ_CRIT_W
+constexpr int kSawtoothCriteriaW = 44;           // SAW_CRIT_W
 constexpr int kResultW = 13;                     // RESULT_W
 constexpr double kTargetGBps = 19;               // TARGET_BW, on cxi
 constexpr int64_t kWarmupNs = 1'000'000'000;     // WARMUP_USEC: before the first row
@@ -56,14 +57,17 @@ std::string fmt(const char* f, double v) {
 
 void pause_ms(int ms) { poll(nullptr, 0, ms); }
 
-// The verdict lines, in the original's "%-*s  %-*s" layout.
-std::string verdict_line(const std::string& criteria, const std::string& result, bool pass) {
-  return pad_right_bytes(criteria, kCriteriaW) + "  " + pad_right_bytes(result, kResultW) +
-         (pass ? "PASS" : "FAIL") + "\n";
+// The verdict lines, in the original's "%-*s  %-*s" layout: criteria `width` wide (SAW_CRIT_W
+// 44 on Sawtooth and Washington boards, BRZ_CRIT_W 50 elsewhere), unjudged ones one narrower.
+std::string verdict_line(int width, const std::string& criteria, const std::string& result,
+                         const char* verdict) {
+  return pad_right_bytes(criteria, width) + "  " + pad_right_bytes(result, kResultW) + verdict +
+         "\n";
 }
-std::string unjudged_line(const std::string& criteria, const std::string& result) {
-  return pad_right_bytes(criteria, kCriteriaW - 1) + "  " + pad_right_bytes(result, kResultW - 1) +
-         "----\n";
+std::string unjudged_line(int width, const std::string& criteria, const std::string& result,
+                          const char* verdict = "----") {
+  return pad_right_bytes(criteria, width - 1) + "  " + pad_right_bytes(result, kResultW - 1) +
+         verdict + "\n";
 }
 
 // Everything the check needs, decided before any traffic.
@@ -77,6 +81,7 @@ struct Check {
   bool cxi = false;
   double target = 0;          // GB/s (0: none)
   std::string dev_dir, cxi_dir;
+  std::string board;          // cxi: Brazos, Sawtooth ... ("": not a cxi NIC)
   std::string rate_counter;   // the NIC counter under telemetry/ ("": software completions)
   std::string header, dashes;
 };
@@ -148,6 +153,7 @@ Result<Check> prepare(const Tool& tool, CommandLine& cl, const TestRegistry& tes
         " or under its sysfs device " + (c.dev_dir.empty() ? "(none)" : c.dev_dir) + ")");
   }
   c.target = o.min_rate > 0 ? o.min_rate : c.cxi ? kTargetGBps : 0;
+  if (!c.cxi_dir.empty()) c.board = board_type(c.cxi_dir);
   c.rate_counter = nic_rate_counter(c, hrp_in_use(c));
   // One run per worker for the whole check: the parent stops it.
   c.plan.runs.resize(1);
@@ -186,15 +192,19 @@ void print_summary(const Tool& tool, const Check& c, const ProgramOptions& o) {
   auto line = [](const char* label, const std::string& value) {
     std::printf("%-16s: %s\n", label, value.c_str());
   };
-  auto memory = [](int64_t gpu) { return gpu < 0 ? std::string("System") : "GPU " + std::to_string(gpu); };
+  auto memory = [](int64_t gpu) {
+    return gpu < 0 ? std::string("System") : "GPU " + std::to_string(gpu);
+  };
   std::printf("%s\n    %s\n", c.dashes.c_str(), tool.title);
   line("Device", c.plan.device + (c.cxi ? "" : " (" + c.plan.provider + ")"));
-  line("Board Type", c.cxi_dir.empty() ? "Not Applicable" : board_type(c.cxi_dir));
+  line("Board Type", c.board.empty() ? "Not Applicable" : c.board);
   line("Service ID", c.cxi ? std::to_string(first.svc_id) : "Not Applicable");
   line("Local Address", local_address(c));
   line("TX Mem", memory(o.tx_gpu));
   line("RX Mem", memory(o.rx_gpu));
-  if (o.tx_gpu >= 0 || o.rx_gpu >= 0) line("GPU Type", o.gpu_type.empty() ? "(discovered)" : o.gpu_type);
+  if (o.tx_gpu >= 0 || o.rx_gpu >= 0) {
+    line("GPU Type", o.gpu_type.empty() ? "(discovered)" : o.gpu_type);
+  }
   line("Duration", fmt("%g seconds", c.duration));
   line("Sensor Interval", fmt("%g seconds", c.interval));
   line("TX/RX Processes", std::to_string(c.procs));
@@ -299,46 +309,61 @@ Monitored monitor(Check& c, HeatsinkWorkers& workers) {
   return m;
 }
 
+// A temperature's line: its limit, the worst reading, PASS/FAIL ("-" and NA: no module).
+bool temperature_verdict(int width, const Sensor& s) {
+  std::string what = s.known ? s.name + " (" + s.short_name + ")" : s.name;
+  std::string criteria = what + " under " + fmt("%g", s.fail) + " " + kDegC + ":";
+  if (s.absent_always) {
+    std::printf("%s  %s  NA\n", pad_right_bytes(criteria, width).c_str(),
+                pad_right_bytes("-", kResultW - 1).c_str());
+    return true;
+  }
+  const bool pass = s.max_seen < s.fail;
+  std::printf("%s", verdict_line(width, criteria, std::to_string(s.max_seen) + " " + kDegC,
+                                 pass ? "PASS" : "FAIL")
+                        .c_str());
+  return pass;
+}
+
+// A power sensor's line: judged against --max-power where given; else "----", shown for VDD
+// and AVDD only, as the original (its other sensors stay in the rows' columns).
+bool power_verdict(int width, const Sensor& s) {
+  std::string what = s.known ? s.name + " (" + s.short_name + ")" : s.name;
+  std::string result = s.absent_always ? "-" : std::to_string(s.max_seen) + " W";
+  if (s.fail > 0 && !s.absent_always) {
+    const bool pass = s.max_seen < s.fail;
+    std::printf("%s", verdict_line(width, what + " under " + fmt("%g", s.fail) + " W:", result,
+                                   pass ? "PASS" : "FAIL")
+                          .c_str());
+    return pass;
+  }
+  if (s.short_name == "VDD" || s.short_name == "AVDD" || !s.known) {
+    std::printf("%s", unjudged_line(width, what + ":", result).c_str());
+  }
+  return true;
+}
+
 // The PASS/FAIL lines, in the original's order: temperatures, powers, the rate. True when a
 // limit or the target failed.
 bool print_verdicts(const Check& c, const Monitored& m) {
+  const int width = c.board == "Sawtooth" || c.board == "Washington" ? kSawtoothCriteriaW
+                                                                      : kCriteriaW;
   bool failed = false;
-  std::vector<const Sensor*> judged;
-  for (const Sensor& s : c.sensors) if (!s.power) judged.push_back(&s);
-  for (const Sensor& s : c.sensors) if (s.power) judged.push_back(&s);
-  for (const Sensor* sp : judged) {
-    const Sensor& s = *sp;
-    std::string what = s.known ? s.name + " (" + s.short_name + ")" : s.name;
-    if (s.power) {
-      std::string result = s.absent_always ? "-" : std::to_string(s.max_seen) + " W";
-      if (s.fail > 0 && !s.absent_always) {
-        bool pass = s.max_seen < s.fail;
-        failed |= !pass;
-        std::printf("%s", verdict_line(what + " under " + fmt("%g", s.fail) + " W:", result, pass).c_str());
-      } else {
-        std::printf("%s", unjudged_line(what + ":", result).c_str());
-      }
-      continue;
-    }
-    std::string criteria = what + " under " + fmt("%g", s.fail) + " " + kDegC + ":";
-    if (s.absent_always) {
-      std::printf("%s  %s  NA\n", pad_right_bytes(criteria, kCriteriaW).c_str(),
-                  pad_right_bytes("-", kResultW - 1).c_str());
-      continue;
-    }
-    bool pass = s.max_seen < s.fail;
-    failed |= !pass;
-    std::printf("%s", verdict_line(criteria, std::to_string(s.max_seen) + " " + kDegC, pass).c_str());
+  for (const Sensor& s : c.sensors) {
+    if (!s.power) failed |= !temperature_verdict(width, s);
+  }
+  for (const Sensor& s : c.sensors) {
+    if (s.power) failed |= !power_verdict(width, s);
   }
   double average = m.rows > 0 ? m.rate_sum / m.rows : 0;
   if (c.target > 0) {
     bool pass = average >= c.target;
     failed |= !pass;
-    std::printf("%s", (pad_right_bytes("Average BW over " + fmt("%g", c.target) + " GB/s:", kCriteriaW - 1) +
-                       "  " + pad_right_bytes(fmt("%.2f GB/s", average), kResultW - 1) +
-                       (pass ? "PASS" : "FAIL") + "\n").c_str());
+    std::printf("%s", unjudged_line(width, "Average BW over " + fmt("%g", c.target) + " GB/s:",
+                                    fmt("%.2f GB/s", average), pass ? "PASS" : "FAIL")
+                          .c_str());
   } else {
-    std::printf("%s", unjudged_line("Average BW:", fmt("%.2f GB/s", average)).c_str());
+    std::printf("%s", unjudged_line(width, "Average BW:", fmt("%.2f GB/s", average)).c_str());
   }
   std::fflush(stdout);
   return failed;

@@ -113,7 +113,9 @@ bool HeatsinkWorkers::start(const ToolPlan& plan, const TestRegistry& tests, uin
   for (uint64_t i = 0; i < procs_; ++i) {
     std::fflush(nullptr);
     pid_t pid = fork();
-    if (pid == 0) worker(plan, tests, static_cast<int>(i), cpus.empty() ? -1 : cpus[i], tick, shared_);
+    if (pid == 0) {
+      worker(plan, tests, static_cast<int>(i), cpus.empty() ? -1 : cpus[i], tick, shared_);
+    }
     if (pid < 0) {
       std::perror("fab_heatsink_check: fork");
       return false;

@@ -214,7 +214,8 @@ void sleep_s(double s) {
 // -r: cxi_stat's rates, from the second reading of the device's counters.
 void print_rates(const Device& d, const LinkCounters& first, double pause) {
   const std::string c1 = d.cxi_dir + "/port", c2 = d.cxi_dir + "/port/0";
-  const std::string speed = d.cxi_dir.empty() ? "" : first_line({c2 + "/link/speed", c1 + "/speed"});
+  const std::string speed =
+      d.cxi_dir.empty() ? "" : first_line({c2 + "/link/speed", c1 + "/speed"});
   const std::string state =
       d.cxi_dir.empty() ? "" : first_line({c2 + "/link/config/pause_map", c1 + "/pause"});
   std::fputs(first.report(LinkCounters::read(d.cxi_dir), pause, speed, state).c_str(), stdout);

@@ -145,7 +145,8 @@ std::string tool_output_section(const Tool& tool) {
                  "of the run the client asked for (the server adopts its options), with the "
                  "device each side uses (Device) and both endpoints (Local, Remote).") +
              "\n";
-      return out + (tool.kind == ToolKind::kLatency ? latency_output(tool) : bandwidth_output(tool));
+      return out +
+             (tool.kind == ToolKind::kLatency ? latency_output(tool) : bandwidth_output(tool));
     case ToolKind::kLoopback:
       return out + roff_escape("A summary of the run, then the table.") + "\n" +
              bandwidth_output(tool);

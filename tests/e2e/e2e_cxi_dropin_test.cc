@@ -442,6 +442,8 @@ TEST(E2eCxiDropInHeatsink, NumaCoresBoardAndRateSource) {
   fake.dir("class/cxi/lo");
   fake.link("class/cxi/lo/device", "../../../devices/pci0000:00/0000:00:03.0");
   fake.file(dev + "fru/part_number", "P43012-001");
+  fake.file("class/hwmon/hwmon2/power1_input", "4000000");
+  fake.file("class/hwmon/hwmon2/power1_label", "3.3V QSFP Power");
   fake.file(dev + "properties/nid", "0x12");
   fake.file(dev + "telemetry/pct_ptls_response", "5000@1.0");
   setenv("FABPERF_SYSFS_ROOT", fake.root().c_str(), 1);
@@ -453,7 +455,16 @@ TEST(E2eCxiDropInHeatsink, NumaCoresBoardAndRateSource) {
   EXPECT_TRUE(contains(nic.out, "Local Address   : NIC 0x12\n")) << nic.out;
   EXPECT_TRUE(contains(nic.out, "TX/RX Processes : 2\nProcessor List  : 0-1\n")) << nic.out;
   EXPECT_TRUE(contains(nic.out, "Rate Source     : NIC counter pct_ptls_response\n")) << nic.out;
-  EXPECT_EQ(count_lines(nic.out, std::regex("      1        0\\.00          60")), 1) << nic.out;
+  EXPECT_EQ(count_lines(nic.out, std::regex("      1        0\\.00        4          60")), 1)
+      << nic.out;
+  // A Sawtooth board's verdicts are 44 wide (SAW_CRIT_W); the QSFP power is a column, not a
+  // line (the original's lines are VDD's and AVDD's).
+  EXPECT_TRUE(contains(nic.out, "Cassini 0 Temperature (ASIC_0) under 85 \xC2\xB0" "C:  60 \xC2\xB0"
+                                "C       PASS\n"))
+      << nic.out;
+  EXPECT_FALSE(contains(nic.out, "3.3V QSFP Power (QSFP):")) << nic.out;
+  EXPECT_TRUE(contains(nic.out, "\nAverage BW:                                  0.00 GB/s   ----\n"))
+      << nic.out;
 }
 
 }  // namespace
