@@ -328,6 +328,8 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
     out.add(ep.server ? "Local (server)" : "Local (client)", ep.local);
     out.add(ep.server ? "Remote (client)" : "Remote (server)", ep.remote);
   }
+  // As the originals print it once their GPU library is loaded (not the atomic tools).
+  if (o.gpus_found >= 0 && !atomic) out.text += "Found " + number(o.gpus_found) + " GPU(s)\n";
   return dash_line(tool) + "    " + tool.title + "\n" + out.text + dash_line(tool);
 }
 

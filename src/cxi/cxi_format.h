@@ -64,6 +64,7 @@ struct SummaryView {
   RunView asked;
   RunOptions run;           // this side's options for the run (-v, -d, the client's switches)
   SideMemory client, server;
+  int gpus_found = -1;      // this side's GPU runtime's devices ("Found N GPU(s)"; -1: none)
 
   bool by_duration() const { return asked.by_duration; }
   bool is_range() const { return asked.min_size != asked.max_size; }

@@ -25,6 +25,20 @@ int fail(const std::string& message, int code = 1) {
   return code;
 }
 
+// The originals' "Found N GPU(s)": the devices this process's GPU runtime reports, when one of
+// its own buffers is on a GPU (-1: none is, or the runtime does not say).
+int gpus_found(const ProgramOptions& p) {
+  if (p.tx_gpu < 0 && p.rx_gpu < 0) return -1;
+  const int64_t index = p.tx_gpu >= 0 ? p.tx_gpu : p.rx_gpu;
+  auto spec = parse_gpu_spec(p.gpu_type.empty() ? std::to_string(index)
+                                                : p.gpu_type + ":" + std::to_string(index));
+  if (!spec.ok()) return -1;
+  auto runtime = open_gpu(*spec);
+  if (!runtime.ok()) return -1;
+  auto count = (*runtime)->device_count();
+  return count.ok() ? *count : -1;
+}
+
 // The originals exit 1 for every error, bad usage included; the shared modes say 2 there.
 int as_originals(int code) { return code == 2 ? 1 : code; }
 
@@ -79,6 +93,7 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
   SummaryView view = own_summary_view(p, first, plan->by_duration, plan->sizes.front(),
                                       plan->sizes.back());
   if (plan->tx_queue > 0 && plan->tx_queue < first.tx_depth) view.asked.in_flight = plan->tx_queue;
+  view.gpus_found = gpus_found(p);
   if (Status pages = check_free_hugepages(tool, view); !pages.ok()) return fail(pages.message());
   reporters.push_back(make_tool_reporter(tool, p, view, ep, loopback));
   // fabperf's JSON document and its HTML report, beside the tool's own tables.
@@ -163,7 +178,8 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args, R
       if (!cl.host.empty()) return as_originals(run_pair_or_loopback(*tool, cl, info, env, false));
       auto own = server_own_options(*tool, cl);
       if (!own.ok()) return fail(own.status().message());
-      auto observer = make_tool_server_observer(*tool, cl.program, stdout);
+      auto observer =
+          make_tool_server_observer(*tool, cl.program, stdout, gpus_found(cl.program));
       return as_originals(run_server_mode(
           cl, env, observer.get(),
           "Listening on port " + std::to_string(cl.program.listen_port) +

@@ -106,8 +106,9 @@ class ToolReporter : public Reporter {
 
 class ToolServerObserver : public ServerObserver {
  public:
-  ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f)
-      : tool_(tool), program_(program), out_(f) {}
+  ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f,
+                     int gpus_found)
+      : tool_(tool), program_(program), out_(f), gpus_found_(gpus_found) {}
 
   void on_run_start(const SessionInfo& session, const TestSpec& spec,
                     const RunOptions& run) override {
@@ -167,6 +168,7 @@ class ToolServerObserver : public ServerObserver {
     view.run = run;
     view.client = SideMemory::from_json(session.peer_options);
     view.server = SideMemory::of(program_);
+    view.gpus_found = gpus_found_;
     return view;
   }
 
@@ -178,6 +180,7 @@ class ToolServerObserver : public ServerObserver {
   const Tool& tool_;
   ProgramOptions program_;
   std::FILE* out_;
+  int gpus_found_;
   std::mutex mu_;
   bool started_ = false;
   bool header_done_ = false;
@@ -209,8 +212,8 @@ std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOpti
 
 std::unique_ptr<ServerObserver> make_tool_server_observer(const Tool& tool,
                                                           const ProgramOptions& program,
-                                                          std::FILE* f) {
-  return std::make_unique<ToolServerObserver>(tool, program, f);
+                                                          std::FILE* f, int gpus_found) {
+  return std::make_unique<ToolServerObserver>(tool, program, f, gpus_found);
 }
 
 }  // namespace fabperf::cxi

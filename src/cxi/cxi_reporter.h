@@ -27,7 +27,7 @@ std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOpti
 // tools), or its own rows (bandwidth tools).
 std::unique_ptr<ServerObserver> make_tool_server_observer(const Tool& tool,
                                                           const ProgramOptions& program,
-                                                          std::FILE* out);
+                                                          std::FILE* out, int gpus_found = -1);
 
 // One row of the table for a finished run, as the client (or, `server`, the server) prints it.
 std::string result_row(const Tool& tool, const TestResult& r, bool server = false);

@@ -628,6 +628,9 @@ TEST(E2eCxiGpu, EveryToolWithGpuBuffersOnBothSides) {
       EXPECT_TRUE(contains(text, "Server RX Mem    : GPU 0\nServer GPU Type  : NVIDIA\n"))
           << text;
       EXPECT_EQ(contains(text, "Server TX Mem    : GPU 0\n"), t.both_ways) << text;
+      // As the originals, once the GPU library is loaded: the stand-in has one device.
+      EXPECT_TRUE(std::regex_search(text, std::regex("\nFound 1 GPU\\(s\\)\n-{51,72}\n")))
+          << text;
     }
     EXPECT_EQ(server.wait(), 0) << server.output();
     FakeGpuEnv::Totals used = gpu.totals();

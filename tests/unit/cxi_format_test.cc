@@ -387,6 +387,11 @@ TEST(CxiFormat, GpuAndHugepageLines) {
                        "Server RX Mem    : System\nTest Type"),
             std::string::npos)
       << block;
+  // The originals' line once the GPU library is loaded, last in the block.
+  v.gpus_found = 2;
+  EXPECT_NE(summary_block(write_lat(), v, cassini(false))
+                .find("Remote (server)  : NIC 0x12 PID 0\nFound 2 GPU(s)\n---"),
+            std::string::npos);
   // The client's one buffer is on the GPU: no huge pages of its own.
   EXPECT_NE(block.find("Hugepages        : Disabled - Not Applicable\n"), std::string::npos)
       << block;
