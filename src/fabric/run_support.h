@@ -96,7 +96,21 @@ struct WindowRun {
   uint64_t lists_posted = 0;
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
+  // Lists: the next one may start once the last has completed (and been answered).
+  bool list_done(size_t in_flight) const {
+    return in_flight == 0 && (!list_answers || answers >= lists_posted);
+  }
 };
+
+// How a windowed run issued its operations, for the JSON (the two methods' figures differ).
+inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t window,
+                                    uint64_t warmup) {
+  if (!run.lists) return {{"method", "stream"}, {"window", window}, {"warmup", warmup}};
+  return {{"method", "lists"},          {"list_size", list},
+          {"lists", run.lists_posted},  {"in_flight_max", window},
+          {"answered", run.list_answers}, {"answers", run.answers},
+          {"warmup", warmup}};
+}
 
 // The start barrier of a bi-directional run: this side's warm-up is complete; tell the peer
 // and wait for its word, serving completions meanwhile (the peer's warm-up may need this
@@ -149,7 +163,9 @@ inline int64_t lists_time_ns(const WindowRun& run, TestContext& ctx) {
 // provider whose queue is shallower than the window frees one slot at a time, and the window
 // would never fill (a --tx_depth 8192 run went on for minutes). Returns once every posted
 // operation has completed. Ticks the interval meter (--interval) with the loop's clock and
-// finishes it with the measured posts.
+// finishes it with the measured posts. With `run.lists` (the CXI tools' method) the same loop
+// posts `window` operations as one list (as many in flight as the provider takes), waits for
+// all of it (and its answer), and looks at the limit only between lists.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
@@ -157,10 +173,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   window = std::min(window, f.tx_window());
   bool measuring = false;
   uint64_t list_left = 0;  // operations of the current list still to post
-  // Lists: the next one may start once the last has completed (and been answered).
-  auto list_done = [&] {
-    return f.tx_pool.in_flight() == 0 && (!run.list_answers || run.answers >= run.lists_posted);
-  };
+  auto list_done = [&] { return run.list_done(f.tx_pool.in_flight()); };
   // What --interval counts: the measured operations completed so far (posts run ahead of
   // completions by the window, and a provider that buffers takes a whole window at once),
   // and at the end the measured posts, every one of them completed by then: the test's send
@@ -263,16 +276,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
   }, false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
-  // How the operations were issued, for the JSON (the two methods' figures differ).
-  if (run.lists) {
-    f.ctx.stats.info["bw_method"] = {{"method", "lists"}, {"list_size", list},
-                                     {"lists", run.lists_posted}, {"in_flight_max", window},
-                                     {"answered", run.list_answers}, {"answers", run.answers},
-                                     {"warmup", f.warmup}};
-  } else {
-    f.ctx.stats.info["bw_method"] = {{"method", "stream"}, {"window", window},
-                                     {"warmup", f.warmup}};
-  }
+  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
   return drained;
 }
 
