@@ -193,11 +193,12 @@ TEST_P(E2eCxiDropIn, LatencyGapModes) {
     EXPECT_EQ(gap["mode"], exact ? "exact" : "original") << gap.dump();
     EXPECT_EQ(gap["asked_us"], 100000) << gap.dump();
     EXPECT_EQ(gap["gaps"], 4) << gap.dump();  // after the warm-up iteration too
-    // The whole gap, or (the originals' spin) far less: a 100-fold margin.
+    // The whole gap, or (the originals' spin, ~70 us here for 100000) far less: the bound
+    // leaves 100 ms of preemption over the four gaps on a loaded host.
     if (exact) {
       EXPECT_GE(gap["mean_us"].get<double>(), 100000) << gap.dump();
     } else {
-      EXPECT_LT(gap["mean_us"].get<double>(), 1000) << gap.dump();
+      EXPECT_LT(gap["mean_us"].get<double>(), 25000) << gap.dump();
     }
     EXPECT_EQ(line_value(r.out, "Inter-Iter Gap"), "100000 microseconds");
   }
