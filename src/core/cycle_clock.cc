@@ -5,6 +5,7 @@
 #include <x86intrin.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -39,17 +40,38 @@ Result<CycleClock> CycleClock::calibrate(int samples) {
     return Status::Unsupported("-c cycles: this CPU has no cycle counter fabperf can read");
   }
   // Pairs (ns since start, cycles since start), each after a spin a little longer than the
-  // one before, as the original's regression spaces its samples.
-  std::vector<double> x, y;
+  // one before, as the original's regression spaces its samples. Each clock read sits between
+  // two counter reads; a pair whose reads lie far apart (the thread was preempted between
+  // them) is left out of the fit.
+  struct Pair {
+    double ns, cycles, width;
+  };
+  std::vector<Pair> pairs;
   const int64_t t0 = fabperf::now_ns();
   const uint64_t c0 = read_cycles();
   for (int i = 0; i < samples; ++i) {
     const int64_t until = fabperf::now_ns() + 100'000 + i * 10'000;
-    int64_t t = fabperf::now_ns();
-    while (t < until) t = fabperf::now_ns();
-    y.push_back(static_cast<double>(read_cycles() - c0));
-    x.push_back(static_cast<double>(t - t0));
+    while (fabperf::now_ns() < until) {
+    }
+    const uint64_t before = read_cycles();
+    const int64_t t = fabperf::now_ns();
+    const uint64_t after = read_cycles();
+    pairs.push_back({static_cast<double>(t - t0),
+                     static_cast<double>(before - c0) / 2 + static_cast<double>(after - c0) / 2,
+                     static_cast<double>(after - before)});
   }
+  std::vector<double> widths;
+  for (const Pair& p : pairs) widths.push_back(p.width);
+  std::nth_element(widths.begin(), widths.begin() + widths.size() / 2, widths.end());
+  const double limit = 4 * std::max(1.0, widths[widths.size() / 2]);
+  std::vector<double> x, y;
+  for (const Pair& p : pairs) {
+    if (p.width > limit) continue;
+    x.push_back(p.ns);
+    y.push_back(p.cycles);
+  }
+  samples = static_cast<int>(x.size());
+  if (samples < 2) return Status::Failed("-c cycles: too few undisturbed samples to calibrate");
   double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
   const double n = samples;
   for (int i = 0; i < samples; ++i) {
