@@ -74,6 +74,82 @@ TEST(ClusterVerdicts, SlowNodeIsTheNodeNotItsLinks) {
   }
 }
 
+// user-review's small job: 5 ranks in a noisy job (contention spreads the healthy links from
+// 0.6x to 1.6x), one rank sharing its CPU, every one of its links 2.2x the others' median.
+// Its own links widen the job's spread past them (no link is a suspect), so only a rule that
+// leaves the node out of its own baseline and spread names it.
+FigureMatrix noisy_with_slow_node(int n, int slow, double factor) {
+  FigureMatrix m(n);
+  const double noise[] = {0.6, 1.0, 1.6, 0.8, 1.3, 0.7, 1.1, 1.5, 0.9, 1.2};
+  int i = 0;
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      m.set(a, b, 10000 * (a == slow || b == slow ? factor : noise[i++ % 10]));
+    }
+  }
+  return m;
+}
+
+TEST(ClusterVerdicts, SlowNodeInSmallNoisyJobIsNamedLeavingItOut) {
+  FigureMatrix m = noisy_with_slow_node(5, 2, 2.2);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, everyone(5));
+  EXPECT_EQ(t.suspect_count, 0u) << "the job's spread hides every one of its links";
+  settle(t, m, Better::kLower, tol);
+  auto nodes = judge_nodes({t}, everyone(5));
+  for (const NodeJudgement& node : nodes) {
+    EXPECT_EQ(node.state, node.rank == 2 ? NodeState::kBad : NodeState::kOk) << node.rank;
+  }
+  EXPECT_NEAR(nodes[2].slowdown, 2.2, 0.3);
+  EXPECT_EQ(nodes[1].slowdown, 0);
+}
+
+// What the node rules name (docs/cluster.md, "Verdicts"): a node whose median link is 2x
+// worse than the other nodes' (latency 2.5x: named, 1.5x: not; bandwidth at 40%: named); and,
+// in a quiet job, a node whose every link is a suspect (bandwidth at 80%: each link below the
+// 90% threshold), by the most-links-bad rule; 95% is neither.
+TEST(ClusterVerdicts, NodeRuleSensitivity) {
+  struct Case {
+    Better better;
+    double factor;
+    bool named;
+  };
+  for (const Case& c : std::vector<Case>{{Better::kLower, 1.5, false},
+                                         {Better::kLower, 2.5, true},
+                                         {Better::kHigher, 0.95, false},
+                                         {Better::kHigher, 0.8, true},
+                                         {Better::kHigher, 0.4, true}}) {
+    for (int n : {5, 8, 16, 200}) {  // 200: the large-job path
+      FigureMatrix m = healthy(n, 1e6);
+      for (int other = 0; other < n; ++other) {
+        if (other != 3) set_link(m, 3, other, 1e6 * c.factor);
+      }
+      Tolerances tol;
+      TestJudgement t = judge_links(m, c.better, tol, everyone(n));
+      settle(t, m, c.better, tol);
+      auto nodes = judge_nodes({t}, everyone(n));
+      for (const NodeJudgement& node : nodes) {
+        bool bad = node.rank == 3 && c.named;
+        EXPECT_EQ(node.state, bad ? NodeState::kBad : NodeState::kOk)
+            << "factor " << c.factor << ", " << n << " ranks, rank " << node.rank;
+      }
+      // The slow rule alone: 2x worse or more.
+      const bool slow = c.factor >= 2 || c.factor <= 0.5;
+      EXPECT_EQ(t.slow_node[3], slow) << "factor " << c.factor << ", " << n << " ranks";
+    }
+  }
+}
+
+// Too few others to judge a node against (fewer than 3): the rule stays silent.
+TEST(ClusterVerdicts, NodeRuleNeedsThreeOtherNodes) {
+  FigureMatrix m = healthy(3, 1e4);
+  set_link(m, 0, 1, 5e4);
+  set_link(m, 0, 2, 5e4);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, everyone(3));
+  for (double s : t.slowdown) EXPECT_EQ(s, 0);
+}
+
 TEST(ClusterVerdicts, RetestAloneWithinToleranceIsContention) {
   FigureMatrix m = healthy(6, 5e9);
   set_link(m, 0, 3, 1e9);
