@@ -65,14 +65,22 @@ constexpr size_t kMinOtherNodes = 3;
 // (O(N^3), 2 million steps at 128); beyond, one link among N-1 barely moves a median.
 constexpr int kExactLeaveOneOut = 128;
 
-// Rank r's median link (both directions), leaving out its links with `skip`; 0 when none.
-double median_link(const FigureMatrix& m, int r, int skip, std::vector<float>& scratch) {
+// Rank r's median link (both directions), leaving out its links with `skip` and, of three
+// or more, its worst one: one bad link must not make a bad node (a median of 4 links moves a
+// long way when one of them is far off). 0 when it has none.
+double median_link(const FigureMatrix& m, int r, int skip, Better better,
+                   std::vector<float>& scratch) {
   scratch.clear();
   for (int j = 0; j < m.ranks(); ++j) {
     if (j == skip || j == r) continue;
     for (auto v : {m.get(r, j), m.get(j, r)}) {
       if (v) scratch.push_back(static_cast<float>(*v));
     }
+  }
+  if (scratch.size() >= 3) {
+    auto worst = better == Better::kLower ? std::max_element(scratch.begin(), scratch.end())
+                                          : std::min_element(scratch.begin(), scratch.end());
+    scratch.erase(worst);
   }
   return median_of(scratch);
 }
@@ -92,61 +100,57 @@ void judge_node(size_t r, double own, double base, double spread, Better better,
 }
 
 // The rule in a large job, O(N log N): the other nodes' medians as they are (each holds one
-// link to the judged node among N-1). Removing one value moves a sorted median by at most one
-// place, so there are at most three distinct baselines, each with one sorted list of
-// deviations.
+// link to the judged node among N-1), and the job's spread of links (the judged node's are 2
+// in N of them). Removing one value moves a sorted median by at most one place.
 void judge_large_job_nodes(const std::vector<double>& median, const std::vector<size_t>& judged,
-                           Better better, const Tolerances& tol, TestJudgement& out) {
+                           double spread, Better better, const Tolerances& tol,
+                           TestJudgement& out) {
   std::vector<double> sorted;
   for (size_t r : judged) sorted.push_back(median[r]);
   std::sort(sorted.begin(), sorted.end());
-  std::vector<std::pair<double, std::vector<double>>> deviations;  // per distinct baseline
   for (size_t r : judged) {
     size_t k = static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), median[r]) -
                                    sorted.begin());
-    const double base = median_without(sorted, k);
-    auto it = std::find_if(deviations.begin(), deviations.end(),
-                           [&](const auto& d) { return d.first == base; });
-    if (it == deviations.end()) {
-      std::vector<double> d;
-      for (double v : sorted) d.push_back(std::fabs(v - base));
-      std::sort(d.begin(), d.end());
-      deviations.emplace_back(base, std::move(d));
-      it = deviations.end() - 1;
-    }
-    const std::vector<double>& d = it->second;
-    size_t own = static_cast<size_t>(
-        std::lower_bound(d.begin(), d.end(), std::fabs(median[r] - base)) - d.begin());
-    judge_node(r, median[r], base, 1.4826 * median_without(d, own), better, tol, out);
+    judge_node(r, median[r], median_without(sorted, k), spread, better, tol, out);
   }
 }
 
-// The leave-one-out node rule: each node's median link against the median of the other nodes'
-// median links (their links with it left out), beyond a threshold drawn from those others
-// alone (their robust spread), so a slow node's own links neither set its baseline nor widen
-// its threshold. `median[r]` is rank r's median link, 0 for ranks not judged (unreachable, or
-// nothing measured).
-void judge_nodes_alone(const FigureMatrix& m, const std::vector<double>& median, Better better,
-                       const Tolerances& tol, TestJudgement& out) {
+// The leave-one-out node rule: each node's median link (its worst left out) against the median
+// of the other nodes' median links (their links with it left out, and their worst), beyond a
+// bar raised by the robust spread of the links among those others alone, so a slow node's own
+// links neither set its baseline nor widen its bar. `median[r]` is rank r's median link, 0 for ranks not judged (unreachable, or
+// nothing measured); `job_spread` the spread of all links.
+void judge_nodes_alone(const FigureMatrix& m, const std::vector<double>& median,
+                       double job_spread, Better better, const Tolerances& tol,
+                       TestJudgement& out) {
   std::vector<size_t> judged;
   for (size_t r = 0; r < median.size(); ++r) {
     if (median[r] > 0) judged.push_back(r);
   }
   if (judged.size() < kMinOtherNodes + 1) return;
-  if (m.ranks() > kExactLeaveOneOut) return judge_large_job_nodes(median, judged, better, tol, out);
+  if (m.ranks() > kExactLeaveOneOut) {
+    return judge_large_job_nodes(median, judged, job_spread, better, tol, out);
+  }
   std::vector<float> scratch, others, deviations;
   for (size_t r : judged) {
     others.clear();
     for (size_t j : judged) {
       if (j == r) continue;
-      const double v = median_link(m, static_cast<int>(j), static_cast<int>(r), scratch);
+      const double v = median_link(m, static_cast<int>(j), static_cast<int>(r), better, scratch);
       if (v > 0) others.push_back(static_cast<float>(v));
     }
     if (others.size() < kMinOtherNodes) continue;
+    const double own = median_link(m, static_cast<int>(r), -1, better, scratch);
     const double base = median_of(others);
     deviations.clear();
-    for (float v : others) deviations.push_back(static_cast<float>(std::fabs(v - base)));
-    judge_node(r, median[r], base, 1.4826 * median_of(deviations), better, tol, out);
+    for (size_t a : judged) {
+      for (size_t b : judged) {
+        if (a == r || b == r || a == b) continue;
+        auto v = m.get(static_cast<int>(a), static_cast<int>(b));
+        if (v) deviations.push_back(static_cast<float>(std::fabs(*v - base)));
+      }
+    }
+    judge_node(r, own, base, 1.4826 * median_of(deviations), better, tol, out);
   }
 }
 
@@ -235,7 +239,7 @@ TestJudgement judge_links(const FigureMatrix& m, Better better, const Tolerances
   }
   d.spread = deviations.count() > 0 ? 1.4826 * percentile(deviations, 50) : 0;
   d.threshold = threshold_of(d.baseline, d.spread, better, tol);
-  judge_nodes_alone(m, alive_median, better, tol, out);
+  judge_nodes_alone(m, alive_median, d.spread, better, tol, out);
   std::priority_queue<Suspect, std::vector<Suspect>, WorseFirst> kept;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
