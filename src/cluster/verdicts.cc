@@ -118,8 +118,8 @@ void judge_large_job_nodes(const std::vector<double>& median, const std::vector<
 // The leave-one-out node rule: each node's median link (its worst left out) against the median
 // of the other nodes' median links (their links with it left out, and their worst), beyond a
 // bar raised by the robust spread of the links among those others alone, so a slow node's own
-// links neither set its baseline nor widen its bar. `median[r]` is rank r's median link, 0 for ranks not judged (unreachable, or
-// nothing measured); `job_spread` the spread of all links.
+// links neither set its baseline nor widen its bar. `median[r]` is rank r's median link, 0 for
+// ranks not judged (unreachable, or nothing measured); `job_spread` the spread of all links.
 void judge_nodes_alone(const FigureMatrix& m, const std::vector<double>& median,
                        double job_spread, Better better, const Tolerances& tol,
                        TestJudgement& out) {

@@ -200,7 +200,8 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   heat["measured"] = measured;
 
   nlohmann::json summary = table(name + " " + figure, {"figure", "value"});
-  summary["rows"].push_back({text_cell("pairs measured"), value_cell(measured, {"", 1}, "measured")});
+  summary["rows"].push_back(
+      {text_cell("pairs measured"), value_cell(measured, {"", 1}, "measured")});
   if (auto failed = number_at(test, "failed")) {
     summary["rows"].push_back({text_cell("pairs failed"), value_cell(*failed, {"", 1}, "failed")});
   }

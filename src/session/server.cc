@@ -86,8 +86,10 @@ void Server::cut_oldest_unproven() {
   std::lock_guard<std::mutex> lock(mu_);
   Slot* oldest = nullptr;
   for (Slot* slot : sessions_) {
-    if (!slot->proven && !slot->told && (oldest == nullptr || slot->accepted_ns < oldest->accepted_ns))
+    if (!slot->proven && !slot->told &&
+        (oldest == nullptr || slot->accepted_ns < oldest->accepted_ns)) {
       oldest = slot;
+    }
   }
   if (oldest == nullptr) return;
   oldest->told = true;

@@ -69,7 +69,8 @@ TEST_F(SlurmE2E, SrunPmixOneNodeFourTasks) {
   json j = json::parse(read_file(dir_.file("m.json")), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.err;
   EXPECT_EQ(j["exit_code"], 0);
-  EXPECT_EQ(j["matrix"]["job"].get<std::string>().rfind("slurm.pmix.", 0), 0u) << j["matrix"]["job"];
+  EXPECT_EQ(j["matrix"]["job"].get<std::string>().rfind("slurm.pmix.", 0), 0u)
+      << j["matrix"]["job"];
   EXPECT_EQ(j["matrix"]["tests"][0]["measured"], 6);
   for (const json& rank : j["matrix"]["ranks"]) EXPECT_EQ(rank["status"], "ok") << rank.dump();
 }

@@ -81,7 +81,8 @@ start() {
   head -c 128 /dev/urandom > "$D/munge/munge.key" && chmod 600 "$D/munge/munge.key" || exit 1
   $SBIN/munged --force --socket="$D/munge/sock" --key-file="$D/munge/munge.key" \
     --pid-file="$D/run/munged.pid" --log-file="$D/log/munged.log" \
-    --seed-file="$D/munge/seed" </dev/null >/dev/null 2>&1 || skip "munged does not start: $(tail -3 "$D/log/munged.log")"
+    --seed-file="$D/munge/seed" </dev/null >/dev/null 2>&1 ||
+    skip "munged does not start: $(tail -3 "$D/log/munged.log")"
   H=$(hostname)
   ctl=$(free_port)
   {
@@ -116,14 +117,16 @@ start() {
     echo "KillWait=2"
     i=1
     while [ $i -le "$nodes" ]; do
-      echo "NodeName=n$i NodeHostname=$H NodeAddr=127.0.0.1 Port=$(free_port) CPUs=$(nproc) RealMemory=500 State=UNKNOWN"
+      echo "NodeName=n$i NodeHostname=$H NodeAddr=127.0.0.1 Port=$(free_port)" \
+        "CPUs=$(nproc) RealMemory=500 State=UNKNOWN"
       mkdir -p "$D/spool/n$i" "$D/tmpfs/n$i"
       i=$((i + 1))
     done
     echo "PartitionName=fp Nodes=n[1-$nodes] Default=YES MaxTime=10 State=UP OverSubscribe=FORCE"
   } > "$D/slurm.conf"
   export SLURM_CONF="$D/slurm.conf"
-  $SBIN/slurmctld -f "$D/slurm.conf" </dev/null >/dev/null 2>&1 || skip "slurmctld does not start: $(tail -3 "$D/log/slurmctld.log")"
+  $SBIN/slurmctld -f "$D/slurm.conf" </dev/null >/dev/null 2>&1 ||
+    skip "slurmctld does not start: $(tail -3 "$D/log/slurmctld.log")"
   i=1
   while [ $i -le "$nodes" ]; do
     $SBIN/slurmd -f "$D/slurm.conf" -N n$i </dev/null >/dev/null 2>&1 ||
