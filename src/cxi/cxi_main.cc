@@ -172,6 +172,7 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args, R
     std::fprintf(stderr, "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
                  "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool->name);
   }
+  fill_discovered_gpu_type(cl.program);
   switch (tool->kind) {
     case ToolKind::kLatency:
     case ToolKind::kBandwidth: {

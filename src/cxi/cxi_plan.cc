@@ -21,6 +21,15 @@ std::string gpu_text(const ProgramOptions& p, int64_t gpu) {
   return p.gpu_type.empty() ? std::to_string(gpu) : p.gpu_type + ":" + std::to_string(gpu);
 }
 
+}  // namespace
+
+void fill_discovered_gpu_type(ProgramOptions& p, const std::string& dev_root) {
+  if (!p.gpu_type.empty() || (p.tx_gpu < 0 && p.rx_gpu < 0)) return;
+  if (auto type = choose_gpu_type("", dev_root); type.ok()) p.gpu_type = gpu_type_name(*type);
+}
+
+namespace {
+
 Assignment assign(FieldRef field, OptionValue value, Side side = Side::kBoth) {
   const OptionSpec& spec = option_of(field);
   const char* prefix = side == Side::kLocal ? "--loc_" : side == Side::kRemote ? "--rem_" : "--";

@@ -48,6 +48,12 @@ std::vector<uint64_t> tool_sizes(const CommandLine& cl);
 Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
                                bool bidirectional = false);
 
+// The originals' GPU type when -g is not given (get_gpu_type): the type whose device files are
+// found under `dev_root`, filled into p.gpu_type when one of this process's buffers is on a
+// GPU, so every summary line and each side's --gpu name the type in use, not "(discovered)".
+// Nothing changes when no device file is found: opening the GPU then names what is missing.
+void fill_discovered_gpu_type(ProgramOptions& p, const std::string& dev_root = "/dev");
+
 // The domain a run of `provider` uses on this side, as the fabric session chooses it: the one
 // named (-d), else, for providers that speak IP, the one holding this side's address on the
 // control connection (`local_host`), else the provider's first; and the provider as chosen

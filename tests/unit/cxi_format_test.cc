@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include "cli/tool_grammar.h"
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_plan.h"
@@ -395,6 +398,29 @@ TEST(CxiFormat, GpuAndHugepageLines) {
   // The client's one buffer is on the GPU: no huge pages of its own.
   EXPECT_NE(block.find("Hugepages        : Disabled - Not Applicable\n"), std::string::npos)
       << block;
+}
+
+// Without -g the originals name the type they found (Client GPU Type : NVIDIA), as seen on an
+// H100 where fabperf printed "(discovered)" before: the type comes from the device files.
+TEST(CxiFormat, GpuTypeWithoutDashGIsTheTypeFound) {
+  char dir[] = "/tmp/fabperf-devXXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string dev = dir;
+  Parsed none = parse(write_lat(), {"h", "-t", "0"});
+  ProgramOptions p = none.cl.program;
+  fill_discovered_gpu_type(p, dev);  // no device file: left for open_gpu to name what is missing
+  EXPECT_EQ(p.gpu_type, "");
+  { std::ofstream(dev + "/nvidia0") << ""; }
+  fill_discovered_gpu_type(p, dev);
+  EXPECT_EQ(p.gpu_type, "NVIDIA");
+  ProgramOptions host = parse(write_lat(), {"h"}).cl.program;  // no GPU buffer: no type line
+  fill_discovered_gpu_type(host, dev);
+  EXPECT_EQ(host.gpu_type, "");
+  ProgramOptions named = parse(write_lat(), {"h", "-r", "0", "-g", "AMD"}).cl.program;
+  fill_discovered_gpu_type(named, dev);  // -g wins over what is found
+  EXPECT_EQ(named.gpu_type, "AMD");
+  std::remove((dev + "/nvidia0").c_str());
+  rmdir(dir);
 }
 
 // Each process's own buffers: a server started with -r 0 shows its GPU and type, the client's
