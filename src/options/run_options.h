@@ -24,10 +24,12 @@ namespace fabperf {
   X(uint64_t, streams)               \
   X(uint64_t, rate)                  \
   X(uint64_t, latency_gap)           \
+  X(double, omit)                    \
   X(uint64_t, sock_buf_size)         \
   X(uint64_t, ip_port)               \
   X(bool, nodelay)                   \
   X(bool, reverse)                   \
+  X(uint64_t, udp_rate)              \
   X(bool, verify)                    \
   X(std::string, id)                 \
   X(std::string, provider)           \
