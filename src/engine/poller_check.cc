@@ -59,7 +59,9 @@ std::string poller_warning(const TestSpec& spec, const RunOptions& loc, const Ru
   const std::set<int> loc_cpus = pinned(loc, loc_threads, online);
   const std::set<int> rem_cpus = pinned(rem, rem_threads, online);
   // What each side's pollers may use: their pinned CPUs, else every CPU allowed here.
-  auto room = [&](const std::set<int>& cpus) { return cpus.empty() ? size_t(allowed) : cpus.size(); };
+  auto room = [&](const std::set<int>& cpus) {
+    return cpus.empty() ? static_cast<size_t>(allowed) : cpus.size();
+  };
   std::string pollers, cpus;
   if (same_host && loc_pollers > 0 && rem_pollers > 0) {
     size_t shared;

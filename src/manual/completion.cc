@@ -117,7 +117,9 @@ std::string bash_completion(const TestRegistry& tests) {
     for (const ToolSpelling& s : tool_spellings(tool.bit)) {
       if (std::string_view(s.spec->name) != "provider" || !tool_takes_arg(s)) continue;
       values["--" + s.long_name] = {"$(_fabperf_providers)"};
-      if (s.cxi->short_name != 0) values[std::string("-") + s.cxi->short_name] = values["--" + s.long_name];
+      if (s.cxi->short_name != 0) {
+        values[std::string("-") + s.cxi->short_name] = {"$(_fabperf_providers)"};
+      }
     }
     out += std::string("    ") + tool.name + "|" + tool.original + ")\n";
     out += "      opts=\"" + join({words.begin(), words.end()}) + "\"\n";

@@ -30,7 +30,9 @@ std::string interval_line(const std::string& label, const TestResult& pending,
                                                            : r.counts.recv_msgs), Unit::kCount);
   } else {
     if (!latency && spec != nullptr && spec->kind != TestKind::kMsgRate) {
-      if (r.counts.send_bytes > 0 || r.counts.recv_bytes == 0) add("send_bw", f.send_Bps, Unit::kBandwidth);
+      if (r.counts.send_bytes > 0 || r.counts.recv_bytes == 0) {
+        add("send_bw", f.send_Bps, Unit::kBandwidth);
+      }
       if (r.counts.recv_bytes > 0) add("recv_bw", f.recv_Bps, Unit::kBandwidth);
     }
     add("msg_rate", f.msg_rate, Unit::kRate);

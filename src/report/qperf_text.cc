@@ -50,7 +50,9 @@ class QperfTextReporter : public Reporter {
     // counted them (they come with its result), before the block.
     std::string block;
     for (const IntervalRecord& r : result.server_intervals) {
-      if (r.counts.jitter_ns >= 0) block += interval_line(result.test + " server", result, r, options_);
+      if (r.counts.jitter_ns >= 0) {
+        block += interval_line(result.test + " server", result, r, options_);
+      }
     }
     block += render_block(result.test, lines);
     std::fwrite(block.data(), 1, block.size(), stdout);

@@ -214,8 +214,9 @@ void judge_host_noise(HostNoise& n, const NoiseThresholds& limits) {
   const double share = n.preempted_share();
   const double per_s = static_cast<double>(n.involuntary) / n.real_s;
   // The measuring thread taken off its CPU: the figures include those waits.
-  const bool preempted = (n.involuntary >= limits.preempted_min && share > limits.preempted_share) ||
-                         per_s > limits.preempted_per_s;
+  const bool preempted =
+      (n.involuntary >= limits.preempted_min && share > limits.preempted_share) ||
+      per_s > limits.preempted_per_s;
   if (preempted) {
     std::string text = "was preempted " + count_text(n.involuntary) + " times";
     if (n.operations > 0) text += " (" + percent_text(share) + " of samples)";

@@ -161,7 +161,9 @@ TEST(BashCompletion, HostPositionSpellingsLoopsAndProviders) {
   EXPECT_EQ(complete("fabperf --msg"), "--msg_size\n");  // underscores unless a dash is typed
   EXPECT_EQ(complete("fabperf -oo msg"), "msg_size:\n");
   EXPECT_TRUE(contains(complete("fabperf -oo ''"), "time:")) << complete("fabperf -oo ''");
-  if (access("/usr/bin/fi_info", X_OK) != 0) GTEST_SKIP() << "no fi_info: provider names not checked";
+  if (access("/usr/bin/fi_info", X_OK) != 0) {
+    GTEST_SKIP() << "no fi_info: provider names not checked";
+  }
   for (const char* words : {"fabperf -P ''", "fabperf --loc_provider t", "fab_write_lat -P ''"}) {
     std::string got = complete(words);
     EXPECT_TRUE(contains(got, "tcp")) << words << ": " << got;
