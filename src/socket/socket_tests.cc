@@ -445,12 +445,10 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
       const int64_t idle = now - idle_since;
       if (w.peer_said_done() || (quiet_end && quiet_end(idle))) {
         // The end marker was lost: take what is still queued, then stop.
-        for (;;) {
-          auto more = link.recv_some(buf, size, 0.01);
-          if (!more.ok() || *more == 0) break;
-          c.recv_bytes += *more;
-          c.recv_msgs++;
-          last = now_ns();
+        last = std::max(last, drain_datagrams(link, buf, size, c, stamped ? &arrivals : nullptr));
+        if (stamped) {
+          w.lost_msgs = arrivals.lost();
+          w.jitter_ns = arrivals.jitter_ns();
         }
         break;
       }

@@ -91,4 +91,18 @@ uint64_t UdpArrivals::lost() const {
   return next_seq_ > received_ ? next_seq_ - received_ : 0;
 }
 
+int64_t drain_datagrams(DataLink& link, char* buf, size_t size, StreamCounters& c,
+                        UdpArrivals* arrivals) {
+  int64_t last = 0;
+  for (;;) {
+    auto more = link.recv_some(buf, size, 0.01);
+    if (!more.ok() || *more == 0) break;
+    c.recv_bytes += *more;
+    c.recv_msgs++;
+    last = now_ns();
+    if (arrivals != nullptr) arrivals->on_datagram(buf, *more, last);
+  }
+  return last;
+}
+
 }  // namespace fabperf

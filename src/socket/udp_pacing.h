@@ -65,4 +65,11 @@ class UdpArrivals {
   double jitter_ns_ = 0;
 };
 
+// Takes the datagrams still queued on `link` (each within 10 ms of the last) until none or the
+// end marker: counted in `c` and, for a paced run, in `arrivals` too, so a drained datagram
+// is neither missing from the loss count's received nor its gap counted lost. Returns the
+// last one's arrival time (0 if none came).
+int64_t drain_datagrams(DataLink& link, char* buf, size_t size, StreamCounters& c,
+                        UdpArrivals* arrivals);
+
 }  // namespace fabperf
