@@ -41,7 +41,7 @@ build: $(BUILD)/CMakeCache.txt
 demo: deps
 	$(MAKE) $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS) --target fabperf
-	./$(BUILD)/fabperf --loopback -t 1 conf tcp_lat tcp_bw udp_lat udp_bw
+	./$(BUILD)/fabperf --loopback conf -t 1 tcp_lat tcp_bw udp_lat udp_bw
 	./$(BUILD)/fabperf --loopback -t 1 -v --percentiles 50,99,99.9 tcp_lat
 	./$(BUILD)/fabperf --loopback -t 0.2 -oo msg_size:1:4K:*4 -vu tcp_lat
 	./$(BUILD)/fabperf --loopback -P shm -t 1 rdm_write_lat rdm_write_bw

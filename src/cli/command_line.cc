@@ -15,8 +15,57 @@ bool is_option_token(const std::string& token) {
   return token.size() >= 2 && token[0] == '-';
 }
 
-Status bad_option(const std::string& token) {
+// Habits other tools teach (iperf3's above all): what their users type, and what fabperf calls
+// it. A row without `numeric` is no option here; a row with it is one of ours whose value,
+// a plain number, says the user meant the other tool's option.
+struct HabitHint {
+  const char* token;
+  bool numeric;            // only when its value is a number (-P 4, -i 1)
+  const char* suggestion;  // what to type instead; the value follows when `with_value`
+  bool with_value;
+  const char* why;         // "" or why the spelling means something else here
+};
+constexpr HabitHint kHabitHints[] = {
+    {"-P", true, "--streams", true, "-P is the libfabric provider"},
+    {"-i", true, "--interval", true, "-i is the RDMA device"},
+    {"-J", false, "--json -", false, "iperf3's JSON on standard output"},
+    {"-b", false, "--udp_rate", true, "iperf3's target bitrate, on udp_bw"},
+    {"-O", false, "--omit", true, "iperf3's omitted first seconds"},
+    {"-c", false, "fabperf HOST TESTS", false, "the server is the first word, as in qperf"},
+    {"-s", false, "fabperf with no host", false, "that is the server"},
+    {"-p", false, "-lp", true, "the server's port"},
+    {"-l", false, "-m", true, "the message size"},
+    {"-w", false, "-sb", true, "the socket buffer size"},
+    {"-N", false, "--nodelay", false, "Nagle off"},
+    {"-u", false, "udp_bw or udp_lat", false, "UDP is a test of its own"},
+};
+
+const HabitHint* habit_hint(const std::string& token) {
+  for (const HabitHint& h : kHabitHints) {
+    if (token == h.token) return &h;
+  }
+  return nullptr;
+}
+
+// "(did you mean --streams 4? -P is the libfabric provider)"
+std::string habit_text(const HabitHint& h, const std::string& value) {
+  std::string text = std::string("did you mean ") + h.suggestion;
+  if (h.with_value && !value.empty()) text += " " + value;
+  text += "?";
+  if (*h.why != '\0') text += std::string(" (") + h.why + ")";
+  return text;
+}
+
+bool plain_number(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789.") == std::string::npos;
+}
+
+Status bad_option(const std::string& token, const std::string& next) {
   std::string msg = token + ": bad option";
+  if (const HabitHint* h = habit_hint(token); h != nullptr && !h->numeric) {
+    const std::string value = next.empty() || next[0] == '-' ? "" : next;
+    return Status::Usage(msg + " (" + habit_text(*h, value) + "); try: fabperf --help options");
+  }
   std::string guess = nearest(token, qperf_spelling_texts());
   // A guess one letter long says nothing (-R is not a typo of -m).
   if (guess.size() > 2) msg += " (did you mean " + guess + "?)";
@@ -179,7 +228,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       has_inline = true;
     }
     const Spelling* spelling = find_qperf_spelling(name);
-    if (spelling == nullptr) return bad_option(token);
+    if (spelling == nullptr) return bad_option(token, i + 1 < args.size() ? args[i + 1] : "");
     const OptionSpec& spec = *spelling->spec;
     if (spec.field == FieldRef(&ProgramOptions::help)) {
       if (has_inline) {
@@ -201,6 +250,12 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     } else {
       if (i + 1 >= args.size()) return Status::Usage("missing argument to " + token);
       value_text = args[++i];
+    }
+    // -P 4, -i 1: an iperf3 user's streams and interval, never a provider or a device.
+    if (const HabitHint* h = habit_hint(name); h != nullptr && h->numeric && !has_inline &&
+                                                 plain_number(value_text)) {
+      return Status::Usage(name + " " + value_text + ": " + habit_text(*h, value_text) +
+                           "; try: fabperf --help options");
     }
     if (spec.type == OptType::kLoop) {
       auto loop = parse_loop(value_text);

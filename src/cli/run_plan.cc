@@ -17,8 +17,8 @@ Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment
   auto apply = [&](const Assignment& a) {
     const OptionSpec& spec = *a.spec;
     if (!spec.is_run_option()) return;
+    // conf and quit use none: qperf's "-n set but not used in test conf" (README).
     if (spec.per_test && !uses(spec.name) && warnings != nullptr &&
-        test.kind != TestKind::kMisc &&
         std::find(warned.begin(), warned.end(), a.spelling) == warned.end()) {
       warned.push_back(a.spelling);
       warnings->push_back("warning: " + a.spelling + " set but not used in test " + test.name);
@@ -39,6 +39,25 @@ Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment
   }
   if (test.check != nullptr) {
     for (const RunOptions* side : {&out.local, &out.remote}) FP_RETURN_IF_ERROR(test.check(*side));
+  }
+  // -t and -n together: a run is limited by one, the count (as before), and says so rather
+  // than showing the unused -t as its time.
+  std::string time_spelling;
+  for (const auto* list : {&assignments, &loop_values}) {
+    for (const Assignment& a : *list) {
+      if (a.spec->field == FieldRef(&RunOptions::time)) time_spelling = a.spelling;
+    }
+  }
+  if (!time_spelling.empty() && out.local.no_msgs > 0 && test.kind != TestKind::kMisc &&
+      warnings != nullptr) {
+    warnings->push_back("warning: " + time_spelling + " set but not used in test " +
+                        std::string(test.name) + ": -n " + std::to_string(out.local.no_msgs) +
+                        " governs (a run is limited by a count or a time, not both)");
+  }
+  if (out.local.omit > 0 && out.local.no_msgs > 0) {
+    return Status::Usage(std::string(test.name) +
+                         ": --omit leaves the first seconds of a timed run out; a run counted "
+                         "by -n has none to leave out (give -t, or no --omit)");
   }
   if (out.local.time == 0 && out.local.no_msgs == 0 && test.kind != TestKind::kMisc) {
     return Status::Usage(std::string(test.name) +
@@ -80,6 +99,9 @@ Result<std::vector<PlannedRun>> plan_runs(const CommandLine& cl, const TestRegis
                                 &run.warnings);
       if (!params.ok()) return params.status();
       run.params = std::move(*params);
+      // Display options are positional, as in qperf: those given before the test (and after
+      // the last test) apply to it; a -v between two tests changes the second only.
+      run.display = display_of(resolve_program(request.assignments, cl.dialect));
       for (const Assignment& a : loop_values) run.loop_values.emplace_back(a.spec, a.value);
       plan.push_back(std::move(run));
     }

@@ -2,12 +2,14 @@
 // resolved. Both dialects build one; the client runs it (session/client.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cli/command_line.h"
 #include "engine/registry.h"
+#include "options/display_options.h"
 #include "options/run_options_json.h"
 
 namespace fabperf {
@@ -17,6 +19,8 @@ struct PlannedRun {
   RunParams params;
   std::vector<std::pair<const OptionSpec*, OptionValue>> loop_values;  // this run's -oo values
   std::vector<std::string> warnings;  // "warning: -n set but not used in test conf"
+  // The -v family, -e, -un ... seen before the test (positional); none: the reporters' own.
+  std::optional<DisplayOptions> display;
 };
 
 // Defaults of `dialect`, then the user's assignments, then this run's loop values. Usage

@@ -225,6 +225,7 @@ void Agent::start_run(ControlChannel& ch, const nlohmann::json& body) {
       reply["error"] = "cancelled";  // at rank 0's deadline: a partial figure is no figure
     } else if (outcome.value) {
       reply["value"] = *outcome.value;
+      if (outcome.noisy) reply["noisy"] = true;  // a host-noise warning on either side
     } else {
       reply["error"] = outcome.error;
     }

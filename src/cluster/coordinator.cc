@@ -166,25 +166,14 @@ void Coordinator::measure() {
 void Coordinator::retests() {
   if (config_.opts->retest == 0) return;
   run_.judge();
-  struct Candidate {
-    size_t test;
-    Suspect suspect;
-  };
-  std::vector<Candidate> all;
-  for (size_t t = 0; t < run_.tests.size(); ++t) {
-    for (const Suspect& s : run_.tests[t].judgement.suspects) {
-      if (alive(s.client) && alive(s.server)) all.push_back({t, s});
-    }
-  }
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
-    return a.suspect.severity > b.suspect.severity;
-  });
-  if (all.size() > config_.opts->retest) all.resize(config_.opts->retest);
+  std::vector<bool> up(links_.size());
+  for (size_t r = 0; r < links_.size(); ++r) up[r] = alive(static_cast<int>(r));
+  std::vector<RetestCandidate> all = retest_candidates(run_, up, config_.opts->retest);
   run_.retests_planned = all.size();
   if (all.empty()) return;
   progress_.line(fmt::format("matrix: re-measuring {} suspect link{} alone", all.size(),
                              all.size() == 1 ? "" : "s"));
-  for (const Candidate& c : all) {
+  for (const RetestCandidate& c : all) {
     std::string why;
     if (should_stop(&why)) {
       if (run_.stopped.empty()) {

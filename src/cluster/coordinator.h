@@ -54,6 +54,7 @@ class Coordinator {
     bool answered = false;
     std::optional<double> value;
     std::string error;
+    bool noisy = false;  // its client said the run was measured under host noise
   };
 
   void mark_dead(int rank, const std::string& reason, bool linger);

@@ -132,6 +132,8 @@ void Coordinator::run_step(size_t test, const std::vector<Pair>& pairs, double t
     auto v = f.body.find("value");
     if (v != f.body.end() && v->is_number()) {
       run.value = v->get<double>();
+      auto noisy = f.body.find("noisy");
+      run.noisy = noisy != f.body.end() && noisy->is_boolean() && noisy->get<bool>();
     } else {
       run.error = f.body.value("error", std::string("no figure in the answer"));
     }
@@ -177,6 +179,7 @@ void Coordinator::run_step(size_t test, const std::vector<Pair>& pairs, double t
         column.matrix.set(a, b, *run.value);
         note(test, run.value);
       }
+      column.matrix.set_noisy(a, b, run.noisy);
     } else if (!retest && (config_.stop == nullptr || !config_.stop->load())) {
       bool cancelled = !run.answered || run.error == "cancelled";
       column.matrix.fail(a, b, cancelled ? late_error : run.error);

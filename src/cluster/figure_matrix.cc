@@ -84,6 +84,14 @@ const std::string* FigureMatrix::error(int client, int server) const {
   return it == errors_.end() ? nullptr : &it->second;
 }
 
+void FigureMatrix::set_noisy(int client, int server, bool noisy) {
+  if (noisy) {
+    noisy_.insert(key(client, server));
+  } else {
+    noisy_.erase(key(client, server));  // a quiet retest clears it
+  }
+}
+
 void FigureMatrix::set_retest(int client, int server, double value) {
   retests_[key(client, server)] = static_cast<float>(value);
 }

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engine/test_result.h"
@@ -53,6 +55,14 @@ class FigureMatrix {
   const std::string* error(int client, int server) const;
   void set_retest(int client, int server, double value);
   std::optional<double> retest(int client, int server) const;
+  // Pairs measured under host noise (stats/host_noise.h): shown as such, retested first.
+  void set_noisy(int client, int server, bool noisy);
+  bool noisy(int client, int server) const { return noisy_.count(key(client, server)) > 0; }
+  const std::unordered_set<uint64_t>& noisy_cells() const { return noisy_; }
+  std::pair<int, int> pair_of(uint64_t cell) const {
+    return {static_cast<int>(cell / static_cast<uint64_t>(ranks_)),
+            static_cast<int>(cell % static_cast<uint64_t>(ranks_))};
+  }
   uint64_t measured_count() const { return measured_; }
   uint64_t failed_count() const { return failed_; }
   // Cells in memory: 4 bytes each, N x N.
@@ -72,6 +82,7 @@ class FigureMatrix {
   uint64_t failed_ = 0;
   std::unordered_map<uint64_t, std::string> errors_;
   std::unordered_map<uint64_t, float> retests_;
+  std::unordered_set<uint64_t> noisy_;
 };
 
 }  // namespace fabperf::cluster

@@ -2,6 +2,7 @@
 // streamed row by row: a DOM of 4096 x 4096 numbers would take gigabytes.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,17 @@
 namespace fabperf::cluster {
 
 namespace {
+
+// [[client, server], ...]: the pairs whose last measurement was taken under host noise.
+nlohmann::json noisy_pairs(const FigureMatrix& m) {
+  std::vector<std::pair<int, int>> pairs;
+  for (uint64_t cell : m.noisy_cells()) pairs.push_back(m.pair_of(cell));
+  std::sort(pairs.begin(), pairs.end());
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [client, server] : pairs) out.push_back({client, server});
+  return out;
+}
+
 
 constexpr int kSchema = 1;
 
@@ -61,7 +73,8 @@ nlohmann::json test_header(const MatrixRun& run, const TestColumn& t) {
             {"baseline", d.baseline},
             {"spread", d.spread}}},
           {"suspects", suspects},
-          {"suspects_total", t.judgement.suspect_count}};
+          {"suspects_total", t.judgement.suspect_count},
+          {"noisy_pairs", noisy_pairs(t.matrix)}};
 }
 
 // The header object as text without its closing brace, so "values" can follow it.

@@ -60,6 +60,17 @@ struct MatrixRun {
   size_t host_count() const;
 };
 
+// A link to re-measure alone: a suspect, or a pair measured under host noise.
+struct RetestCandidate {
+  size_t test = 0;
+  Suspect suspect;
+  bool noisy = false;
+};
+// Every test's suspects and noisy pairs between ranks both `alive`, noisy ones first (their
+// figure says little), then the most severe; at most `limit`.
+std::vector<RetestCandidate> retest_candidates(const MatrixRun& run, const std::vector<bool>& alive,
+                                               size_t limit);
+
 // Renderers. `path` "-" is standard output.
 Status write_matrix_json(const MatrixRun& run, const std::string& path);
 Status write_matrix_csv(const MatrixRun& run, const std::string& path);

@@ -38,6 +38,10 @@ void test_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
              f.better == Better::kLower ? "lower" : "higher");
   fmt::print(out, "    pairs         =  {} measured, {} failed, {} planned\n",
              t.matrix.measured_count(), t.matrix.failed_count(), run.pairs_planned);
+  if (!t.matrix.noisy_cells().empty()) {
+    fmt::print(out, "    host noise    =  {} pair(s) measured under host noise (retested first)\n",
+               t.matrix.noisy_cells().size());
+  }
   if (d.count == 0) {
     fmt::print(out, "    nothing measured\n");
     return;

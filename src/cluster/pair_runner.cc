@@ -17,6 +17,7 @@ class KeepFigure : public Reporter {
   explicit KeepFigure(const FigureDef& figure) : figure_(figure) {}
   void on_result(const RunInfo&, const TestResult& result) override {
     got_result = true;
+    outcome.noisy = result.noisy();
     if (result.status == RunStatus::kOk) {
       outcome.value = figure_value(result, figure_);
       if (!outcome.value) outcome.error = "the result has no " + figure_.path;
@@ -53,6 +54,7 @@ PairOutcome run_pair(const PairRun& run, const FigureDef& figure) {
   config.bind_addr = run.bind;
   config.wait_server_s = run.wait_server_s;
   config.stop = run.stop;
+  config.noise_warnings = false;  // the matrix marks the pair instead (PairOutcome::noisy)
   RunInfo info;
   info.percentiles = {50};  // the matrix's latency figure is the median
   auto keep = std::make_unique<KeepFigure>(figure);

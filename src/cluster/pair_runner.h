@@ -28,6 +28,7 @@ struct PairRun {
 struct PairOutcome {
   std::optional<double> value;  // the figure; none when the run failed
   std::string error;
+  bool noisy = false;  // measured under host noise past its thresholds (stats/host_noise.h)
 };
 
 PairOutcome run_pair(const PairRun& run, const FigureDef& figure);

@@ -77,6 +77,7 @@ Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
     int64_t t0 = now_ns();
     if (iteration == warmup) {
       ctx.mark_start();
+      t0 = now_ns();  // the first sample starts after mark_start's reads, not before them
       limit.start(t0);
     }
     if (!warming && (ctx.stop_requested() || limit.done(measured, t0))) break;

@@ -20,6 +20,9 @@ nlohmann::json SideStats::to_json() const {
           {"verify_checked", verify_checked}, {"verify_errors", verify_errors},
           {"cpu", cpu.to_json()},         {"info", info}};
   if (!cpus.empty()) j["cpus"] = cpus;
+  if (noise.measured) j["host_noise"] = noise.to_json();
+  if (jitter_ns >= 0) j["jitter_ns"] = jitter_ns;
+  if (tcp.valid()) j["tcp"] = tcp.to_json();
   if (!streams.empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const StreamCounters& c : streams) {
@@ -45,10 +48,14 @@ SideStats SideStats::from_json(const nlohmann::json& j) {
   read_field(j, "send_time_ns", s.send_time_ns);
   read_field(j, "recv_time_ns", s.recv_time_ns);
   read_field(j, "real_time_ns", s.real_time_ns);
+  read_field(j, "jitter_ns", s.jitter_ns);
+  if (!(s.jitter_ns >= 0 && s.jitter_ns < 1e15)) s.jitter_ns = -1;
   read_field(j, "verify_checked", s.verify_checked);
   read_field(j, "verify_errors", s.verify_errors);
   if (auto it = j.find("cpu"); it != j.end()) s.cpu = CpuUsage::from_json(*it);
   if (auto it = j.find("info"); it != j.end() && it->is_object()) s.info = *it;
+  if (auto it = j.find("host_noise"); it != j.end()) s.noise = HostNoise::from_json(*it);
+  if (auto it = j.find("tcp"); it != j.end()) s.tcp = TcpCounters::from_json(*it);
   if (auto it = j.find("cpus"); it != j.end() && it->is_string()) {
     s.cpus = it->get<std::string>().substr(0, 256);
   }

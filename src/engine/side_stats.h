@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/tcp_info.h"
 #include "stats/cpu.h"
+#include "stats/host_noise.h"
 
 namespace fabperf {
 
@@ -25,12 +27,15 @@ struct SideStats {
   uint64_t send_errors = 0;
   uint64_t recv_errors = 0;
   uint64_t lost_msgs = 0;       // datagrams or replies that never arrived
+  double jitter_ns = -1;        // a paced UDP receiver's RFC 3550 jitter at the end (-1: none)
   int64_t send_time_ns = 0;     // first send .. last send on this side
   int64_t recv_time_ns = 0;     // measurement interval of the receive side
   int64_t real_time_ns = 0;     // wall time of the measured phase on this side
   uint64_t verify_checked = 0;  // values or buffers checked (--verify, ver_* tests)
   uint64_t verify_errors = 0;
   CpuUsage cpu;                 // CPU used during the measured phase
+  HostNoise noise;              // what the host did meanwhile (stats/host_noise.h)
+  TcpCounters tcp;              // TCP tests: the data connections' TCP_INFO at the end
   std::string cpus;             // CPUs the measuring thread may run on ("0", "0-3"): -ca's effect
   std::vector<StreamCounters> streams;  // per stream, when a test ran several (--streams)
   nlohmann::json info = nlohmann::json::object();  // provider, completion level, ...

@@ -42,17 +42,15 @@ void wake(int fd) {
   if (fd >= 0) (void)!write(fd, &one, sizeof one);
 }
 
-int64_t thread_cpu_ns(bool kernel) {
-  rusage ru{};
-  if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
-  const timeval& tv = kernel ? ru.ru_stime : ru.ru_utime;
-  return static_cast<int64_t>(tv.tv_sec) * 1000000000 + static_cast<int64_t>(tv.tv_usec) * 1000;
-}
-
 struct StreamSlot {
   StreamWorker worker;
   Status status = Status::Ok();
-  int64_t user_ns = 0, kernel_ns = 0;
+  // The stream thread's CPU time and switches as it started and ended (getrusage).
+  ThreadSched sched_start, sched_end;
+  // Where its measured figures start: its start, or where --omit's seconds ended for it.
+  const ThreadSched& sched_from() const {
+    return worker.measured_from_ns != 0 ? worker.sched_at_omit : sched_start;
+  }
 };
 
 }  // namespace
@@ -78,6 +76,11 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   std::vector<StreamSlot> slots(static_cast<size_t>(n));
   ctx.mark_start();
   const int64_t start = now_ns();
+  // --omit S: the first S seconds run but are not measured; the supervisor marks the measured
+  // phase's start (CPU, host noise, intervals) as they end.
+  const int64_t omit_until = ctx.opts.omit > 0 ? start + static_cast<int64_t>(ctx.opts.omit * 1e9)
+                                               : 0;
+  bool omit_pending = omit_until != 0;
   std::vector<std::thread> threads;
   threads.reserve(slots.size());
   for (int i = 0; i < n; ++i) {
@@ -87,6 +90,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     slot.worker.stop_ = &stop;
     slot.worker.peer_done_ = &peer_done;
     slot.worker.live_ = ctx.interval.enabled();
+    slot.worker.omit_until_ns = omit_until;
     threads.emplace_back([&, i, slot_ptr = &slot] {
       StreamSlot& s = *slot_ptr;
       std::optional<PrivateFds> own_fds;  // dropped as the thread ends, after its wake()
@@ -96,11 +100,10 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
         own_fds.emplace(std::move(keep));
       }
       s.status = apply_cpu_affinity(ctx.opts.cpu_affinity, i);
-      int64_t user0 = thread_cpu_ns(false), kernel0 = thread_cpu_ns(true);
+      s.sched_start = ThreadSched::of_this_thread();
       if (s.status.ok()) s.status = body(s.worker);
       if (s.worker.end_ns == 0) s.worker.end_ns = now_ns();
-      s.user_ns = thread_cpu_ns(false) - user0;
-      s.kernel_ns = thread_cpu_ns(true) - kernel0;
+      s.sched_end = ThreadSched::of_this_thread();
       if (!s.status.ok()) stop.store(true);  // one stream failing ends the others
       running.fetch_sub(1);
       wake(wake_fd);
@@ -110,8 +113,12 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   // failure; to a receiver it is the sender's end-of-test message, left for the caller.
   Status peer_status = Status::Ok();
   bool watch_control = true;
+  // Jitter, a gauge, is the streams' mean.
+  auto mean_jitter = [](double sum, int measured) { return measured > 0 ? sum / measured : -1.0; };
   auto published = [&] {
     IntervalCounts sum;
+    double jitter = 0;
+    int jittered = 0;
     for (const StreamSlot& s : slots) {
       IntervalCounts c = s.worker.published();
       sum.send_bytes += c.send_bytes;
@@ -119,7 +126,12 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
       sum.recv_bytes += c.recv_bytes;
       sum.recv_msgs += c.recv_msgs;
       sum.lost += c.lost;
+      if (c.jitter_ns >= 0) {
+        jitter += c.jitter_ns;
+        ++jittered;
+      }
     }
+    sum.jitter_ns = mean_jitter(jitter, jittered);
     return sum;
   };
   bool told_peer = false;
@@ -134,13 +146,23 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
       }
     }
     int wait_ms = kSuperviseMs;
-    if (ctx.interval.enabled()) {
-      int64_t now = now_ns();
-      if (ctx.interval.due(now)) ctx.interval.tick(now, published(), nullptr);
-      int64_t until = ctx.interval.next_due_ns() - now;
-      if (until < int64_t{kSuperviseMs} * 1000000) {
-        wait_ms = static_cast<int>(std::max<int64_t>(0, (until + 999999) / 1000000));
+    int64_t next_event = INT64_MAX;
+    const int64_t now = now_ns();
+    if (omit_pending) {
+      if (now >= omit_until) {
+        // The streams start their figures at their next clock read; the intervals from 0.
+        omit_pending = false;
+        ctx.mark_start();
+      } else {
+        next_event = omit_until;
       }
+    }
+    if (ctx.interval.enabled() && !omit_pending) {
+      if (ctx.interval.due(now)) ctx.interval.tick(now, published(), nullptr);
+      next_event = ctx.interval.next_due_ns();
+    }
+    if (next_event - now < int64_t{kSuperviseMs} * 1000000) {
+      wait_ms = static_cast<int>(std::max<int64_t>(0, (next_event - now + 999999) / 1000000));
     }
     pollfd pfd[2] = {{wake_fd, POLLIN, 0}, {ctx.control.fd(), POLLIN, 0}};
     int ready = poll(pfd, watch_control ? 2 : 1, wait_ms);
@@ -168,28 +190,74 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   ctx.mark_end();
 
   SideStats& total = ctx.stats;
-  int64_t last_end = start, user_ns = 0, kernel_ns = 0;
+  // The measured phase starts at the common start, or where --omit's seconds ended.
+  const int64_t measured_start = omit_until != 0 ? omit_until : start;
+  int64_t last_end = measured_start, user_ns = 0, kernel_ns = 0;
+  double jitter = 0;
+  int jittered = 0;
   for (const StreamSlot& s : slots) {
-    const StreamCounters& c = s.worker.counters;
+    if (s.worker.jitter_ns >= 0) {
+      jitter += s.worker.jitter_ns;
+      ++jittered;
+    }
+    // What the stream counted after --omit's seconds (all of it without --omit; nothing for a
+    // stream that ended inside them).
+    StreamCounters c = s.worker.counters;
+    uint64_t lost = s.worker.lost_msgs;
+    if (omit_until != 0) {
+      const StreamCounters& o = s.worker.omitted;
+      const bool passed = s.worker.measured_from_ns != 0;
+      c.send_bytes = passed ? c.send_bytes - o.send_bytes : 0;
+      c.send_msgs = passed ? c.send_msgs - o.send_msgs : 0;
+      c.recv_bytes = passed ? c.recv_bytes - o.recv_bytes : 0;
+      c.recv_msgs = passed ? c.recv_msgs - o.recv_msgs : 0;
+      lost = passed ? lost - s.worker.omitted_lost : 0;
+    }
     total.send_bytes += c.send_bytes;
     total.send_msgs += c.send_msgs;
     total.recv_bytes += c.recv_bytes;
     total.recv_msgs += c.recv_msgs;
-    total.lost_msgs += s.worker.lost_msgs;
+    total.lost_msgs += lost;
     total.send_errors += s.worker.send_errors;
     last_end = std::max(last_end, s.worker.end_ns);
-    user_ns += s.user_ns;
-    kernel_ns += s.kernel_ns;
+    user_ns += s.sched_end.user_ns - s.sched_from().user_ns;
+    kernel_ns += s.sched_end.sys_ns - s.sched_from().sys_ns;
     if (n > 1) {
       StreamCounters timed = c;
-      if (c.send_bytes > 0) timed.send_time_ns = s.worker.end_ns - start;
-      if (c.recv_bytes > 0) timed.recv_time_ns = s.worker.end_ns - start;
+      if (c.send_bytes > 0) timed.send_time_ns = s.worker.end_ns - measured_start;
+      if (c.recv_bytes > 0) timed.recv_time_ns = s.worker.end_ns - measured_start;
       total.streams.push_back(timed);
     }
   }
+  total.jitter_ns = mean_jitter(jitter, jittered);
   ctx.interval.finish(last_end, IntervalCounts::of(total), nullptr);
-  if (total.send_bytes > 0) total.send_time_ns = last_end - start;
-  if (total.recv_bytes > 0) total.recv_time_ns = last_end - start;
+  if (total.send_bytes > 0) total.send_time_ns = last_end - measured_start;
+  if (total.recv_bytes > 0) total.recv_time_ns = last_end - measured_start;
+  // Host noise: the measuring threads' own switches and CPU waits, summed (the supervisor's
+  // are not the measurement's); every stream spins with -cp1.
+  HostNoise& noise = total.noise;
+  noise.threads = static_cast<uint32_t>(n);
+  noise.involuntary = noise.voluntary = 0;
+  double wait_s = 0;
+  bool wait_known = true;
+  for (const StreamSlot& s : slots) {
+    const ThreadSched& from = s.sched_from();
+    noise.involuntary += s.sched_end.involuntary - from.involuntary;
+    noise.voluntary += s.sched_end.voluntary - from.voluntary;
+    if (from.wait_ns < 0 || s.sched_end.wait_ns < from.wait_ns) {
+      wait_known = false;
+    } else {
+      wait_s += static_cast<double>(s.sched_end.wait_ns - from.wait_ns) * 1e-9;
+    }
+  }
+  noise.wait_s = wait_known ? wait_s : -1;
+  noise.pollers = ctx.opts.cq_poll ? static_cast<uint32_t>(n) : 0;
+  // Pinned with -ca N, stream i runs on CPU N+i alone: the streams have n CPUs (at most the
+  // host's); unpinned, the supervisor's set.
+  if (!ctx.opts.cpu_affinity.empty() && ctx.opts.cpu_affinity != "any") {
+    noise.cpus_allowed = std::min<uint32_t>(static_cast<uint32_t>(n),
+                                            std::max<uint32_t>(noise.cpus_online, 1));
+  }
   // The measuring threads' own CPU, summed (percent of one CPU: N busy streams show N*100).
   if (total.real_time_ns > 0) {
     double real = static_cast<double>(total.real_time_ns);

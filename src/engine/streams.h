@@ -11,6 +11,7 @@
 #include "engine/side_stats.h"
 #include "core/status.h"
 #include "engine/test_context.h"
+#include "stats/host_noise.h"
 
 namespace fabperf {
 
@@ -21,7 +22,9 @@ struct StreamWorker {
   StreamCounters counters;
   uint64_t lost_msgs = 0;
   uint64_t send_errors = 0;
-  int64_t start_ns = 0;  // the common start of every stream (CLOCK_MONOTONIC_RAW)
+  double jitter_ns = -1;  // a paced UDP receiver's RFC 3550 jitter (-1: not measured)
+  int64_t start_ns = 0;  // the common start of every stream (CLOCK_MONOTONIC_RAW), --omit's
+                         // seconds included
   int64_t end_ns = 0;    // set by the body: its last send or receive; 0 means "when it returned"
 
   // The supervisor says end now: the peer failed, ^C, or another stream failed.
@@ -34,24 +37,46 @@ struct StreamWorker {
   // an interval boundary. Relaxed stores by the one writer: plain moves, no system call. A run
   // without --interval has no reader, and its loops make no stores (run_streams says which):
   // five stores a message were measurable beside a 64-byte datagram's ~3 us (bench/README.md).
+  // While --omit's first seconds run nothing is shown; after them, what was counted since.
   void publish() {
-    if (!live_) return;
-    shown_[0].store(counters.send_bytes, std::memory_order_relaxed);
-    shown_[1].store(counters.send_msgs, std::memory_order_relaxed);
-    shown_[2].store(counters.recv_bytes, std::memory_order_relaxed);
-    shown_[3].store(counters.recv_msgs, std::memory_order_relaxed);
-    shown_[4].store(lost_msgs, std::memory_order_relaxed);
+    if (!live_ || omitting()) return;
+    shown_[0].store(counters.send_bytes - omitted.send_bytes, std::memory_order_relaxed);
+    shown_[1].store(counters.send_msgs - omitted.send_msgs, std::memory_order_relaxed);
+    shown_[2].store(counters.recv_bytes - omitted.recv_bytes, std::memory_order_relaxed);
+    shown_[3].store(counters.recv_msgs - omitted.recv_msgs, std::memory_order_relaxed);
+    shown_[4].store(lost_msgs - omitted_lost, std::memory_order_relaxed);
+    shown_jitter_.store(static_cast<int64_t>(jitter_ns), std::memory_order_relaxed);
+  }
+
+  // --omit S (iperf3 -O): what the stream counted until its first clock read past
+  // omit_until_ns is left out of its figures, and its measured span starts at that read
+  // (measured_from_ns). The loops call pass_omit with the clock they already read.
+  int64_t omit_until_ns = 0;  // 0: nothing omitted
+  int64_t measured_from_ns = 0;
+  StreamCounters omitted;
+  uint64_t omitted_lost = 0;
+  ThreadSched sched_at_omit;  // the thread's CPU and switches there (its figures start there)
+  bool omitting() const { return omit_until_ns != 0 && measured_from_ns == 0; }
+  void pass_omit(int64_t now) {
+    if (omitting() && now >= omit_until_ns) {
+      omitted = counters;
+      omitted_lost = lost_msgs;
+      measured_from_ns = now;
+      sched_at_omit = ThreadSched::of_this_thread();
+    }
   }
   IntervalCounts published() const {
     return {shown_[0].load(std::memory_order_relaxed), shown_[1].load(std::memory_order_relaxed),
             shown_[2].load(std::memory_order_relaxed), shown_[3].load(std::memory_order_relaxed),
-            shown_[4].load(std::memory_order_relaxed)};
+            shown_[4].load(std::memory_order_relaxed),
+            static_cast<double>(shown_jitter_.load(std::memory_order_relaxed))};
   }
 
   bool live_ = false;  // set by run_streams: --interval reads the published counters
   const std::atomic<bool>* stop_ = nullptr;
   const std::atomic<bool>* peer_done_ = nullptr;
   std::atomic<uint64_t> shown_[5] = {};
+  std::atomic<int64_t> shown_jitter_{-1};
 };
 
 // One stream's measured loop. Set-up (connections, endpoints, buffers) is done before
@@ -63,7 +88,8 @@ int stream_count(const RunOptions& opts);
 
 // Runs body on `n` threads, one per stream. A thread is pinned to CPU c+i (modulo the CPUs
 // online) when cpu_affinity is a number c, else it inherits the caller's CPU set ("any": all).
-// Brackets the run with ctx.mark_start/mark_end and fills ctx.stats: the summed counters,
+// Brackets the run with ctx.mark_start/mark_end (with --omit, mark_start again as its seconds
+// end, and every stream's omitted counts subtracted) and fills ctx.stats: the summed counters,
 // send/recv intervals from the common start to the last stream's end, the per-stream counters
 // (when n > 1) and proc_cpus_* as the sum of the streams' threads. Returns the first failure.
 // With --interval the supervisor closes each interval from the counters the bodies publish()

@@ -20,6 +20,7 @@ TestContext::TestContext(Role r, const TestSpec& s, const RunOptions& o, Control
 void TestContext::mark_start() {
   stats.cpus = allowed_cpus_text();
   start_snapshot = CpuSnapshot::take();
+  noise_snapshot = NoiseSnapshot::take(start_snapshot);
   interval.start(now_ns(), IntervalCounts::of(stats), &latency);
 }
 
@@ -27,6 +28,9 @@ void TestContext::mark_end() {
   CpuSnapshot end = CpuSnapshot::take();
   stats.cpu = cpu_between(start_snapshot, end);
   stats.real_time_ns = end.wall_ns - start_snapshot.wall_ns;
+  stats.noise = noise_between(noise_snapshot, NoiseSnapshot::take(end));
+  // One measuring thread, spinning with -cp1 (run_streams says otherwise for its threads).
+  stats.noise.pollers = opts.cq_poll ? 1 : 0;
 }
 
 Result<nlohmann::json> TestContext::exchange(const nlohmann::json& mine) {

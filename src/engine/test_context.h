@@ -33,6 +33,7 @@ struct TestContext {
   LatencyRecorder latency;     // client of latency tests records every sample here
   const std::atomic<bool>* stop = nullptr;  // set on SIGINT: end the measured phase early
   CpuSnapshot start_snapshot{};
+  NoiseSnapshot noise_snapshot{};  // the measuring thread's and the host's, at mark_start
   // --interval (client only): mark_start() starts it; the measuring loops tick it with the
   // clock they read and finish it with their final counts.
   IntervalMeter interval;
@@ -52,8 +53,9 @@ struct TestContext {
   Status sync();
   // Non-blocking: a failure the peer reported mid-test, as "server: ..." / "client: ...".
   Status check_peer();
-  // Bracket the measured phase: CPU use and real time are taken between these two calls;
-  // mark_start also starts the interval meter from the counts of this moment.
+  // Bracket the measured phase: CPU use, real time and host noise (stats/host_noise.h) are
+  // taken between these two calls, on the measuring thread; mark_start also starts the
+  // interval meter from the counts of this moment.
   void mark_start();
   void mark_end();
   bool stop_requested() const { return stop != nullptr && stop->load(std::memory_order_relaxed); }

@@ -32,6 +32,11 @@ IntervalSummary IntervalSummary::of(const IntervalRecord& record) {
   s.samples = f.samples;
   s.mean_ns = f.mean_ns;
   s.p99_ns = f.p99_ns;
+  s.rated = f.rated;
+  s.send_Bps = f.send_Bps;
+  s.recv_Bps = f.recv_Bps;
+  s.msg_rate = f.msg_rate;
+  s.tcp = record.tcp;
   if (record.latency != nullptr && record.latency->count() > 0) {
     s.p50_ns = static_cast<double>(record.latency->value_at_percentile(50)) * record.latency_scale;
   }
@@ -84,6 +89,7 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
         f.msg_rate = unreliable ? 0 : rate(static_cast<double>(snd.send_msgs), send_ns);
       }
       f.msgs_sent = snd.send_msgs;
+      f.jitter_ns = rcv.jitter_ns;
       f.msgs_received = rcv.recv_bytes > 0 || unreliable ? rcv.recv_msgs : snd.send_msgs;
       f.msgs_lost = f.msgs_sent > f.msgs_received ? f.msgs_sent - f.msgs_received : 0;
       if (!unreliable) f.msgs_lost = 0;
@@ -136,6 +142,13 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
   if (f.verify_errors > 0 && result.error.empty()) {
     result.error = "verification failed: " + std::to_string(f.verify_errors) + " of " +
                    std::to_string(f.verify_checked) + " checks did not match";
+  }
+  // Host noise, judged here for both sides with the same thresholds (a server's record is
+  // raw): preemptions are counted against what the side counted.
+  for (SideStats* side : {&result.loc, &result.rem}) {
+    if (!side->noise.measured) continue;
+    side->noise.operations = std::max(side->send_msgs, side->recv_msgs);
+    judge_host_noise(side->noise);
   }
 }
 

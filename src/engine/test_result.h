@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "options/display_options.h"
 #include "options/option_table.h"
 #include "options/run_options.h"
 #include "engine/side_stats.h"
@@ -48,6 +49,8 @@ struct Figures {
   // (below kRateShortfall of it: the client or the path could not keep the schedule).
   double rate_asked = 0;
   bool rate_short = false;
+  // udp_bw --udp_rate: the receiver's RFC 3550 jitter at the end (ns; -1: not measured).
+  double jitter_ns = -1;
 };
 
 // Which way a bandwidth test's data went, as JSON and CSV name it: "both" (two-way),
@@ -69,6 +72,10 @@ struct IntervalSummary {
   IntervalCounts counts;
   uint64_t samples = 0;
   double mean_ns = 0, p50_ns = 0, p99_ns = 0;
+  // Its rates, as its text line and JSON line show them (none where !rated: too short).
+  bool rated = false;
+  double send_Bps = 0, recv_Bps = 0, msg_rate = 0;
+  TcpCounters tcp;  // TCP tests: retransmits in the interval, window and round trip at its end
   static IntervalSummary of(const IntervalRecord& record);
 };
 
@@ -86,11 +93,20 @@ struct TestResult {
   Figures figures;
   nlohmann::json conf_local, conf_remote;  // for conf
   std::vector<IntervalSummary> intervals;   // --interval, in order
+  // --interval: the server's own records (what a receiving server counted: a paced UDP
+  // stream's loss and jitter), from its reply.
+  std::vector<IntervalRecord> server_intervals;
+  // The display options seen before this test on the command line (qperf's positional -v);
+  // none: the reporter's own.
+  std::optional<DisplayOptions> display;
 
   bool ok() const { return status != RunStatus::kError; }
+  // Either side measured under host noise past the thresholds (derive_figures judged it).
+  bool noisy() const { return loc.noise.noisy() || rem.noise.noisy(); }
 };
 
-// Fills result.figures from the sides' stats and the client's latency recorder.
+// Fills result.figures from the sides' stats and the client's latency recorder, and judges
+// each side's host noise (loc.noise, rem.noise).
 void derive_figures(TestResult& result, const LatencyRecorder& latency,
                     const std::vector<double>& percentiles);
 

@@ -110,6 +110,11 @@ std::vector<OptionSpec> build_option_rows() {
                         "whole gap). Default: 1000",
                 .arg_name = "GAP", .noun = "iteration gap"}},
        .cxi_default = "1000"},
+      {.name = "omit", .type = T::kTime, .field = &RunOptions::omit, .default_text = "0",
+       .max = 86400, .scope = S::kShared, .per_test = true, .group = "test",
+       .arg_name = "Time",
+       .help = "Socket bandwidth tests: run this long first and leave it out of the figures "
+               "(TCP's ramp), as iperf3 -O; -t is then the measured time"},
       {.name = "latency_gap_mode", .type = T::kString, .field = &RunOptions::latency_gap_mode,
        .default_text = "exact", .scope = S::kShared, .per_test = true, .group = "test",
        .arg_name = "Mode",
@@ -146,6 +151,13 @@ std::vector<OptionSpec> build_option_rows() {
        .default_text = "0", .max = 1, .scope = S::kShared, .per_test = true, .group = "socket",
        .help = "Socket bandwidth tests: the server sends and the client receives, as "
                "iperf3 -R (the fab_* tools' -R is --rdzv)"},
+      {.name = "udp_rate", .type = T::kSize, .field = &RunOptions::udp_rate,
+       .default_text = "0", .max = 1e13, .scope = S::kShared, .per_test = true,
+       .group = "socket", .arg_name = "BitsPerSec",
+       .help = "udp_bw: pace the sender at this many bits a second, as iperf3 -b (1g = 10^9, "
+               "1G = 2^30, as sizes; --streams share it); each datagram then carries its "
+               "sequence number and send time for loss and jitter per interval (0: as fast as "
+               "it goes)"},
       // ---- fabrics
       {.name = "verify", .type = T::kFlag, .field = &RunOptions::verify, .default_text = "0",
        .max = 1, .scope = S::kShared, .per_test = true, .group = "fabric",

@@ -24,12 +24,14 @@ namespace fabperf {
   X(uint64_t, streams)               \
   X(uint64_t, rate)                  \
   X(uint64_t, latency_gap)           \
+  X(double, omit)                    \
   X(std::string, latency_gap_mode)   \
   X(std::string, clock)              \
   X(uint64_t, sock_buf_size)         \
   X(uint64_t, ip_port)               \
   X(bool, nodelay)                   \
   X(bool, reverse)                   \
+  X(uint64_t, udp_rate)              \
   X(bool, verify)                    \
   X(std::string, id)                 \
   X(std::string, provider)           \

@@ -60,7 +60,8 @@ class CsvReporter : public Reporter {
     std::string row =
         csv_field(r.test) + "," + run_status_name(r.status) + "," + csv_field(r.error);
     row += "," + (measured ? std::to_string(r.local_opts.msg_size) : "");
-    row += "," + (measured ? num(r.local_opts.time) : "");
+    // -n governs: the run's -t was not used (its real length is elapsed_s).
+    row += "," + (measured && r.local_opts.no_msgs == 0 ? num(r.local_opts.time) : "");
     row += "," + (measured ? num(static_cast<double>(r.loc.real_time_ns) * 1e-9) : "");
     row += "," + (measured ? std::to_string(r.local_opts.no_msgs) : "");
     row += "," + csv_field(loop);

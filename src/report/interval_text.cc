@@ -23,18 +23,37 @@ std::string interval_line(const std::string& label, const TestResult& pending,
   };
   const TestSpec* spec = pending.spec;
   const bool latency = spec != nullptr && spec->kind == TestKind::kLatency;
-  if (!latency && spec != nullptr && spec->kind != TestKind::kMsgRate) {
-    if (r.counts.send_bytes > 0 || r.counts.recv_bytes == 0) add("send_bw", f.send_Bps, Unit::kBandwidth);
-    if (r.counts.recv_bytes > 0) add("recv_bw", f.recv_Bps, Unit::kBandwidth);
+  if (!f.rated) {
+    // Only a whole run shorter than kMinRateSpanS: its counts, never a rate over so little.
+    out += "  (under 1 ms: no rate)";
+    add("msgs", static_cast<double>(r.counts.send_msgs > 0 ? r.counts.send_msgs
+                                                           : r.counts.recv_msgs), Unit::kCount);
+  } else {
+    if (!latency && spec != nullptr && spec->kind != TestKind::kMsgRate) {
+      if (r.counts.send_bytes > 0 || r.counts.recv_bytes == 0) {
+        add("send_bw", f.send_Bps, Unit::kBandwidth);
+      }
+      if (r.counts.recv_bytes > 0) add("recv_bw", f.recv_Bps, Unit::kBandwidth);
+    }
+    add("msg_rate", f.msg_rate, Unit::kRate);
   }
-  add("msg_rate", f.msg_rate, Unit::kRate);
   if (latency) {
     add("latency", f.mean_ns * 1e-9, Unit::kTime);
     add("p99", f.p99_ns * 1e-9, Unit::kTime);
   }
-  // Loss this side counts itself: replies that never came (a bandwidth test's loss is the
-  // receiver's, in the result only).
+  // TCP's own view, as iperf3's Retr and Cwnd columns (TCP tests; the client's connections).
+  if (r.tcp.valid()) {
+    add("retr", static_cast<double>(r.tcp.retransmits), Unit::kCount);
+    add("cwnd", static_cast<double>(r.tcp.cwnd_bytes), Unit::kSize);
+    add("rtt", r.tcp.rtt_us * 1e-6, Unit::kTime);
+  }
+  // Loss this side counts itself: replies that never came, or, receiving a paced UDP stream
+  // (-R --udp_rate), sequence numbers that never arrived, with the RFC 3550 jitter.
   if (latency && !spec->reliable) add("lost", static_cast<double>(r.counts.lost), Unit::kCount);
+  if (!latency && r.counts.jitter_ns >= 0) {
+    add("lost", static_cast<double>(r.counts.lost), Unit::kCount);
+    add("jitter", r.counts.jitter_ns * 1e-9, Unit::kTime);
+  }
   return out + "\n";
 }
 

@@ -65,11 +65,13 @@ nlohmann::json latency_histogram_json(const Histogram& histogram, double scale) 
 nlohmann::json interval_counts_json(const IntervalCounts& c) {
   // "bytes" and "msgs": the direction this side moved data in (what it sent, or, where it only
   // received, what it received), the figures the HTML report draws over time.
-  return {{"send_bytes", c.send_bytes}, {"send_msgs", c.send_msgs},
+  nlohmann::json j = {{"send_bytes", c.send_bytes}, {"send_msgs", c.send_msgs},
           {"recv_bytes", c.recv_bytes}, {"recv_msgs", c.recv_msgs},
           {"lost", c.lost},
           {"bytes", c.send_bytes > 0 ? c.send_bytes : c.recv_bytes},
           {"msgs", c.send_msgs > 0 ? c.send_msgs : c.recv_msgs}};
+  if (c.jitter_ns >= 0) j["jitter_ns"] = finite_or_zero(c.jitter_ns);  // a paced UDP receiver's
+  return j;
 }
 
 nlohmann::json intervals_json(const std::vector<IntervalSummary>& intervals) {
@@ -77,6 +79,14 @@ nlohmann::json intervals_json(const std::vector<IntervalSummary>& intervals) {
   for (const IntervalSummary& i : intervals) {
     nlohmann::json e = {{"start_s", finite_or_zero(i.start_s)}, {"t_s", finite_or_zero(i.end_s)}};
     e.update(interval_counts_json(i.counts));
+    // The rates the text and JSON lines showed; none over a span too short for one.
+    if (i.rated) {
+      e["send_Bps"] = finite_or_zero(i.send_Bps);
+      e["recv_Bps"] = finite_or_zero(i.recv_Bps);
+      e["Bps"] = finite_or_zero(i.counts.send_bytes > 0 ? i.send_Bps : i.recv_Bps);
+      e["msg_rate"] = finite_or_zero(i.msg_rate);
+    }
+    if (i.tcp.valid()) e["tcp"] = i.tcp.to_json();
     if (i.samples > 0) {
       e["latency_ns"] = {{"samples", i.samples}, {"mean", finite_or_zero(i.mean_ns)},
                          {"p50", finite_or_zero(i.p50_ns)}, {"p99", finite_or_zero(i.p99_ns)}};
@@ -99,6 +109,11 @@ nlohmann::json result_to_json(const TestResult& r) {
     if (params[name] != value) params["rem_" + name] = value;
   }
   j["params"] = params;
+  // A run limited by a count (-n) does not use its time (-t): said, so no reader takes the
+  // default 2 s (or a -t given beside -n) for the run's length.
+  if (r.local_opts.no_msgs > 0 && r.spec != nullptr && r.spec->kind != TestKind::kMisc) {
+    j["unused_params"] = {"time"};
+  }
   if (!r.loop_values.empty()) {
     nlohmann::json loop = nlohmann::json::object();
     for (const auto& loop_value : r.loop_values) {
@@ -159,13 +174,37 @@ nlohmann::json result_to_json(const TestResult& r) {
                       {"fell_short", f.rate_short}};
   }
   j["msg_rate"] = finite_or_zero(f.msg_rate);
+  if (f.jitter_ns >= 0) j["jitter_ns"] = finite_or_zero(f.jitter_ns);
+  if (r.local_opts.omit > 0) j["omitted_s"] = finite_or_zero(r.local_opts.omit);
   j["messages"] = {{"sent", f.msgs_sent}, {"received", f.msgs_received}, {"lost", f.msgs_lost}};
   j["cpu"] = {{"loc", cpu_json(r.loc.cpu)}, {"rem", cpu_json(r.rem.cpu)}};
+  // TCP's own counters of each side's data connections at the end (TCP tests).
+  if (r.loc.tcp.valid() || r.rem.tcp.valid()) {
+    j["tcp"] = nlohmann::json::object();
+    if (r.loc.tcp.valid()) j["tcp"]["loc"] = r.loc.tcp.to_json();
+    if (r.rem.tcp.valid()) j["tcp"]["rem"] = r.rem.tcp.to_json();
+  }
   if (f.has_verify) j["verify"] = {{"checked", f.verify_checked}, {"errors", f.verify_errors}};
   if (!r.intervals.empty()) j["intervals"] = intervals_json(r.intervals);
+  // The server's own view of each interval (a receiving server's loss and jitter).
+  if (!r.server_intervals.empty()) {
+    std::vector<IntervalSummary> server;
+    for (const IntervalRecord& rec : r.server_intervals) server.push_back(IntervalSummary::of(rec));
+    j["server_intervals"] = intervals_json(server);
+  }
   j["counters"] = {{"loc", r.loc.to_json()}, {"rem", r.rem.to_json()}};
-  j["counters"]["loc"].erase("cpu");
-  j["counters"]["rem"].erase("cpu");
+  for (const char* side : {"loc", "rem"}) {
+    j["counters"][side].erase("cpu");
+    j["counters"][side].erase("host_noise");  // its own object below
+    j["counters"][side].erase("tcp");
+  }
+  // What the host did to the run on each side, and whether that makes it untrustworthy.
+  if (r.loc.noise.measured || r.rem.noise.measured) {
+    nlohmann::json noise = {{"verdict", r.noisy() ? "noisy" : "quiet"}};
+    if (r.loc.noise.measured) noise["loc"] = r.loc.noise.to_json();
+    if (r.rem.noise.measured) noise["rem"] = r.rem.noise.to_json();
+    j["host_noise"] = noise;
+  }
   if (!r.loc.info.empty() || !r.rem.info.empty()) j["info"] = {{"loc", r.loc.info}, {"rem", r.rem.info}};
   return j;
 }

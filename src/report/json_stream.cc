@@ -55,9 +55,13 @@ nlohmann::json stream_interval_record(size_t run, const TestResult& pending,
                       {"start_s", finite_or_zero(r.start_s)}, {"end_s", finite_or_zero(r.end_s)},
                       {"last", r.last}};
   j.update(interval_counts_json(r.counts));
-  j["send_Bps"] = finite_or_zero(f.send_Bps);
-  j["recv_Bps"] = finite_or_zero(f.recv_Bps);
-  j["msg_rate"] = finite_or_zero(f.msg_rate);
+  // No rate over a span too short to mean one (a whole run under kMinRateSpanS).
+  if (f.rated) {
+    j["send_Bps"] = finite_or_zero(f.send_Bps);
+    j["recv_Bps"] = finite_or_zero(f.recv_Bps);
+    j["msg_rate"] = finite_or_zero(f.msg_rate);
+  }
+  if (r.tcp.valid()) j["tcp"] = r.tcp.to_json();
   if (r.latency != nullptr) {
     j["latency_ns"] = {{"samples", f.samples}, {"mean", finite_or_zero(f.mean_ns)},
                        {"p99", finite_or_zero(f.p99_ns)}};

@@ -4,6 +4,7 @@
 #include "core/text.h"
 #include "options/option_table.h"
 #include "report/qperf_format.h"
+#include "report/sweep_table.h"
 #include "report/reporter.h"
 
 namespace fabperf {
@@ -12,14 +13,16 @@ namespace {
 
 class QperfTextReporter : public Reporter {
  public:
-  explicit QperfTextReporter(const DisplayOptions& options) : options_(options) {
-    format_.precision = options.precision;
-    format_.unify_units = options.unify_units;
-    format_.bits = options.bits;
+  explicit QperfTextReporter(const DisplayOptions& options) : base_(options) { use(base_); }
+
+  void on_run_start(const RunInfo&, const TestResult& pending) override {
+    // A sweep's table is printed whole before anything of another test (its interval lines).
+    if (!table_.rows.empty() && !continues_table(pending)) flush_table();
   }
 
   void on_result(const RunInfo& info, const TestResult& result) override {
     if (!result.ok() && result.spec->misc != MiscAction::kQuit) return;  // the error went to stderr
+    use(result.display.value_or(base_));
     std::vector<Line> lines;
     if (result.spec->misc == MiscAction::kConf) {
       add_conf(lines, "loc_", result.conf_local);
@@ -35,18 +38,38 @@ class QperfTextReporter : public Reporter {
                                           " other client run(s) on the server (--concurrent)");
       }
     }
-    std::string block = render_block(result.test, lines);
+    // A loop's runs without -vu: one row each of a table (report/sweep_table.h), as perftest
+    // and OSU print a sweep, rather than blocks that do not say their size.
+    if (!table_.rows.empty() && !continues_table(result)) flush_table();
+    if (tabled(result)) {
+      if (table_.rows.empty()) table_.title = result.test;
+      table_.add(result.loop_values, lines);
+      return;
+    }
+    // A paced UDP stream the server received: its loss and jitter per interval, as it
+    // counted them (they come with its result), before the block.
+    std::string block;
+    for (const IntervalRecord& r : result.server_intervals) {
+      if (r.counts.jitter_ns >= 0) {
+        block += interval_line(result.test + " server", result, r, options_);
+      }
+    }
+    block += render_block(result.test, lines);
     std::fwrite(block.data(), 1, block.size(), stdout);
     std::fflush(stdout);
   }
 
   void on_interval(const RunInfo&, const TestResult& pending, const IntervalRecord& r) override {
-    std::string line = interval_line(pending.test, pending, r, options_);
+    std::string line =
+        interval_line(pending.test, pending, r, pending.display.value_or(base_));
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }
 
-  Status finish(const RunInfo&) override { return Status::Ok(); }
+  Status finish(const RunInfo&) override {
+    flush_table();
+    return Status::Ok();
+  }
 
  private:
   void add(std::vector<Line>& lines, const std::string& name, double v, Unit unit) {
@@ -102,6 +125,9 @@ class QperfTextReporter : public Reporter {
     }
     if (f.rate_short) add(lines, "msg_rate_asked", f.rate_asked, Unit::kRate);
     if (f.counts_loss) add(lines, "lost_msgs", static_cast<double>(f.msgs_lost), Unit::kCount);
+    if (f.jitter_ns >= 0) add(lines, "jitter", f.jitter_ns * 1e-9, Unit::kTime);
+    // --omit: the first seconds ran but are not in these figures (iperf3 -O).
+    if (r.local_opts.omit > 0) add(lines, "omitted", r.local_opts.omit, Unit::kTime);
     if (f.has_verify) {
       add(lines, "verify_checked", static_cast<double>(f.verify_checked), Unit::kCount);
       add(lines, "verify_errors", static_cast<double>(f.verify_errors), Unit::kCount);
@@ -138,6 +164,7 @@ class QperfTextReporter : public Reporter {
     // Per side, as qperf groups them: CPU, then timing, then the raw counters.
     for (const auto& [prefix, side] : {std::pair{loc, &r.loc}, std::pair{rem, &r.rem}}) {
       if (options_.time) add_cpu(lines, prefix, *side);
+      if (options_.stat) add_tcp(lines, prefix, side->tcp);
       if (options_.more_stat) add_counts(lines, prefix, *side, one_way);
     }
     (void)info;
@@ -163,6 +190,19 @@ class QperfTextReporter : public Reporter {
     if (options_.more_time) {
       add(lines, side + "proc_cpus_user", s.cpu.proc_user, Unit::kPercentCpus);
       add(lines, side + "proc_cpus_kernel", s.cpu.proc_kernel, Unit::kPercentCpus);
+    }
+  }
+
+  // TCP's own counters of the side's data connections at the end (TCP_INFO), as iperf3's
+  // Retr and Cwnd: retransmitted segments over the run, the window, the smoothed round trip.
+  void add_tcp(std::vector<Line>& lines, const std::string& side, const TcpCounters& t) {
+    if (!t.valid()) return;
+    add(lines, side + "tcp_retransmits", static_cast<double>(t.retransmits), Unit::kCount);
+    add(lines, side + "tcp_cwnd", static_cast<double>(t.cwnd_bytes), Unit::kSize);
+    add(lines, side + "tcp_rtt", t.rtt_us * 1e-6, Unit::kTime);
+    if (t.has_delivery_rate) {
+      add(lines, side + "tcp_delivery_rate", static_cast<double>(t.delivery_Bps),
+          Unit::kBandwidth);
     }
   }
 
@@ -213,7 +253,11 @@ class QperfTextReporter : public Reporter {
       if (!set && !always && spec->field != FieldRef(&RunOptions::timeout) && is_empty(lv)) {
         continue;
       }
-      if (spec == &time && r.local_opts.no_msgs > 0 && !set) continue;
+      if (spec == &time && r.local_opts.no_msgs > 0) {
+        // -n governs: a -t given beside it is shown as what it is, unused.
+        if (set) add_text(lines, "time", "not used (-n governs)");
+        continue;
+      }
       if (spec == &no_msgs && r.local_opts.no_msgs == 0 && !set) continue;
       if (lv == rv) {
         add_param(lines, spec->name, *spec, lv);
@@ -233,7 +277,13 @@ class QperfTextReporter : public Reporter {
 
   void add_param(std::vector<Line>& lines, const std::string& name, const OptionSpec& spec,
                  const OptionValue& v) {
-    if (spec.type == OptType::kSize) {
+    if (spec.field == FieldRef(&RunOptions::udp_rate)) {
+      // A bit rate, though typed as a size: "8 Mb/sec".
+      FormatOptions bits = format_;
+      bits.bits = true;
+      lines.push_back({name, format_figure(static_cast<double>(std::get<uint64_t>(v)) / 8,
+                                           Unit::kBandwidth, bits)});
+    } else if (spec.type == OptType::kSize) {
       add(lines, name, static_cast<double>(std::get<uint64_t>(v)), Unit::kSize);
     } else if (spec.type == OptType::kTime) {
       add(lines, name, std::get<double>(v), Unit::kTime);
@@ -245,8 +295,37 @@ class QperfTextReporter : public Reporter {
     }
   }
 
+  // The display options of the run being shown.
+  void use(const DisplayOptions& options) {
+    options_ = options;
+    format_.precision = options.precision;
+    format_.unify_units = options.unify_units;
+    format_.bits = options.bits;
+  }
+
+  // A measured run of a loop, shown without -vu (which keeps qperf's block per value) and
+  // measured to its end.
+  bool tabled(const TestResult& r) const {
+    const DisplayOptions& d = r.display.value_or(base_);
+    return !r.loop_values.empty() && !d.used && r.spec->kind != TestKind::kMisc &&
+           r.status == RunStatus::kOk;
+  }
+  // The next run of the table's test and loop (a value the table has not had yet).
+  bool continues_table(const TestResult& r) const {
+    return tabled(r) && r.test == table_.title && table_.fits(r.loop_values);
+  }
+  void flush_table() {
+    if (table_.rows.empty()) return;
+    std::string text = table_.render();
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    table_ = SweepTable{};
+  }
+
+  const DisplayOptions base_;  // the command line's, for runs that carry none
   DisplayOptions options_;
   FormatOptions format_;
+  SweepTable table_;
 };
 
 }  // namespace

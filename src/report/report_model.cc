@@ -251,6 +251,30 @@ std::string variant_label(const nlohmann::json& result, const std::set<std::stri
   return out;
 }
 
+// "tcp_lat: measured under host noise: the server's measuring thread was preempted 1,234
+// times (3.1% of samples); results are not trustworthy", or "" for a quiet run.
+std::string noise_banner(const ResultRef& r) {
+  const nlohmann::json& res = *r.result;
+  auto noise = res.find("host_noise");
+  if (noise == res.end() || !noise->is_object() || string_at(*noise, "verdict") != "noisy") {
+    return "";
+  }
+  std::string why;
+  for (const auto& [side, name] : {std::pair{"loc", "client"}, std::pair{"rem", "server"}}) {
+    auto s = noise->find(side);
+    if (s == noise->end() || !s->is_object()) continue;
+    auto causes = s->find("causes");
+    if (causes == s->end() || !causes->is_array() || causes->empty()) continue;
+    std::string text;
+    for (const nlohmann::json& c : *causes) {
+      if (c.is_object()) text += (text.empty() ? "" : ", ") + string_at(c, "text");
+    }
+    why += (why.empty() ? "" : "; ") + std::string("the ") + name + "'s measuring thread " + text;
+  }
+  return r.label + ": measured under host noise" + (why.empty() ? "" : ": " + why) +
+         "; its figures are not trustworthy.";
+}
+
 // Notes on results whose figures need a caveat: interrupted ones (they cover only the time
 // measured) and those measured while other clients' runs shared the server (--concurrent).
 nlohmann::json result_notes(const std::vector<ResultRef>& refs) {
@@ -282,6 +306,7 @@ nlohmann::json result_notes(const std::vector<ResultRef>& refs) {
 Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) {
   nlohmann::json model = {{"generator", std::string("fabperf ") + FABPERF_VERSION},
                           {"runs", nlohmann::json::array()},
+                          {"banners", nlohmann::json::array()},
                           {"sections", nlohmann::json::array()}};
   std::vector<std::string> labels;
   std::vector<std::string> test_order;
@@ -343,6 +368,11 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
       if (status == "interrupted") label += (label.empty() ? test : "") + " (interrupted)";
       ResultRef ref{run, &r, label.empty() ? test : label};
       every.push_back(ref);
+      // A run measured under host noise gets a banner at the top of the page (the JSON's
+      // host_noise verdict, each noisy side's causes).
+      if (std::string banner = noise_banner(ref); !banner.empty()) {
+        model["banners"].push_back(banner);
+      }
       if (status != "ok" && status != "interrupted") continue;
       if (!by_test.count(test)) test_order.push_back(test);
       by_test[test].push_back(ref);

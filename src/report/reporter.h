@@ -12,6 +12,7 @@
 #include "engine/interval.h"
 #include "engine/test_result.h"
 #include "core/status.h"
+#include "options/display_options.h"
 
 namespace fabperf {
 
@@ -25,14 +26,6 @@ struct RunInfo {
   nlohmann::json server_options;  // the server's own per-process options, as it says
   std::string local_host;         // this side's address on the control connection
   std::vector<double> percentiles;
-};
-
-// Display choices of qperf's grammar.
-struct DisplayOptions {
-  int precision = 3;
-  bool unify_units = false, unify_nodes = false, bits = false;
-  bool conf = false, stat = false, time = false, used = false;
-  bool more_conf = false, more_stat = false, more_time = false, more_used = false;
 };
 
 class Reporter {

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 
 #include "core/text.h"
 #include "engine/affinity.h"
 #include "engine/misc_tests.h"
+#include "engine/poller_check.h"
 #include "engine/test_context.h"
 #include "net/control.h"
 #include "net/socket.h"
@@ -101,10 +103,14 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   return ch;
 }
 
-// Waits for READY, telling the user once when the run queues behind other clients' runs.
+// Waits for READY, telling the user once when the run queues behind other clients' runs. The
+// server says QUEUED at once and then about once a second; the first is not worth a word: a
+// session the server is still ending (this host's previous, failed run) holds the turn for a
+// moment, and that is no other client's test. Told at the second, a second into the wait.
 Status await_ready(ControlChannel& ch, const TestResult& result, double timeout,
                    TerminalProgress* progress) {
   bool told = false;
+  int queued = 0;
   while (true) {
     auto frame = ch.recv(timeout);
     if (!frame.ok()) return frame.status();
@@ -113,7 +119,7 @@ Status await_ready(ControlChannel& ch, const TestResult& result, double timeout,
       return Status::Failed(std::string("protocol error: expected READY from server, got ") +
                             msg_type_name(frame->type));
     }
-    if (!told) {
+    if (!told && ++queued >= 2) {
       if (progress != nullptr) progress->pause();
       std::fprintf(stderr, "%s: waiting for another client's test on the server\n",
                    result.test.c_str());
@@ -123,11 +129,41 @@ Status await_ready(ControlChannel& ch, const TestResult& result, double timeout,
   }
 }
 
+// The server's interval records in its RESULT (server_run.h), bounded and type-checked.
+std::vector<IntervalRecord> server_intervals_of(const nlohmann::json& reply) {
+  std::vector<IntervalRecord> out;
+  auto it = reply.find("intervals");
+  if (it == reply.end() || !it->is_array()) return out;
+  auto num = [](const nlohmann::json& e, const char* key) {
+    auto v = e.find(key);
+    return v != e.end() && v->is_number() ? finite_or_zero(v->get<double>()) : 0.0;
+  };
+  auto count = [&](const nlohmann::json& e, const char* key) {
+    const double v = num(e, key);
+    return v > 0 && v < 1.8e19 ? static_cast<uint64_t>(v) : uint64_t{0};
+  };
+  for (const nlohmann::json& e : *it) {
+    if (!e.is_object() || out.size() >= 100000) break;
+    IntervalRecord r;
+    r.index = out.size();
+    r.start_s = num(e, "start_s");
+    r.end_s = num(e, "end_s");
+    r.counts = {count(e, "send_bytes"), count(e, "send_msgs"), count(e, "recv_bytes"),
+                count(e, "recv_msgs"), count(e, "lost"),
+                e.contains("jitter_ns") ? num(e, "jitter_ns") : -1.0};
+    out.push_back(r);
+  }
+  if (!out.empty()) out.back().last = true;
+  return out;
+}
+
 Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResult& result,
                        LatencyRecorder& latency, const std::vector<std::unique_ptr<Reporter>>& reporters,
                        const RunInfo& info) {
   double timeout = result.local_opts.timeout;
   nlohmann::json request = {{"test", result.test}, {"params", to_json(result.remote_opts)}};
+  // The server keeps its own interval records too (a receiver's loss and jitter).
+  if (config.interval_s > 0) request["interval_s"] = config.interval_s;
   FP_RETURN_IF_ERROR(ch.send(MsgType::kRun, request));
   FP_RETURN_IF_ERROR(await_ready(ch, result, timeout, config.progress));
   // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
@@ -170,6 +206,7 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
     return reply.status();
   }
   result.rem = SideStats::from_json(reply->value("stats", nlohmann::json::object()));
+  result.server_intervals = server_intervals_of(*reply);
   if (auto it = reply->find("overlapped"); it != reply->end() && it->is_array()) {
     for (const auto& o : *it) {
       if (o.is_string()) result.overlapped.push_back(printable(o.get<std::string>(), 128));
@@ -253,6 +290,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
   bool qperf = config.qperf != nullptr && config.qperf_server;
   bool greeted = false;
   std::string qperf_version;
+  std::set<std::string> warned;
   // A server that cannot be reached, or turns us away (busy, access, key), will not serve the
   // next run either.
   auto cannot_open = [&](TestResult& result, const std::string& label, const Status& s) {
@@ -265,7 +303,10 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
   for (size_t index = 0; index < plan.size(); ++index) {
     const PlannedRun& run = plan[index];
     if (stopped(config)) return 130;
-    for (const std::string& w : run.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    // Once each: a loop's runs share their options' warnings.
+    for (const std::string& w : run.warnings) {
+      if (warned.insert(w).second) std::fprintf(stderr, "%s\n", w.c_str());
+    }
     TestResult result;
     const std::string label = config.label_by_tool ? config.tool : run.spec->name;
     result.spec = run.spec;
@@ -273,6 +314,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     result.local_opts = run.params.local;
     result.remote_opts = run.params.remote;
     result.loop_values = run.loop_values;
+    result.display = run.display;
     LatencyRecorder latency;
     Status s;
     if (!session && !qperf) {
@@ -295,6 +337,17 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     if (!started) {
       for (auto& reporter : reporters) reporter->on_start(info);
       started = true;
+    }
+    // Busy-pollers that will share a CPU, said before the run (engine/poller_check.h).
+    if (session && run.spec->kind != TestKind::kMisc && config.noise_warnings) {
+      const std::string peer = session->peer_host();
+      const bool same_host = peer == info.local_host || peer.rfind("127.", 0) == 0 ||
+                             peer == "::1" || peer.rfind("::ffff:127.", 0) == 0;
+      std::string w = poller_warning(*run.spec, run.params.local, run.params.remote, same_host,
+                                     cpus_allowed());
+      if (!w.empty() && warned.insert(label + w).second) {
+        std::fprintf(stderr, "%s: %s\n", label.c_str(), w.c_str());
+      }
     }
     if (config.progress != nullptr) {
       config.progress->begin(index, plan.size(), progress_label(result));
@@ -320,6 +373,15 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     derive_figures(result, latency, info.percentiles);
     if (result.ok() && result.figures.rate_short) {
       std::fprintf(stderr, "%s: %s\n", label.c_str(), rate_shortfall_warning(result.figures).c_str());
+    }
+    // One line per side the host disturbed past the thresholds (stats/host_noise.h).
+    if (result.ok() && config.noise_warnings) {
+      const std::pair<const SideStats*, const char*> sides[] = {{&result.loc, "client"},
+                                                                {&result.rem, "server"}};
+      for (const auto& [side, name] : sides) {
+        std::string warning = host_noise_warning(side->noise, name);
+        if (!warning.empty()) std::fprintf(stderr, "%s: %s\n", label.c_str(), warning.c_str());
+      }
     }
     if (result.status == RunStatus::kOk && !result.error.empty()) {
       // A figure check failed (verification errors).

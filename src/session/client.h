@@ -36,6 +36,9 @@ struct ClientConfig {
   TerminalProgress* progress = nullptr;
   // This process's own options, told to the server in HELLO (OwnOptions::said).
   nlohmann::json own_options = nlohmann::json::object();
+  // Host-noise warnings on standard error (stats/host_noise.h); --matrix marks its pairs
+  // instead of every rank printing them.
+  bool noise_warnings = true;
 };
 
 // Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.

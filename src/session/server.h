@@ -156,8 +156,9 @@ class Server {
   // A stock qperf client's session, under the rules of a fabperf client's (server_qperf.cc).
   Status serve_qperf(ControlChannel& ch, Slot& slot, const SessionInfo& info);
   bool counts_for_once(const SessionInfo& info) const;
+  // `interval_s`: the client's --interval (socket runs keep the server's records too).
   Result<RunRecord> execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
-                            const RunOptions& opts);
+                            const RunOptions& opts, double interval_s = 0);
   // The latest a run may end: its length (or --max_time for -n runs) and two timeouts.
   int64_t run_deadline_ns(const RunOptions& opts) const;
   // Answers a connection that will not be served, without waiting on it.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status.h"
+#include "engine/interval.h"
 #include "engine/side_stats.h"
 #include "engine/test_spec.h"
 #include "net/control.h"
@@ -21,6 +22,9 @@ struct RunRecord {
   SideStats stats;
   nlohmann::json latency;  // the latency record, when this side measured one (else null)
   uint64_t peak_rss_bytes = 0;  // a session process's peak resident memory (0: in-thread run)
+  // The server's own --interval records, where the client asked for them (interval_s): what
+  // a receiving server counted (a paced UDP stream's loss and jitter) per interval.
+  nlohmann::json intervals;
 
   nlohmann::json to_json() const;
   static Result<RunRecord> from_json(const nlohmann::json& j);
@@ -28,7 +32,12 @@ struct RunRecord {
 
 // Applies -ca, sends READY, runs spec.server. `stop` ends the measured phase early. `peer` is
 // the control connection's peer as the server knows it (its processes, its trust).
+// `interval_s` > 0: the client's --interval, so the server keeps its own records too.
 Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunOptions& opts,
-                            const ControlPeer& peer, const std::atomic<bool>* stop);
+                            const ControlPeer& peer, const std::atomic<bool>* stop,
+                            double interval_s = 0);
+
+// One of the server's interval records as RunRecord::intervals holds it.
+nlohmann::json server_interval_json(const IntervalRecord& record);
 
 }  // namespace fabperf

@@ -222,7 +222,14 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   });
   if (!ticket.ok()) return ticket.status().Prefixed(name);
   if (options_.observer != nullptr) options_.observer->on_run_start(info, *spec, *opts);
-  auto record = execute(ch, slot, *spec, *opts);
+  // The client's --interval (its request says; older clients do not): the server keeps its
+  // own records of a socket run too.
+  double interval_s = 0;
+  if (auto it = body.find("interval_s"); it != body.end() && it->is_number()) {
+    interval_s = std::clamp(it->get<double>(), 0.0, 1e8);
+    if (interval_s < 0.001) interval_s = 0;
+  }
+  auto record = execute(ch, slot, *spec, *opts, interval_s);
   std::vector<std::string> overlapped = end_turn(slot, *ticket);
   if (!record.ok()) return record.status().Prefixed(name);
   nlohmann::json result = record->to_json();
@@ -287,7 +294,7 @@ std::vector<std::string> Server::end_turn(Slot& slot, uint64_t ticket) {
 }
 
 Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
-                                  const RunOptions& opts) {
+                                  const RunOptions& opts, double interval_s) {
   if (spec.family == TransportFamily::kFabric && options_.isolate) {
     Needs needs = needs_of(spec, opts);
     // The peer's processes are looked up here, before a session process that may run as
@@ -301,7 +308,7 @@ Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec
   }
   ControlPeer peer = ControlPeer::of_connection(ch.fd());
   peer.trust_fabric_only = options_.trust_fabric_addrs;
-  return serve_run(ch, spec, opts, peer, &slot.stop);
+  return serve_run(ch, spec, opts, peer, &slot.stop, interval_s);
 }
 
 }  // namespace fabperf

@@ -24,7 +24,9 @@
 #include "net/socket.h"
 #include "net/control.h"
 #include "net/sys_io.h"
+#include "net/tcp_info.h"
 #include "socket/socket_link.h"
+#include "socket/udp_pacing.h"
 
 namespace fabperf {
 
@@ -68,6 +70,21 @@ Result<MessagePair> message_pair(size_t size) {
   auto in = message_buffer(size);
   if (!in.ok()) return in.status();
   return MessagePair{std::move(*out), std::move(*in)};
+}
+
+// TCP's own counters (TCP_INFO) of a test's data connections: read at each --interval
+// boundary (where the kernel has them: TCP, not UDP or SCTP) and once at the end of the run.
+void watch_tcp(TestContext& ctx, std::vector<int> fds) {
+  if (fds.empty() || !read_tcp_counters(fds.front())) return;
+  ctx.interval.set_tcp_probe([fds] { return read_tcp_counters(fds); });
+}
+void record_tcp(TestContext& ctx, const std::vector<int>& fds) {
+  ctx.stats.tcp = read_tcp_counters(fds);
+}
+std::vector<int> fds_of(const std::vector<DataLink>& links) {
+  std::vector<int> fds;
+  for (const DataLink& link : links) fds.push_back(link.fd());
+  return fds;
 }
 
 // Datagram tests carry a sequence number so a late reply is never timed as a new one.
@@ -253,10 +270,13 @@ Status lat_client(TestContext& ctx) {
   }
   auto link = open_client_link(ctx, proto);
   if (!link.ok()) return link.status();
-  return run_measuring_thread(ctx, {link->fd()}, [&] {
+  watch_tcp(ctx, {link->fd()});
+  Status s = run_measuring_thread(ctx, {link->fd()}, [&] {
     return open_loop ? lat_client_open_loop(ctx, *link, proto)
                      : lat_client_closed_loop(ctx, &*link, proto);
   });
+  record_tcp(ctx, {link->fd()});
+  return s;
 }
 
 // Echo loop of the latency server; ends at EOF, the end marker, or the client's message.
@@ -314,8 +334,10 @@ Status lat_server(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
   auto link = open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
-  return run_measuring_thread(ctx, {link->fd()},
-                              [&] { return lat_echo_loop(ctx, &*link, proto); });
+  Status s = run_measuring_thread(ctx, {link->fd()},
+                                  [&] { return lat_echo_loop(ctx, &*link, proto); });
+  record_tcp(ctx, {link->fd()});
+  return s;
 }
 
 // Opens the --streams data links, in order, so stream i on one side is stream i on the other.
@@ -338,13 +360,31 @@ Result<std::vector<DataLink>> open_links(TestContext& ctx, const SocketProtocol&
 Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size, StreamWorker& w) {
   StreamCounters& c = w.counters;
   RunLimit limit(ctx.opts);
-  limit.start(w.start_ns);
+  // -t counts from the end of --omit's seconds (sent, not measured).
+  limit.start(w.omit_until_ns != 0 ? w.omit_until_ns : w.start_ns);
   StridedClock clock(w.start_ns);
+  UdpPacer pacer(ctx, link.proto(), size, w);
   while (!limit.done(c.send_msgs, clock.last()) && !w.stopping()) {
     // The messages up to the clock's next read go as one batch (DataLink::send_msgs); the
     // limit, the stop flag and the counters are looked at between batches.
     uint64_t batch = clock.left();
     if (limit.by_count()) batch = std::min<uint64_t>(batch, limit.count() - c.send_msgs);
+    if (pacer.on()) {
+      // --udp_rate: no more than are due by now, each stamped; waits for the next one due.
+      batch = pacer.due(c.send_msgs, batch, limit.by_count() ? INT64_MAX : limit.end_ns());
+      clock.restart(pacer.now());
+      if (batch == 0) continue;
+      auto sent = pacer.send(link, buf, batch, c.send_msgs);
+      if (!sent.ok()) {
+        w.send_errors++;
+        return sent.status();
+      }
+      c.send_msgs += *sent;
+      c.send_bytes += *sent * size;
+      w.pass_omit(pacer.now());
+      w.publish();
+      continue;
+    }
     auto sent = link.send_msgs(buf, size, batch);
     if (!sent.ok()) {
       w.send_errors++;
@@ -352,8 +392,9 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
     }
     c.send_msgs += *sent;
     c.send_bytes += *sent * size;
-    w.publish();
     clock.tick_n(static_cast<uint32_t>(*sent));
+    w.pass_omit(clock.last());
+    w.publish();
   }
   w.end_ns = now_ns();
   return Status::Ok();
@@ -386,6 +427,10 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
   // the rest of the current message, never past its end. Asking for a whole message's
   // length on every call ran tcp_bw 256 KiB 10-35% slower on loopback (bench/README.md).
   size_t at = 0;  // bytes of the current message already in (always 0 for datagrams)
+  // A paced sender's stamps (--udp_rate): loss and jitter as the datagrams arrive, at the
+  // cost of a clock read each (a paced run is not about the receiver's top speed).
+  const bool stamped = udp_stamped(ctx.opts, proto);
+  UdpArrivals arrivals;
   for (;;) {
     auto got = link.recv_some(buf + at, size - at, proto.connected ? -1 : kDatagramWaitS);
     if (!got.ok()) {
@@ -400,12 +445,10 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
       const int64_t idle = now - idle_since;
       if (w.peer_said_done() || (quiet_end && quiet_end(idle))) {
         // The end marker was lost: take what is still queued, then stop.
-        for (;;) {
-          auto more = link.recv_some(buf, size, 0.01);
-          if (!more.ok() || *more == 0) break;
-          c.recv_bytes += *more;
-          c.recv_msgs++;
-          last = now_ns();
+        last = std::max(last, drain_datagrams(link, buf, size, c, stamped ? &arrivals : nullptr));
+        if (stamped) {
+          w.lost_msgs = arrivals.lost();
+          w.jitter_ns = arrivals.jitter_ns();
         }
         break;
       }
@@ -418,10 +461,25 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
     if (*got == 0) break;
     last = clock.tick();
     c.recv_bytes += *got;
-    c.recv_msgs++;
-    w.publish();
     if (access) sink = sink + touch(buf + at, *got);
-    if (proto.byte_stream) at = (at + *got) % size;
+    if (proto.byte_stream) {
+      // A stream has no messages: one is counted as its last byte arrives (the sender's
+      // units), never per recv() call, which the intervals' msg_rate would count.
+      at += *got;
+      if (at == size) {
+        at = 0;
+        c.recv_msgs++;
+      }
+    } else {
+      c.recv_msgs++;
+      if (stamped) {
+        arrivals.on_datagram(buf, *got, now_ns());
+        w.lost_msgs = arrivals.lost();
+        w.jitter_ns = arrivals.jitter_ns();
+      }
+    }
+    w.pass_omit(last);
+    w.publish();
   }
   w.end_ns = last;
   // A stream has no messages: count them in the sender's units.
@@ -460,12 +518,14 @@ Status bw_role(TestContext& ctx) {
   if (!links.ok()) return links.status();
   size_t size = ctx.opts.msg_size;
   const int n = static_cast<int>(links->size());
+  watch_tcp(ctx, fds_of(*links));
   if (bw_sends(ctx)) {
     auto buf = message_buffer(size, true);  // read only: every stream sends from it
     if (!buf.ok()) return buf.status();
     Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
       return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
     }, PeerMessage::kFailure, link_fd(*links));
+    record_tcp(ctx, fds_of(*links));
     // Only now: a receiver that saw every stream end would send its results (or its end
     // message), which the supervisor, still watching for a failure, would take for one.
     for (DataLink& link : *links) link.finish_sending();
@@ -484,6 +544,7 @@ Status bw_role(TestContext& ctx) {
     const size_t i = static_cast<size_t>(w.index);
     return recv_loop(ctx, (*links)[i], bytes(bufs[i]), size, w, nullptr);
   }, PeerMessage::kEndOfData, link_fd(*links));
+  record_tcp(ctx, fds_of(*links));
   if (!s.ok()) return s;
   if (!proto.connected) return ctx.exchange({{"done", true}}, false).status();
   return Status::Ok();
@@ -505,6 +566,7 @@ Status bi_bw_role(TestContext& ctx) {
   if (!buffers.ok()) return buffers.status();
   char* out = buffers->out();
   char* in = buffers->in();
+  watch_tcp(ctx, {link->fd()});
   std::atomic<bool> sent_all{false};
   std::function<bool(int64_t)> quiet_end;
   if (!proto.connected) {
@@ -525,6 +587,7 @@ Status bi_bw_role(TestContext& ctx) {
     }
     return recv_loop(ctx, *link, in, size, w, quiet_end);
   }, PeerMessage::kByRole, [&](int) { return std::vector<int>{link->fd()}; });
+  record_tcp(ctx, {link->fd()});
   // One direction each: the sending thread's interval and the receiving thread's.
   SideStats& st = ctx.stats;
   if (st.streams.size() == 2) {
@@ -554,10 +617,10 @@ std::vector<TestSpec> build() {
                                              "cq_poll", "access_recv", "rate"};
   const std::vector<const char*> bw_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
                                             "sock_buf_size", "ip_port", "cq_poll",
-                                            "access_recv", "streams", "reverse"};
+                                            "access_recv", "streams", "reverse", "omit"};
   const std::vector<const char*> bi_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
                                             "sock_buf_size", "ip_port", "cq_poll",
-                                            "access_recv"};
+                                            "access_recv", "omit"};
   std::vector<TestSpec> out;
   struct Proto {
     const char* lat;
@@ -583,6 +646,8 @@ std::vector<TestSpec> build() {
     texts.push_back(std::string(p.display) + " streaming one way bandwidth");
     std::vector<const char*> opts = bw_opts;
     if (find_socket_protocol(p.transport)->nodelay_opt != 0) opts.push_back("nodelay");
+    const bool paceable = std::string(p.transport) == "udp";  // iperf3 -b's datagrams
+    if (paceable) opts.push_back("udp_rate");
     out.push_back({p.bw, TransportFamily::kSocket, TestKind::kBandwidth, p.transport, nullptr,
                    opts, p.bw_size, bw_role, bw_role,
                    "The client sends messages for the test time; the server counts what "
@@ -594,6 +659,7 @@ std::vector<TestSpec> build() {
       texts.push_back(std::string(p.display) + " streaming two way bandwidth");
       std::vector<const char*> two_way = bi_opts;
       if (find_socket_protocol(p.transport)->nodelay_opt != 0) two_way.push_back("nodelay");
+      if (paceable) two_way.push_back("udp_rate");
       out.push_back({p.bi, TransportFamily::kSocket, TestKind::kBiBandwidth, p.transport,
                      nullptr, two_way, p.bw_size, bi_bw_role, bi_bw_role,
                      "Both sides send for the test time and count what arrives, each on two "

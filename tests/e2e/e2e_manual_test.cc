@@ -148,6 +148,29 @@ TEST(BashCompletion, CompletesTestsOptionsAndValues) {
   EXPECT_EQ(complete("fab_write_lat tcp_"), "\n");
 }
 
+// Where the server goes, no test names: `report`, or a host (user review, item 16); the rest
+// of what people type: --json-stream's spelling, -oo's variables, -P's providers.
+TEST(BashCompletion, HostPositionSpellingsLoopsAndProviders) {
+  if (access("/bin/bash", X_OK) != 0) GTEST_SKIP() << "no /bin/bash";
+  EXPECT_EQ(complete("fabperf tcp_"), "\n");
+  EXPECT_EQ(complete("fabperf rep"), "report\n");
+  EXPECT_EQ(complete("fabperf -m 64 -t 1 tcp_l"), "\n");  // option arguments are no host
+  EXPECT_EQ(complete("fabperf -m 64 node2 tcp_l"), "tcp_lat\n");
+  EXPECT_EQ(complete("fabperf --loopback tcp_l"), "tcp_lat\n");
+  EXPECT_EQ(complete("fabperf --json-s"), "--json-stream\n");
+  EXPECT_EQ(complete("fabperf --msg"), "--msg_size\n");  // underscores unless a dash is typed
+  EXPECT_EQ(complete("fabperf -oo msg"), "msg_size:\n");
+  EXPECT_TRUE(contains(complete("fabperf -oo ''"), "time:")) << complete("fabperf -oo ''");
+  if (access("/usr/bin/fi_info", X_OK) != 0) {
+    GTEST_SKIP() << "no fi_info: provider names not checked";
+  }
+  for (const char* words : {"fabperf -P ''", "fabperf --loc_provider t", "fab_write_lat -P ''"}) {
+    std::string got = complete(words);
+    EXPECT_TRUE(contains(got, "tcp")) << words << ": " << got;
+    EXPECT_FALSE(contains(got, "ofi_hook")) << words << ": " << got;
+  }
+}
+
 bool is_link_to(const std::string& path, const std::string& target) {
   char buf[4096];
   ssize_t n = readlink(path.c_str(), buf, sizeof buf);

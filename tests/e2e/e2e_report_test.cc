@@ -239,6 +239,25 @@ TEST_F(ReportBrowserTest, LatencyRunDrawsItsDistribution) {
   }
   EXPECT_TRUE(contains(view.dom, "CLOCK_MONOTONIC_RAW"));
   EXPECT_GT(fs::file_size(dir / "latency.png"), 10000u);
+  // A banner exactly when the run was measured under host noise; the same run marked noisy
+  // (its JSON edited) opens its page with the banner, and still draws every chart.
+  const bool noisy = doc["results"][0]["host_noise"]["verdict"] == "noisy";
+  EXPECT_EQ(contains(view.dom, "class=\"banner\""), noisy);
+  json marked = doc;
+  marked["results"][0]["host_noise"] = {
+      {"verdict", "noisy"},
+      {"loc", {{"verdict", "noisy"},
+               {"causes", {{{"cause", "preempted"},
+                            {"text", "was preempted 1,234 times (3.1% of samples)"}}}}}}};
+  const fs::path marked_json = dir / "noisy.json", marked_html = dir / "noisy.html";
+  std::ofstream(marked_json) << marked.dump();
+  RunOutput rep = run({"report", marked_json.string(), "-o", marked_html.string()});
+  ASSERT_EQ(rep.exit_code, 0) << run_text(rep);
+  const PageView banner =
+      open_page(chromium_, marked_html.string(), (dir / "noisy.png").string(), 1400, 1500);
+  expect_rendered(banner, {"histogram", "percentile"});
+  EXPECT_TRUE(contains(banner.dom, "class=\"banner\"")) << banner.dom.substr(0, 2000);
+  EXPECT_TRUE(contains(banner.dom, "was preempted 1,234 times (3.1% of samples)"));
 }
 
 TEST_F(ReportBrowserTest, SizeSweepOfTwoRunsOverlays) {

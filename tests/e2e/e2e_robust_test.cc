@@ -14,6 +14,7 @@
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "session_child_util.h"
 
 namespace fabperf::testing {
 namespace {
@@ -250,7 +251,10 @@ TEST(RobustAmplifier, DataGoesOnlyToTheControlConnectionsPeer) {
   for (const char* test : {"tcp_lat", "udp_lat", "udp_bw", "tcp_bw"}) {
     // The client's source address is 127.0.0.5; the server may talk to nobody else.
     Proc client({"127.0.0.1", "-lp", server.port_arg(), "--bind", "127.0.0.5", "-t", "2", test});
-    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    // Looked at once the data connection is up (the control connection's peer and the data
+    // socket's), not after a fixed sleep a loaded machine may outlast.
+    EXPECT_TRUE(wait_until([&] { return connected_peers(server.pid()).size() >= 2; }, 30))
+        << test;
     std::vector<std::string> peers = connected_peers(server.pid());
     EXPECT_GE(peers.size(), 1u) << test;
     for (const std::string& peer : peers) {

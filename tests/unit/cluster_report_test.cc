@@ -187,6 +187,41 @@ TEST(ClusterReport, TextNamesTheWorstLinksAndNodes) {
   EXPECT_NE(text.find("verdict: 1 bad link, 1 bad node, 0 unreachable"), std::string::npos) << text;
 }
 
+// Pairs measured under host noise are marked in every report and retested first, before the
+// suspects, suspect or not; a quiet retest clears the mark.
+TEST(ClusterReport, NoisyPairsAreMarkedAndRetestedFirst) {
+  MatrixRun run = sample_run();
+  FigureMatrix& lat = run.tests[0].matrix;
+  lat.set_noisy(0, 1, true);  // a quiet-looking pair measured under noise
+  lat.set_noisy(3, 4, true);  // a suspect (rank 4 is slow) measured under noise
+  run.judge();
+  nlohmann::json j = written_json(run);
+  EXPECT_EQ(j["matrix"]["tests"][0]["noisy_pairs"], nlohmann::json::parse("[[0,1],[3,4]]"));
+  EXPECT_TRUE(j["matrix"]["tests"][1]["noisy_pairs"].empty());
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buf, &size);
+  write_matrix_text(run, out);
+  std::fclose(out);
+  std::string text(buf, size);
+  free(buf);
+  EXPECT_NE(text.find("host noise    =  2 pair(s) measured under host noise (retested first)"),
+            std::string::npos)
+      << text;
+  std::vector<bool> up(5, true);
+  std::vector<RetestCandidate> order = retest_candidates(run, up, 100);
+  ASSERT_GE(order.size(), 3u);
+  EXPECT_TRUE(order[0].noisy && order[1].noisy);
+  EXPECT_FALSE(order[2].noisy);
+  // Among the noisy, the suspect (more severe) first; then the plain noisy pair.
+  EXPECT_EQ(order[0].suspect.server, 4);
+  EXPECT_EQ(order[1].suspect.client, 0);
+  EXPECT_EQ(order[1].suspect.server, 1);
+  EXPECT_EQ(retest_candidates(run, up, 1).size(), 1u);
+  lat.set_noisy(0, 1, false);
+  EXPECT_FALSE(lat.noisy(0, 1));
+}
+
 // The matrix in the text is in one unit, chosen from the baseline, in fixed notation: a link
 // six times the baseline's unit shows as 2750, not 2.75e+03 (user-review item 6).
 TEST(ClusterReport, TextMatrixInOneUnitWithoutExponents) {

@@ -64,7 +64,8 @@ TEST(IntervalMeter, NothingBeforeStartOrAfterFinish) {
   EXPECT_EQ(seen.records.size(), 1u);
 }
 
-// Boundaries sit on the start + k * period grid; a record's times are the real ones.
+// Boundaries sit on the start + k * period grid; a record's times are the real ones. A closed
+// interval reaches the sink half a period after its end.
 TEST(IntervalMeter, BoundariesAndRealTimes) {
   Seen seen;
   IntervalMeter meter;
@@ -76,28 +77,73 @@ TEST(IntervalMeter, BoundariesAndRealTimes) {
   meter.tick(t0 + 99 * kMs, {10, 1, 0, 0, 0}, nullptr);
   EXPECT_TRUE(seen.records.empty());
   meter.tick(t0 + 103 * kMs, {20, 2, 0, 0, 0}, nullptr);  // a little late: real end 0.103
+  EXPECT_TRUE(seen.records.empty());                      // held for a sliver to fold in
+  EXPECT_EQ(meter.next_due_ns(), t0 + 153 * kMs);
+  meter.tick(t0 + 160 * kMs, {25, 3, 0, 0, 0}, nullptr);
   ASSERT_EQ(seen.records.size(), 1u);
   EXPECT_DOUBLE_EQ(seen.records[0].start_s, 0);
   EXPECT_NEAR(seen.records[0].end_s, 0.103, 1e-12);
   EXPECT_EQ(seen.records[0].counts.send_bytes, 20u);
+  EXPECT_FALSE(seen.records[0].last);
   EXPECT_FALSE(meter.due(t0 + 199 * kMs));  // the next boundary stays at 0.2, not 0.203
   EXPECT_TRUE(meter.due(t0 + 200 * kMs));
   // A loop that was away for several periods closes one interval spanning them all.
   meter.tick(t0 + 450 * kMs, {50, 5, 0, 0, 0}, nullptr);
+  meter.tick(t0 + 499 * kMs, {55, 5, 0, 0, 0}, nullptr);  // not yet half a period after it
+  ASSERT_EQ(seen.records.size(), 1u);
+  meter.tick(t0 + 500 * kMs, {60, 6, 0, 0, 0}, nullptr);  // released, and 0.45-0.50 closed
   ASSERT_EQ(seen.records.size(), 2u);
   EXPECT_NEAR(seen.records[1].start_s, 0.103, 1e-12);
   EXPECT_NEAR(seen.records[1].end_s, 0.45, 1e-12);
   EXPECT_EQ(seen.records[1].counts.send_bytes, 30u);
   EXPECT_EQ(seen.records[1].index, 1u);
-  EXPECT_FALSE(meter.due(t0 + 499 * kMs));
-  EXPECT_TRUE(meter.due(t0 + 500 * kMs));
-  meter.finish(t0 + 520 * kMs, {60, 6, 0, 0, 0}, nullptr);
-  ASSERT_EQ(seen.records.size(), 3u);
-  EXPECT_TRUE(seen.records[2].last);
+  // The run ends 0.07 s (over half a period) after the boundary at 0.5: its own record.
+  meter.finish(t0 + 570 * kMs, {70, 7, 0, 0, 0}, nullptr);
+  ASSERT_EQ(seen.records.size(), 4u);
   EXPECT_NEAR(seen.records[2].start_s, 0.45, 1e-12);
-  EXPECT_NEAR(seen.records[2].end_s, 0.52, 1e-12);
-  EXPECT_EQ(seen.records[2].counts.send_bytes, 10u);
-  EXPECT_EQ(seen.records[2].latency, nullptr);
+  EXPECT_NEAR(seen.records[2].end_s, 0.5, 1e-12);
+  EXPECT_FALSE(seen.records[2].last);
+  EXPECT_TRUE(seen.records[3].last);
+  EXPECT_NEAR(seen.records[3].start_s, 0.5, 1e-12);
+  EXPECT_NEAR(seen.records[3].end_s, 0.57, 1e-12);
+  EXPECT_EQ(seen.records[3].counts.send_bytes, 10u);
+  EXPECT_EQ(seen.records[3].latency, nullptr);
+}
+
+// The run's end a sliver after a boundary (a -t 1 --interval 0.25 run ending at 1.02 s, or
+// 52 us after 1.0) is folded into the interval before: no record shorter than half a period,
+// and the counts still sum to the run's.
+TEST(IntervalMeter, FinalSliverFoldedIntoThePreviousInterval) {
+  for (int64_t tail_us : {0, 52, 20'000, 124'000}) {
+    Seen seen;
+    IntervalMeter meter;
+    meter.configure(0.25, seen.sink());
+    LatencyRecorder latency;
+    meter.start(0, {}, &latency);
+    uint64_t bytes = 0;
+    int64_t now = 0;
+    for (; now < 1000 * kMs; now += kMs) {  // a message every millisecond
+      bytes += 65536;
+      latency.record(1000);
+      meter.tick(now + kMs, {bytes, bytes / 65536, 0, 0, 0}, &latency);
+    }
+    bytes += 65536;  // one more message in the tail
+    latency.record(1000);
+    meter.finish(now + tail_us * 1000, {bytes, bytes / 65536, 0, 0, 0}, &latency);
+    ASSERT_EQ(seen.records.size(), 4u) << tail_us;
+    const IntervalRecord& last = seen.records.back();
+    EXPECT_TRUE(last.last);
+    EXPECT_NEAR(last.start_s, 0.75, 1e-9);
+    EXPECT_NEAR(last.end_s, 1.0 + tail_us * 1e-6, 1e-9);
+    EXPECT_EQ(sum(seen.records).send_bytes, bytes) << tail_us;
+    for (const IntervalRecord& r : seen.records) {
+      EXPECT_GE(r.end_s - r.start_s, 0.125) << tail_us;
+      EXPECT_LT(interval_figures(r).send_Bps, 70e6) << tail_us;  // never a 1.2 GB/s sliver
+    }
+    uint64_t samples = 0;
+    for (const Histogram& h : seen.histograms) samples += h.count();
+    EXPECT_EQ(samples, latency.count()) << tail_us;
+  }
 }
 
 // A latency loop's run: intervals' counts sum to the total counted after the start (warm-up
@@ -130,7 +176,7 @@ TEST(IntervalMeter, SumsAndMergedHistogramEqualTheRun) {
     meter.tick(now, IntervalCounts::of(stats), &latency);
   }
   meter.finish(now, IntervalCounts::of(stats), &latency);
-  ASSERT_GT(seen.records.size(), 5u);
+  ASSERT_GE(seen.records.size(), 4u);
   IntervalCounts total = sum(seen.records);
   EXPECT_EQ(total.send_msgs, stats.send_msgs - 10);
   EXPECT_EQ(total.send_bytes, stats.send_bytes - 640);
@@ -166,7 +212,7 @@ TEST(IntervalMeter, NoEmptyRecordAtTheEnd) {
   meter.tick(100 * kMs, {64, 1, 64, 1, 0}, &latency);
   meter.finish(100 * kMs, {64, 1, 64, 1, 0}, &latency);
   ASSERT_EQ(seen.records.size(), 1u);
-  EXPECT_FALSE(seen.records[0].last);
+  EXPECT_TRUE(seen.records[0].last);  // the held interval, released as the run's last
   // A run with nothing at all still gets its one (empty) record.
   Seen empty;
   IntervalMeter idle;
@@ -209,8 +255,13 @@ TEST(IntervalFigures, RatesOverTheRealDurationAndScaledLatency) {
   EXPECT_NEAR(f.p99_ns, 500, 1);
   r.counts = {0, 0, 8'000, 8, 0};  // a receiver's interval
   EXPECT_DOUBLE_EQ(interval_figures(r).msg_rate, 16);
+  EXPECT_TRUE(interval_figures(r).rated);
   r.end_s = r.start_s;  // no time: no rate, never a division by zero
   EXPECT_DOUBLE_EQ(interval_figures(r).recv_Bps, 0);
+  r.end_s = r.start_s + 52e-6;  // a 52 us span: too short for a rate to mean anything
+  EXPECT_FALSE(interval_figures(r).rated);
+  EXPECT_DOUBLE_EQ(interval_figures(r).recv_Bps, 0);
+  EXPECT_DOUBLE_EQ(interval_figures(r).msg_rate, 0);
 }
 
 }  // namespace

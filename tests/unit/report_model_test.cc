@@ -418,6 +418,25 @@ TEST(ReportModelResults, InterruptedAndOverlappedRunsAreSaidSo) {
   EXPECT_EQ(whole["runs"][0]["status"], "ok");
 }
 
+// A result measured under host noise opens the page with a banner naming its causes; a quiet
+// one adds none. (The interval rates are the run's own, not re-derived over a sliver.)
+TEST(ReportModelResults, HostNoiseGetsABanner) {
+  json noisy = latency_result("tcp_lat", 1, {5000, 6000}, 0.5);
+  noisy["host_noise"] = {
+      {"verdict", "noisy"},
+      {"loc", {{"verdict", "noisy"},
+               {"causes", {{{"cause", "cpu_wait"}, {"text", "waited for a CPU 53% of the run"}}}}}},
+      {"rem", {{"verdict", "quiet"}, {"causes", json::array()}}}};
+  json quiet = latency_result("udp_lat", 1, {5000}, 0.5);
+  quiet["host_noise"] = {{"verdict", "quiet"}};
+  const json model = build({{"run.json", run_doc({noisy, quiet})}});
+  ASSERT_EQ(model["banners"].size(), 1u) << model["banners"].dump();
+  EXPECT_EQ(model["banners"][0],
+            "tcp_lat: measured under host noise: the client's measuring thread waited for a CPU "
+            "53% of the run; its figures are not trustworthy.");
+  EXPECT_TRUE(build({{"run.json", run_doc({quiet})}})["banners"].empty());
+}
+
 TEST(ReportModelHeader, RunHeaderNamesHostsClockAndParameters) {
   const json model = build({{"run.json", run_doc({latency_result("tcp_lat", 1, {5000}, 0.5)})}});
   const json& header = model["runs"][0]["header"];

@@ -360,6 +360,8 @@
       Chart.register(m.MatrixController, m.MatrixElement);
     }
     const main = document.getElementById('report');
+    // Runs measured under host noise (the JSON's host_noise verdict): said before anything.
+    for (const text of model.banners || []) main.appendChild(element('p', 'banner', text));
     const runs = element('div', 'runs');
     for (const run of model.runs) runs.appendChild(renderHeader(run, model.runs.length > 1));
     main.appendChild(runs);

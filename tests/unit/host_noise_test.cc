@@ -1,0 +1,212 @@
+// Unit tests for host noise: the /proc parsers, the figures over a run, the verdict against the
+// documented thresholds, its words and its JSON; and the busy-poller check before a run.
+#include "stats/host_noise.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "app/all_tests.h"
+#include "engine/poller_check.h"
+#include "options/option_table.h"
+
+namespace fabperf {
+namespace {
+
+TEST(HostNoiseParse, SchedstatPressureLoadavg) {
+  int64_t wait = 0;
+  EXPECT_TRUE(parse_schedstat("233948 9389173 2\n", &wait));
+  EXPECT_EQ(wait, 9389173);
+  EXPECT_FALSE(parse_schedstat("", &wait));
+  EXPECT_FALSE(parse_schedstat("12", &wait));
+  int64_t total = 0;
+  EXPECT_TRUE(parse_cpu_pressure(
+      "some avg10=78.27 avg60=26.24 avg300=7.15 total=27267547\n"
+      "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+      &total));
+  EXPECT_EQ(total, 27267547);
+  EXPECT_FALSE(parse_cpu_pressure("full avg10=0 total=5\n", &total));
+  EXPECT_FALSE(parse_cpu_pressure("some avg10=1\n", &total));
+  double load1 = 0;
+  uint32_t runnable = 0;
+  EXPECT_TRUE(parse_loadavg("3.33 1.22 0.47 10/144 11955\n", &load1, &runnable));
+  EXPECT_DOUBLE_EQ(load1, 3.33);
+  EXPECT_EQ(runnable, 10u);
+  EXPECT_FALSE(parse_loadavg("3.33 1.22\n", &load1, &runnable));
+}
+
+// This thread's counters move as it runs and blocks.
+TEST(HostNoiseRead, ThisThreadAndTheHost) {
+  ThreadSched a = ThreadSched::of_this_thread();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // one voluntary switch at least
+  ThreadSched b = ThreadSched::of_this_thread();
+  EXPECT_GT(b.voluntary, a.voluntary);
+  EXPECT_GE(b.involuntary, a.involuntary);
+  HostSched h = HostSched::take();
+  EXPECT_GE(h.cpus_online, 1u);
+  EXPECT_GE(h.cpus_allowed, 1u);
+}
+
+NoiseSnapshot at(int64_t wall_ns, uint64_t invol, int64_t wait_ns, uint64_t steal,
+                 uint64_t total, int64_t pressure_us) {
+  NoiseSnapshot s;
+  s.wall_ns = wall_ns;
+  s.thread.involuntary = invol;
+  s.thread.voluntary = invol * 2;
+  s.thread.wait_ns = wait_ns;
+  s.have_ticks = true;
+  s.steal_ticks = steal;
+  s.total_ticks = total;
+  s.host.pressure_us = pressure_us;
+  s.host.runnable = 3;
+  s.host.cpus_online = 2;
+  s.host.cpus_allowed = 2;
+  return s;
+}
+
+TEST(HostNoise, FiguresOverARun) {
+  HostNoise n = noise_between(at(0, 10, 1'000'000, 5, 1000, 100),
+                              at(2'000'000'000, 1244, 201'000'000, 25, 1400, 400'100));
+  EXPECT_TRUE(n.measured);
+  EXPECT_DOUBLE_EQ(n.real_s, 2);
+  EXPECT_EQ(n.involuntary, 1234u);
+  EXPECT_EQ(n.voluntary, 2468u);
+  EXPECT_NEAR(n.wait_s, 0.2, 1e-12);
+  EXPECT_NEAR(n.wait_share(), 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(n.steal_pct, 5);           // 20 of 400 ticks
+  EXPECT_NEAR(n.pressure_pct, 20, 1e-9);      // 0.4 s of 2 s
+  // Counters that went backwards (a reset) read as nothing, not as wrapped.
+  HostNoise back = noise_between(at(0, 50, 9, 5, 100, 10), at(1'000'000'000, 40, 1, 1, 50, 5));
+  EXPECT_EQ(back.involuntary, 0u);
+  EXPECT_LT(back.wait_s, 0);
+  EXPECT_DOUBLE_EQ(back.steal_pct, 0);
+  EXPECT_LT(back.pressure_pct, 0);
+}
+
+HostNoise quiet_run() {
+  HostNoise n;
+  n.measured = true;
+  n.real_s = 2;
+  n.involuntary = 20;
+  n.operations = 100000;
+  n.wait_s = 0.3;  // 15%: a ping-pong sharing its CPU with its peer waits about 12%
+  n.cpus_online = n.cpus_allowed = 2;
+  n.runnable = 9;
+  return n;
+}
+
+TEST(HostNoise, QuietRunHasNoVerdict) {
+  HostNoise n = quiet_run();
+  judge_host_noise(n);
+  EXPECT_FALSE(n.noisy());
+  EXPECT_EQ(host_noise_warning(n, "client"), "");
+  EXPECT_EQ(n.to_json()["verdict"], "quiet");
+}
+
+TEST(HostNoise, EachThresholdNamesItsCause) {
+  HostNoise preempted = quiet_run();
+  preempted.involuntary = 1234;
+  preempted.operations = 40000;  // 3.1% of samples
+  judge_host_noise(preempted);
+  ASSERT_EQ(preempted.causes.size(), 1u);
+  EXPECT_EQ(preempted.causes[0].key, "preempted");
+  EXPECT_EQ(host_noise_warning(preempted, "server"),
+            "warning: server's measuring thread was preempted 1,234 times (3.1% of samples) "
+            "(host: 9 runnable threads on 2 CPUs); results are not trustworthy");
+  // A bandwidth loop's preemptions against its seconds, not its many messages.
+  HostNoise fast = quiet_run();
+  fast.involuntary = 1500;
+  fast.operations = 100'000'000;
+  judge_host_noise(fast);
+  ASSERT_EQ(fast.causes.size(), 1u);
+  EXPECT_EQ(fast.causes[0].key, "preempted");
+  HostNoise waited = quiet_run();
+  waited.wait_s = 0.5;  // 25% of 2 s
+  judge_host_noise(waited);
+  ASSERT_EQ(waited.causes.size(), 1u);
+  EXPECT_EQ(waited.causes[0].text, "waited for a CPU 25% of the run");
+  HostNoise stolen = quiet_run();
+  stolen.steal_pct = 12;
+  judge_host_noise(stolen);
+  ASSERT_EQ(stolen.causes.size(), 1u);
+  EXPECT_EQ(stolen.causes[0].key, "steal");
+  HostNoise polled = quiet_run();
+  polled.pollers = 3;
+  judge_host_noise(polled);
+  ASSERT_EQ(polled.causes.size(), 1u);
+  EXPECT_EQ(polled.causes[0].text, "ran 3 busy-polling threads on 2 CPU(s)");
+  HostNoise clocked = quiet_run();
+  clocked.freq_min_khz = 1'200'000;
+  clocked.freq_max_khz = 3'000'000;
+  judge_host_noise(clocked);
+  ASSERT_EQ(clocked.causes.size(), 1u);
+  EXPECT_EQ(clocked.causes[0].key, "frequency");
+  // Two causes in one line.
+  HostNoise both = quiet_run();
+  both.involuntary = 5000;
+  both.wait_s = 0.6;
+  judge_host_noise(both);
+  EXPECT_EQ(both.causes.size(), 2u);
+  EXPECT_NE(host_noise_warning(both, "client").find("times (5.0% of samples) and waited for"),
+            std::string::npos)
+      << host_noise_warning(both, "client");
+}
+
+TEST(HostNoise, JsonRoundTripAndHostileInput) {
+  HostNoise n = quiet_run();
+  n.involuntary = 900;
+  n.operations = 1000;
+  n.pressure_pct = 33;
+  n.pollers = 1;
+  judge_host_noise(n);
+  nlohmann::json j = n.to_json();
+  EXPECT_EQ(j["verdict"], "noisy");
+  EXPECT_EQ(j["causes"][0]["cause"], "preempted");
+  HostNoise back = HostNoise::from_json(j);
+  EXPECT_EQ(back.involuntary, 900u);
+  EXPECT_DOUBLE_EQ(back.wait_s, 0.3);
+  EXPECT_DOUBLE_EQ(back.pressure_pct, 33);
+  judge_host_noise(back);
+  EXPECT_TRUE(back.noisy());
+  // Wrong types and absurd values read as absent, never as a crash.
+  HostNoise bad = HostNoise::from_json({{"involuntary_switches", "many"},
+                                        {"threads", -5},
+                                        {"cpu_wait_s", 1e300},
+                                        {"real_s", nullptr}});
+  EXPECT_EQ(bad.involuntary, 0u);
+  EXPECT_EQ(bad.threads, 1u);
+  EXPECT_FALSE(HostNoise::from_json(nlohmann::json::array()).measured);
+}
+
+const TestSpec& test_named(const char* name) { return *all_tests().find(name); }
+
+RunOptions side(bool poll, const char* cpu) {
+  RunOptions o = default_run_options();
+  o.cq_poll = poll;
+  o.cpu_affinity = cpu;
+  return o;
+}
+
+TEST(PollerCheck, TwoPollersOnOneCpuWarnBeforeTheRun) {
+  const TestSpec& lat = test_named("tcp_lat");
+  // Both sides on this host pinned to CPU 0 and spinning.
+  std::string w = poller_warning(lat, side(true, "0"), side(true, "0"), true, 2);
+  EXPECT_NE(w.find("2 busy-polling threads (client 1, server 1) on 1 CPU"), std::string::npos)
+      << w;
+  // Each its own CPU, or on different hosts, or blocking: nothing to say.
+  EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "1"), true, 2), "");
+  EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "0"), false, 2), "");
+  EXPECT_EQ(poller_warning(lat, side(false, "0"), side(true, "0"), true, 2), "");
+  EXPECT_EQ(poller_warning(lat, side(true, ""), side(true, ""), true, 2), "");
+  // More pollers than CPUs: both sides unpinned on one CPU, or four streams on two.
+  EXPECT_NE(poller_warning(lat, side(true, ""), side(true, ""), true, 1), "");
+  RunOptions four = side(true, "");
+  four.streams = 4;
+  EXPECT_NE(poller_warning(test_named("tcp_bw"), four, side(false, ""), false, 2)
+                .find("4 busy-polling client threads on 2 CPUs"),
+            std::string::npos);
+  EXPECT_EQ(poller_warning(test_named("conf"), side(true, "0"), side(true, "0"), true, 1), "");
+}
+
+}  // namespace
+}  // namespace fabperf
