@@ -7,6 +7,7 @@
 #include "app/all_tests.h"
 #include "core/text.h"
 #include "net/control.h"
+#include "net/peer_process.h"
 #include "options/run_options_json.h"
 #include "security/limits.h"
 #include "session/child_limits.h"
@@ -36,7 +37,17 @@ int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sin
     return 1;
   }
   ControlPeer peer = ControlPeer::from_json(request.value("peer", nlohmann::json::object()));
-  auto record = serve_run(ch, *spec, *opts, peer, nullptr);
+  // This process speaks for its server: its heartbeats stop while the server is stopped, so
+  // the client hears a stopped server within its -to although the measurement goes on here.
+  const pid_t server = getppid();
+  ch.set_heartbeat_gate([server] {
+    char state = process_state(server);
+    return state != 'T' && state != 't';
+  });
+  // Once the fabric session is set up the client owes heartbeats: the server watches their
+  // silence itself from then on, whatever this process is doing (review N3).
+  auto watch = [&sink] { sink.WatchPeer().IgnoreError(); };
+  auto record = serve_run(ch, *spec, *opts, peer, nullptr, watch);
   if (!record.ok()) {
     // The client hears of it from the parent, with how the process ended.
     sink.Fail(record.status()).IgnoreError();
@@ -65,6 +76,8 @@ IsolatedRunner session_process_runner() {
     options.deadline_ns = deadline.at_ns();
     options.deadline_span_s = bound_s;
     options.hangup_fd = ch.fd();  // a client that dies frees its slot in seconds (D3)
+    // A client that promised heartbeats and stops frees it at the server's -to (N3).
+    if (peer.sends_heartbeats) options.peer_silence_s = opts.timeout;
     auto outcome = run_session_child(ch.fd(), request, options);
     if (!outcome.ok()) return outcome.status();
     Status s = outcome->status();

@@ -100,10 +100,13 @@ void ContextPool::init(OpKind kind, size_t count) {
 }
 
 FabricSession::~FabricSession() {
-  // The remote key mapping and the region go before the domain they belong to.
+  // The remote key mapping and the region go before the domain they belong to. Closing may
+  // block on a dead peer as a post can: watched as one call.
+  if (stuck_watch_) stuck_watch_->enter();
   remote_.reset();
   mr_.reset();
   endpoint_.reset();
+  if (stuck_watch_) stuck_watch_->leave();
 }
 
 Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx,
@@ -127,6 +130,9 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   my_seed = client ? kClientSeed : kServerSeed;
   peer_seed = client ? kServerSeed : kClientSeed;
 
+  if (client && ctx.on_stuck) {
+    stuck_watch_ = std::make_unique<StuckCallWatch>(ctx.timeout_s(), ctx.on_stuck);
+  }
   FabricRequest request;
   request.ep_type = needs.ep_type;
   request.caps = needs.caps;
@@ -224,6 +230,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   int64_t now = now_ns();
   next_check_ns_ = now + kPeerCheckNs;
   last_progress_ns_ = now;
+  if (ctx.on_established) ctx.on_established();
   return Status::Ok();
 }
 
@@ -388,10 +395,33 @@ bool FabricSession::periodic(int64_t now) {
 }
 
 bool FabricSession::client_alive(int64_t now) {
+  // The server's side of its READY's promise: a heartbeat every 0.5 s while it waits.
+  Status beat = ctx.control.heartbeat(now);
+  if (!beat.ok()) return fail(beat);
   int64_t silent = now - ctx.control.last_heard_ns();
   if (silent <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
   return fail(Status::Timeout("nothing from the client for " + seconds_text(ctx.timeout_s()) +
                               " (stopped or gone?)"));
+}
+
+bool FabricSession::peer_alive(int64_t now) {
+  if (ctx.role == Role::kServer) {
+    // A client that predates heartbeats while it waits (RUN without "heartbeats") is silent
+    // while this side drains: only its completions say it lives then.
+    return !ctx.peer.sends_heartbeats || client_alive(now);
+  }
+  return waiting_on_server(now);
+}
+
+bool FabricSession::waiting_on_server(int64_t now) {
+  if (now < next_alive_check_ns_) return true;
+  next_alive_check_ns_ = now + kPeerCheckNs;
+  // The server's heartbeats are taken; a message of its own stays for the reader (periodic()
+  // would take it for an error here).
+  ctx.control.message_waiting();
+  Status s = ctx.control.heartbeat(now);
+  if (s.ok()) s = ctx.control.alive(now);
+  return s.ok() || fail(s);
 }
 
 bool FabricSession::not_stalled(int64_t now) {

@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "engine/latency_loop.h"
 #include "engine/run_limit.h"
+#include "engine/stuck_call_watch.h"
 #include "engine/test_context.h"
 #include "fabric/cxi_controls.h"
 #include "fabric/endpoint.h"
@@ -163,7 +164,7 @@ class FabricSession {
   template <typename Fn>
   bool progress(Fn&& fn, int slice_ms) {
     fi_cq_data_entry entries[kCqBatch];
-    ssize_t n = endpoint_->wait(entries, kCqBatch, slice_ms);
+    ssize_t n = watched([&] { return endpoint_->wait(entries, kCqBatch, slice_ms); });
     if (n < 0) {
       if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
       return fail(endpoint_->completion_error(n));
@@ -178,7 +179,7 @@ class FabricSession {
   template <typename Post, typename Fn>
   bool post(const char* what, Post&& post_op, Fn&& fn) {
     while (true) {
-      ssize_t ret = post_op();
+      ssize_t ret = watched(post_op);
       if (ret == 0) return true;
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
       if (!progress(fn, 0)) return false;
@@ -231,9 +232,16 @@ class FabricSession {
   auto peer_check() {
     return [this](int64_t now) { return periodic(now) ? Status::Ok() : status(); };
   }
-  // Server side, every wait on the client: fails once nothing (a heartbeat included) has come
-  // from it for the timeout: a stopped or vanished client frees its slot.
+  // Server side, every wait on the client: sends this side's heartbeat when due, and fails
+  // once nothing (a heartbeat included) has come from the client for the timeout: a stopped
+  // or vanished client frees its slot.
   bool client_alive(int64_t now);
+  // Either side's look at its peer where the peer owes heartbeats in every phase (a drain):
+  // periodic() on the client, client_alive() on the server of a client that promised them.
+  bool peer_alive(int64_t now);
+  // A client waiting for the server's end message: its heartbeat when due, and the server's
+  // silence, where it promised heartbeats (the message itself is left for the reader).
+  bool waiting_on_server(int64_t now);
   bool stopped() const { return stopped_; }
   // False (and error() set) when operations are in flight but nothing completed for the
   // timeout.
@@ -317,10 +325,22 @@ class FabricSession {
   Status adopt_peer_memory(const nlohmann::json& peer);
   Result<nlohmann::json> swap(const nlohmann::json& mine);
   bool gpu_copy(Status status) { return status.ok() || fail(std::move(status)); }
+  // A call into the provider, under the client's stuck-call watch where there is one.
+  template <typename Call>
+  ssize_t watched(Call&& call) {
+    if (!stuck_watch_) return call();
+    stuck_watch_->enter();
+    ssize_t n = call();
+    stuck_watch_->leave();
+    return n;
+  }
   // msg_size bytes of a pattern (fill_pattern, poison_pattern) at `at`, through put().
   using PatternFn = void (*)(uint8_t*, size_t, uint8_t);
   bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);
 
+  // A client's watch on its calls into the provider (review N4: a client spun for minutes in
+  // fi_write on the lock of a server's killed session process); destroyed last.
+  std::unique_ptr<StuckCallWatch> stuck_watch_;
   FabricChoice choice_;
   CxiControls cxi_;  // the cxi switches of this run (cleared of attributes off cxi)
   std::unique_ptr<FabricEndpoint> endpoint_;
@@ -340,6 +360,7 @@ class FabricSession {
   RunLimit limit_;
   int64_t next_check_ns_ = 0;
   int64_t next_done_check_ns_ = 0;
+  int64_t next_alive_check_ns_ = 0;
   int64_t last_progress_ns_ = 0;
   uint64_t completions_ = 0;       // completions served, ever
   uint64_t completions_seen_ = 0;  // as of last_progress_ns_

@@ -178,6 +178,7 @@ Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& dea
     if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::Failed(errno_text("receive"));
     if (cancel_ != nullptr && cancel_->load()) return Status::Interrupted("interrupted");
     if (deadline.expired()) return Status::Timeout("receive: timed out");
+    if (keepalive_) FP_RETURN_IF_ERROR(heartbeat(now_ns()));
     // Short slices so a cancel (SIGINT) is noticed while waiting.
     int64_t slice_end = std::min(deadline.at_ns(), now_ns() + 100'000'000);
     auto ready = wait_fd(fd_, POLLIN, Deadline(slice_end));
@@ -191,7 +192,17 @@ Result<Frame> ControlChannel::recv(double timeout_s) {
   while (true) {
     auto frame = recv_one(timeout_s, deadline);
     if (!frame.ok() || frame->type != MsgType::kHeartbeat) return frame;
+    // A peer that promised heartbeats is waited for as long as it keeps sending them: its
+    // silence, not its work (a deep window's drain), is what the timeout bounds.
+    if (silence_limit_ns_ > 0) deadline = Deadline::After(timeout_s);
   }
+}
+
+Status ControlChannel::alive(int64_t now) const {
+  if (silence_limit_ns_ <= 0 || now - last_heard_ns_ <= silence_limit_ns_) return Status::Ok();
+  return Status::Timeout("nothing from the " + peer_label_ + " for " +
+                         seconds_text(static_cast<double>(silence_limit_ns_) / 1e9) +
+                         " (stopped or gone?)");
 }
 
 Result<Frame> ControlChannel::recv_frame(double timeout_s) {
@@ -295,6 +306,7 @@ Status ControlChannel::send_stop() { return send(MsgType::kHeartbeat, {{"stop", 
 Status ControlChannel::heartbeat(int64_t now) {
   if (now - last_heartbeat_ns_ < kHeartbeatNs) return Status::Ok();
   last_heartbeat_ns_ = now;
+  if (heartbeat_gate_ && !heartbeat_gate_()) return Status::Ok();
   return send(MsgType::kHeartbeat, nlohmann::json::object(), 1);
 }
 

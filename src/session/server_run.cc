@@ -21,12 +21,16 @@ Result<RunRecord> RunRecord::from_json(const nlohmann::json& j) {
 }
 
 Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunOptions& opts,
-                            const ControlPeer& peer, const std::atomic<bool>* stop) {
+                            const ControlPeer& peer, const std::atomic<bool>* stop,
+                            std::function<void()> on_established) {
   TestContext ctx(Role::kServer, spec, opts, ch, ch.peer_host());
   ctx.peer = peer;
   ctx.stop = stop;
+  ctx.on_established = std::move(on_established);
   Status s = apply_cpu_affinity(opts.cpu_affinity);
-  if (s.ok()) s = ch.send(MsgType::kReady, {{"timeout", opts.timeout}});
+  // The promise (docs/protocol.md): a heartbeat at least every 0.5 s until RESULT, so the
+  // client can tell a stopped server from a slow one within its own -to (review N8).
+  if (s.ok()) s = ch.send(MsgType::kReady, {{"timeout", opts.timeout}, {"heartbeats", true}});
   if (s.ok()) s = spec.server(ctx);
   if (!s.ok()) return s;
   RunRecord record;

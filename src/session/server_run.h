@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,8 +28,10 @@ struct RunRecord {
 };
 
 // Applies -ca, sends READY, runs spec.server. `stop` ends the measured phase early. `peer` is
-// the control connection's peer as the server knows it (its processes, its trust).
+// the control connection's peer as the server knows it (its processes, its trust, its
+// promise of heartbeats). `on_established` becomes the context's (TestContext).
 Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunOptions& opts,
-                            const ControlPeer& peer, const std::atomic<bool>* stop);
+                            const ControlPeer& peer, const std::atomic<bool>* stop,
+                            std::function<void()> on_established = nullptr);
 
 }  // namespace fabperf

@@ -213,7 +213,10 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   });
   if (!ticket.ok()) return ticket.status().Prefixed(name);
   if (options_.observer != nullptr) options_.observer->on_run_start(info, *spec, *opts);
-  auto record = execute(ch, slot, *spec, *opts);
+  // The client promises a heartbeat every 0.5 s until RESULT (docs/protocol.md).
+  auto beats = body.find("heartbeats");
+  bool heartbeats = beats != body.end() && beats->is_boolean() && beats->get<bool>();
+  auto record = execute(ch, slot, *spec, *opts, heartbeats);
   std::vector<std::string> overlapped = end_turn(slot, *ticket);
   if (!record.ok()) return record.status().Prefixed(name);
   nlohmann::json result = record->to_json();
@@ -278,12 +281,13 @@ std::vector<std::string> Server::end_turn(Slot& slot, uint64_t ticket) {
 }
 
 Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
-                                  const RunOptions& opts) {
+                                  const RunOptions& opts, bool client_heartbeats) {
   if (spec.family == TransportFamily::kFabric && options_.isolate) {
     Needs needs = needs_of(spec, opts);
     // The peer's processes are looked up here, before a session process that may run as
     // another user (who cannot read the client's /proc entries) takes over.
     ControlPeer peer = ControlPeer::resolved(ch.fd(), options_.trust_fabric_addrs);
+    peer.sends_heartbeats = client_heartbeats;
     std::string run_as = options_.run_as;
     if (options_.run_as_client && peer.pids.has_value()) {
       if (auto user = client_user(*peer.pids); user.ok()) run_as = *user;
@@ -292,6 +296,7 @@ Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec
   }
   ControlPeer peer = ControlPeer::of_connection(ch.fd());
   peer.trust_fabric_only = options_.trust_fabric_addrs;
+  peer.sends_heartbeats = client_heartbeats;
   return serve_run(ch, spec, opts, peer, &slot.stop);
 }
 

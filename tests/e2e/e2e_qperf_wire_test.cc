@@ -279,6 +279,36 @@ TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
 }
 
+// Review N1: a stock client with a timer (-t 30) that is stopped mid-run held the server's
+// measurement queue for its whole time. The server's -to ends it, and a client queued behind
+// it (a stock one, whose own -to is 5 s, and a fabperf one) then runs.
+TEST(QperfWireServe, AStoppedTimedQperfClientFreesTheQueueAtTheServersTimeout) {
+  REQUIRE_QPERF();
+  for (const char* test : {"tcp_bw", "udp_bw"}) {
+    SCOPED_TRACE(test);
+    LoggedServer server({"-to", "1", "--queue_timeout", "20"});
+    Proc stopped({"-lp", server.port_arg(), "-t", "30", "127.0.0.1", test}, qperf_program());
+    // Running once the server holds its control connection and, for TCP, its data connection;
+    // a UDP run is given a moment past its control connection (if it is stopped earlier, in
+    // its set-up, the server's -to ends it all the same, in other words).
+    const bool tcp = std::string(test) == "tcp_bw";
+    ASSERT_TRUE(
+        wait_until([&] { return connected_peers(server.pid()).size() >= (tcp ? 2u : 1u); }, 60))
+        << server.log() << stopped.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(tcp ? 300 : 1000));
+    stopped.signal(SIGSTOP);
+    RunOutput queued_qperf = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(), 60);
+    RunOutput queued = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "tcp_lat"});
+    stopped.signal(SIGCONT);
+    EXPECT_EQ(queued_qperf.exit_code, 0) << queued_qperf.err << queued_qperf.out << server.log();
+    EXPECT_EQ(queued.exit_code, 0) << queued.err << server.log();
+    const std::string ended = std::string("qperf ") + test + ": " +
+                              (tcp ? "nothing from the client within the timeout" : "");
+    EXPECT_TRUE(contains(server.log(), ended)) << server.log();
+    EXPECT_NE(stopped.wait(60), 0) << stopped.out() << stopped.err();
+  }
+}
+
 TEST(QperfWireServe, AFabToolServerRefusesQperfClients) {
   REQUIRE_QPERF();
   // A fab_* server serves its own tool's clients only; a qperf client is told so, in its own
