@@ -95,9 +95,28 @@ struct WindowRun {
   uint64_t op_bytes = 0;
   bool barrier = false;     // both sides issue: meet at a start barrier after the warm-up
   bool peer_ready = false;  // the peer's start barrier message has arrived
+  int64_t first_post_ns = 0;  // when the first operation was posted (paced_window's clock)
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
 };
+
+// What is in flight when the run ends has to drain before the run is over: at most this much
+// of it, at the rate completions have come so far. A deep window on a slow provider ran for
+// seconds past -t otherwise (udp;ofi_rxd at ~8 MB/s: 1024 x 64 KiB is 8 s, and the server's
+// deadline ended it, review N5). Far above a round trip, so the pipe stays full.
+inline constexpr int64_t kMaxDrainNs = 250'000'000;
+// The window a run starts with, before completions give a rate.
+inline constexpr size_t kFirstWindow = 64;
+
+// The operations a windowed loop may have in flight now: `window`, or fewer where the
+// completion rate so far says they would not drain within kMaxDrainNs.
+inline size_t paced_window(const WindowRun& run, size_t window, int64_t now) {
+  if (run.completed == 0 || now <= run.first_post_ns) return std::min(window, kFirstWindow);
+  double per_ns = static_cast<double>(run.completed) / static_cast<double>(now - run.first_post_ns);
+  double paced = per_ns * static_cast<double>(kMaxDrainNs);
+  if (paced >= static_cast<double>(window)) return window;
+  return std::max(std::min(window, kFirstWindow), static_cast<size_t>(paced));
+}
 
 // The start barrier of a bi-directional run: this side's warm-up is complete; tell the peer
 // and wait for its word, serving completions meanwhile (the peer's warm-up may need this
@@ -189,7 +208,9 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     // Posts until the window is full, the limit is reached, or a millisecond has passed (the
     // outer loop's looks at the peer and the clock must not wait on a trickle of slots).
     const int64_t look_again = now + 1'000'000;
-    for (uint32_t posts = 0; more && f.tx_pool.in_flight() < window; ++posts) {
+    if (run.first_post_ns == 0) run.first_post_ns = now;
+    const size_t paced = paced_window(run, window, now);
+    for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
       if (!post_one(run.posted)) return f.status();
       ++run.posted;
       if (!measuring) {
