@@ -2,6 +2,7 @@
 // the session process runs (the app's, since only the app knows every test).
 #include "app/session_process.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include "app/all_tests.h"
@@ -13,6 +14,7 @@
 #include "session/child_limits.h"
 #include "session/child_main.h"
 #include "session/session_child.h"
+#include "session/shm_cleanup.h"
 
 namespace fabperf {
 
@@ -80,6 +82,19 @@ IsolatedRunner session_process_runner() {
     if (peer.sends_heartbeats) options.peer_silence_s = opts.timeout;
     auto outcome = run_session_child(ch.fd(), request, options);
     if (!outcome.ok()) return outcome.status();
+    // A client killed mid-run leaves its own shm regions (16 MiB each): its server, which
+    // knows its pid, removes them once it is gone (review N11).
+    std::vector<std::string> client_left;
+    pollfd hup{ch.fd(), POLLRDHUP, 0};
+    bool hung_up = outcome->peer_hung_up ||
+                   (poll(&hup, 1, 0) > 0 && (hup.revents & (POLLRDHUP | POLLHUP)) != 0);
+    if (hung_up && !outcome->status().ok() && peer.pids.has_value()) {
+      for (pid_t pid : *peer.pids) {
+        for (std::string& name : remove_shm_files_of_dead(pid, 2)) {
+          client_left.push_back(std::move(name));
+        }
+      }
+    }
     Status s = outcome->status();
     if (!s.ok()) {
       // The child's own account of its failure where it gave one; else how it ended.
@@ -91,6 +106,10 @@ IsolatedRunner session_process_runner() {
         how += "; removed " + std::to_string(outcome->shm_removed.size()) +
                " shm file(s) it left in /dev/shm";
       }
+      if (!client_left.empty()) {
+        how += "; removed " + std::to_string(client_left.size()) +
+               " shm file(s) its client left";
+      }
       return Status(s.code(), how);
     }
     if (!outcome->result.has_value()) {
@@ -98,7 +117,12 @@ IsolatedRunner session_process_runner() {
                             " ended without its results");
     }
     auto record = RunRecord::from_json(*outcome->result);
-    if (record.ok()) record->peak_rss_bytes = outcome->peak_rss_bytes;
+    if (record.ok()) {
+      record->peak_rss_bytes = outcome->peak_rss_bytes;
+      // What the run cost the server, beside what admission counted for it (--max_memory).
+      record->stats.info["session_process"] = {{"peak_resident_bytes", outcome->peak_rss_bytes},
+                                               {"admitted_bytes", needs.buffer_bytes}};
+    }
     return record;
   };
 }

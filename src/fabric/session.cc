@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/host_buffer.h"
 #include "core/text.h"
@@ -79,10 +80,34 @@ BufferLayout BufferLayout::of(const SessionNeeds& needs, uint64_t msg_size, bool
   return out;
 }
 
+// Peak resident memory (VmHWM) of the server's session process less its buffers, the most over
+// rdm_* tests of 256 bytes to 4 MiB, windows of 16 to 4096, one way and both ways (libfabric
+// 1.17, RelWithDebInfo build, measured with the run's info.rem.session_process; review N10
+// found the old flat 64 MiB allowance 16 MB short over tcp;ofi_rxm). What depends on what:
+//   shm           19.9 MiB with two-sided messages up to 4 KiB (its inline path), 16 otherwise
+//   tcp;ofi_rxm  113.6 MiB with two-sided messages above 16 KiB, 96 both ways, 80 otherwise
+//   udp;ofi_rxd   16.2 MiB;  sockets 12.3 MiB both ways, 10.8 otherwise
+// None grows with the window (--tx_depth 16 and 1024 alike) or the message beyond the buffers.
+// Each is taken with a little room above the measure.
+uint64_t provider_process_bytes(const std::string& provider) {
+  struct Measured {
+    const char* provider;
+    double mib;
+  };
+  static constexpr Measured kMeasured[] = {
+      {"shm", 20.5}, {"tcp;ofi_rxm", 116}, {"udp;ofi_rxd", 16.75}, {"sockets", 12.75}};
+  double most = 0;
+  for (const Measured& m : kMeasured) {
+    if (provider == m.provider) return static_cast<uint64_t>(m.mib * (1 << 20));
+    most = std::max(most, m.mib);
+  }
+  return static_cast<uint64_t>(most * (1 << 20));
+}
+
 Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts) {
   Needs out;
-  out.buffer_bytes =
-      BufferLayout::of(needs, opts.msg_size, opts.verify).total() + kFabricProviderAllowance;
+  out.buffer_bytes = BufferLayout::of(needs, opts.msg_size, opts.verify).total() +
+                     provider_process_bytes(opts.provider);
   out.threads = 2;  // the session's and a provider's progress thread
   out.descriptors = 16;
   return out;
@@ -96,6 +121,12 @@ void ContextPool::init(OpKind kind, size_t count) {
     contexts_[i].kind = kind;
     contexts_[i].index = static_cast<uint32_t>(i);
     free_.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+void FabricSession::spin_for_good() {
+  // A spin lock's wait: no system call, nothing a signal handler could end.
+  for (volatile uint64_t spins = 0;; spins = spins + 1) {
   }
 }
 
@@ -132,6 +163,9 @@ Status FabricSession::setup(const SessionNeeds& needs) {
 
   if (client && ctx.on_stuck) {
     stuck_watch_ = std::make_unique<StuckCallWatch>(ctx.timeout_s(), ctx.on_stuck);
+    if (const char* after = std::getenv("FABPERF_TEST_STUCK_CALL_AFTER")) {
+      stuck_after_ = std::strtoull(after, nullptr, 10);
+    }
   }
   FabricRequest request;
   request.ep_type = needs.ep_type;

@@ -91,10 +91,11 @@ struct BufferLayout {
   static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size, bool verify);
 };
 
-// What the server's side of a fabric run holds: its buffer, and what libfabric and the
-// provider hold beside it (program, library, queues, threads: 26-94 MiB measured per session
-// process over shm, sockets, udp;ofi_rxd and tcp;ofi_rxm).
-inline constexpr uint64_t kFabricProviderAllowance = uint64_t{64} << 20;
+// What a session process holds beside its buffers over `provider` (the program, libfabric and
+// the provider's own pools), the most it was measured to hold (fabric/session.cc); a provider
+// not measured, or none named (the client's libfabric chooses), counts as the largest.
+uint64_t provider_process_bytes(const std::string& provider);
+// What the server's side of a fabric run holds: its buffer, and its session process beside it.
 Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts);
 
 // The cxi switches of a run of `spec` (fabric/cxi_controls.h): what the test does decides
@@ -330,10 +331,16 @@ class FabricSession {
   ssize_t watched(Call&& call) {
     if (!stuck_watch_) return call();
     stuck_watch_->enter();
+    if (stuck_after_ > 0 && --stuck_after_ == 0) spin_for_good();
     ssize_t n = call();
     stuck_watch_->leave();
     return n;
   }
+  // Test hook (tests/e2e/e2e_deadlines_test.cc): FABPERF_TEST_STUCK_CALL_AFTER=N makes the
+  // client's Nth watched provider call spin for good, as libfabric shm did on a dead peer's
+  // lock (review N4), which no run here reproduces on demand. Unset in normal use.
+  [[noreturn]] static void spin_for_good();
+  uint64_t stuck_after_ = 0;
   // msg_size bytes of a pattern (fill_pattern, poison_pattern) at `at`, through put().
   using PatternFn = void (*)(uint8_t*, size_t, uint8_t);
   bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);

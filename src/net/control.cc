@@ -85,7 +85,9 @@ const char* msg_type_name(MsgType type) {
 }
 
 std::vector<uint8_t> encode_frame(MsgType type, const nlohmann::json& body) {
-  std::string text = body.dump();
+  // Strings that are not UTF-8 (an option value as typed, a peer's bytes) go as U+FFFD rather
+  // than throw: the peer's parser would refuse the frame anyway.
+  std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<uint8_t> out(kFrameHeaderSize + text.size());
   memcpy(out.data(), kMagic, 4);
   put_u16(out.data() + 4, kProtocolVersion);

@@ -329,8 +329,8 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
   Abandon abandon = [&](TestResult& result, const std::string& why) {
     if (config.progress != nullptr) config.progress->end();
     result.status = RunStatus::kError;
-    result.error = why;
-    std::fprintf(stderr, "%s: %s\n", result.test.c_str(), why.c_str());
+    result.error = without_echoed_name(why, result.test);
+    std::fprintf(stderr, "%s: %s\n", result.test.c_str(), result.error.c_str());
     print_partial(result.test.c_str(), result.loc);
     derive_figures(result, LatencyRecorder(), info.percentiles);
     for (auto& reporter : reporters) reporter->on_result(info, result);

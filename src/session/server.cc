@@ -80,8 +80,14 @@ void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why, bool 
   }
   // Nothing yet: which protocol to answer in is not known. It waits, polled with the listener,
   // rather than hear fabperf's frame, which a qperf client reads as its data port (review N9).
-  if (got == 0 && may_wait && options_.qperf != nullptr &&
-      pending_refusals_.size() < kMaxPendingRefusals) {
+  if (got == 0 && may_wait && options_.qperf != nullptr) {
+    // A flood of silent connections: the oldest is answered (fabperf's way) to make room, so
+    // a qperf client, whose request comes at once, still gets its wait.
+    if (pending_refusals_.size() >= kMaxPendingRefusals) {
+      PendingRefusal oldest = std::move(pending_refusals_.front());
+      pending_refusals_.erase(pending_refusals_.begin());
+      refuse(std::move(oldest.conn), oldest.peer, oldest.why, false);
+    }
     pending_refusals_.push_back({std::move(conn), peer, why, now_ns() + kRefusalWaitNs});
     return;
   }

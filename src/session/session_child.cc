@@ -177,6 +177,7 @@ ChildOutcome SessionChild::Wait() {
   ReadLink();  // whatever it wrote before it ended
   // Still a zombie: its pid cannot be reused, so the shm files named after it are its own.
   outcome_.shm_removed = remove_shm_files_of(pid_, child_uid_);
+  outcome_.peer_hung_up = peer_hung_up_;
   int status = 0;
   rusage usage{};
   while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {

@@ -88,6 +88,7 @@ struct ChildOutcome {
   uint64_t peak_rss_bytes = 0;
   double wall_s = 0;
   std::vector<std::string> shm_removed;  // /dev/shm files of its pid that were removed
+  bool peer_hung_up = false;             // its client hung up while it ran
 
   // Ok when it exited 0; otherwise the child's own error or the description, as a Status.
   Status status() const;

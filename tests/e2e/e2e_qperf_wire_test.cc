@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "e2e_qperf_util.h"
 #include "e2e_robust_util.h"
@@ -253,6 +254,33 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
   RunOutput still = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
   EXPECT_EQ(still.exit_code, 0) << still.err;
+}
+
+// Review N9: once a flood of silent connections had spent the server's 200 ms a second of
+// waiting for refused clients to speak, a refused stock client read fabperf's ERROR frame as
+// its data port ("could not make TCP connection to server"). Refused connections now wait for
+// their first byte beside the listener, so every stock client hears qperf's error frame.
+TEST(QperfWireServe, RefusedQperfClientsHearQperfsErrorFrameThroughAFlood) {
+  REQUIRE_QPERF();
+  LoggedServer server({"--max_clients", "1", "-to", "30"});
+  auto holder = fake_session(server.port());
+  ASSERT_TRUE(holder);
+  std::vector<int> flood;
+  bool texts = false;
+  for (int i = 0; i < 10; ++i) {
+    // Ten silent connections just before each client: the old budget was spent on them.
+    for (int k = 0; k < 10; ++k) flood.push_back(connect_raw(server.port()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    RunOutput r = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(), 60);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "server:")) << "try " << i << ": " << r.out << r.err;
+    EXPECT_FALSE(contains(r.out + r.err, "could not make TCP connection")) << r.out << r.err;
+    texts = texts || heard(r, "server busy: 1 client is being served");
+  }
+  EXPECT_TRUE(texts) << "no stock client read the reason in 10 tries";
+  for (int fd : flood) {
+    if (fd >= 0) close(fd);
+  }
 }
 
 TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
