@@ -164,6 +164,19 @@ Status ControlChannel::send_error(const std::string& message, double timeout_s) 
 
 void ControlChannel::shut_down() { ::shutdown(fd_, SHUT_RDWR); }
 
+void ControlChannel::linger(double seconds) {
+  ::shutdown(fd_, SHUT_WR);
+  Deadline deadline = Deadline::After(seconds);
+  char scratch[4096];
+  for (;;) {
+    ssize_t n = ::recv(fd_, scratch, sizeof scratch, MSG_DONTWAIT);
+    if (n > 0) continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return;
+    auto ready = wait_fd(fd_, POLLIN, deadline);
+    if (!ready.ok() || *ready == 0) return;
+  }
+}
+
 Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& deadline) {
   size_t got = 0;
   while (got < len) {

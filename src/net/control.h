@@ -118,6 +118,10 @@ class ControlChannel {
   Status alive(int64_t now) const;
   // Ends every pending and later transfer on this connection (from any thread).
   void shut_down();
+  // Before closing after an ERROR: no more sending (FIN), and what the peer still sends (its
+  // heartbeats) is read and dropped until it closes or `seconds` pass. Closing with unread
+  // input would reset the connection, and the peer would lose the ERROR just sent.
+  void linger(double seconds);
   // Frames longer than this are refused unread (at most kMaxFrameBody).
   void set_max_body(uint32_t bytes) { max_body_ = bytes; }
   // When set and true, a wait in recv ends within 100 ms with Code::kInterrupted.

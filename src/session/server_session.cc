@@ -68,6 +68,8 @@ void Server::session(int fd) {
         log(ch.peer_host() + ": " + s.message());
         if (s.code() != Code::kInterrupted && !(qperf.ok() && *qperf)) {
           ch.send_error(for_client(s.message()), 1).IgnoreError();
+          // A client that sent heartbeats meanwhile would get a reset, not the error.
+          ch.linger(s.code() == Code::kTimeout ? 0.2 : 1);
         }
       }
       std::lock_guard<std::mutex> lock(mu_);

@@ -180,7 +180,8 @@ TEST(E2eDeadlines, DeepWindowsEndOnEveryProvider) {
 // server promises heartbeats now, its session process sends them only while the server runs,
 // and the client gives up after its own -to of silence, in every test.
 TEST(E2eDeadlines, AClientHearsAStoppedServerWithinItsTimeout) {
-  std::vector<std::vector<std::string>> runs = {{"tcp_bw"}, {"udp_bw"}, {"tcp_lat"}, {"-R", "tcp_bw"}};
+  std::vector<std::vector<std::string>> runs = {
+      {"tcp_bw"}, {"udp_bw"}, {"tcp_lat"}, {"-R", "tcp_bw"}};
   if (has_provider("tcp;ofi_rxm")) runs.push_back({"-P", "tcp;ofi_rxm", "rdm_write_bw"});
   for (const auto& test : runs) {
     SCOPED_TRACE(test.back());

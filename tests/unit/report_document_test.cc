@@ -47,7 +47,8 @@ TEST(ReportDocumentTest, OtherErrorsNameTheFileAndWhere) {
             0u);
   EXPECT_NE(error_of(R"({"tool": "fabperf", "results": [1, }")").find("(field results[1])"),
             std::string::npos);
-  EXPECT_EQ(error_of(R"({"tool": "qperf"})"), R"(run.json: not a fabperf document ("tool" is "qperf"))");
+  EXPECT_EQ(error_of(R"({"tool": "qperf"})"),
+            R"(run.json: not a fabperf document ("tool" is "qperf"))");
   EXPECT_EQ(error_of(R"([1, 2])"), "run.json: not a fabperf document (not a JSON object)");
 }
 
