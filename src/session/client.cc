@@ -210,8 +210,9 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
     ch.send_error(s.message(), 1).IgnoreError();
     return s;
   }
-  // A server that sends heartbeats has RESULT ready moments after its last one.
-  auto reply = ch.expect(MsgType::kResult, ctx.peer.sends_heartbeats ? timeout : 2 * timeout + 1);
+  // The server's side ends (a session process closes its provider, then its server reaps it)
+  // before RESULT: twice the timeout for that, restarted by each heartbeat on the way.
+  auto reply = ch.expect(MsgType::kResult, 2 * timeout + 1);
   end_of_run();
   if (!reply.ok()) return reply.status();
   result.rem = SideStats::from_json(reply->value("stats", nlohmann::json::object()));
