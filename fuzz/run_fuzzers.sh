@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang, or runs one of them for a while.
 #   fuzz/run_fuzzers.sh build DIR                 configure and build DIR with clang++
-#   fuzz/run_fuzzers.sh run DIR NAME SECONDS      fuzz NAME (control_frame, command_line)
+#   fuzz/run_fuzzers.sh run DIR NAME SECONDS      fuzz NAME (control_frame, command_line,
+#                                                 report_document)
 # New inputs go to DIR/corpus-NAME; the seeds in fuzz/corpus/NAME are read, never written.
 # A crash leaves its input in DIR/crash-* and fails the run.
 set -eu
@@ -14,7 +15,8 @@ case "$cmd" in
     cmake -S "$src" -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_CXX_FLAGS="-O1 -g -fno-omit-frame-pointer" -DFABPERF_FUZZ=ON > "$dir/configure.log" 2>&1 ||
       { cat "$dir/configure.log"; exit 1; }
-    cmake --build "$dir" -j "${JOBS:-2}" --target fuzz_control_frame fuzz_command_line
+    cmake --build "$dir" -j "${JOBS:-2}" --target fuzz_control_frame fuzz_command_line \
+      fuzz_report_document
     ;;
   run)
     name=${3:?fuzzer name}

@@ -25,6 +25,7 @@ fuzz: deps
 	fuzz/run_fuzzers.sh build $(FUZZ_BUILD)
 	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) control_frame $(FUZZ_SECONDS)
 	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) command_line $(FUZZ_SECONDS)
+	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) report_document $(FUZZ_SECONDS)
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DFABPERF_FUZZ_SMOKE=OFF \

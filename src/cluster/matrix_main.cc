@@ -15,6 +15,7 @@
 
 #include "cluster/agent.h"
 #include "cluster/coordinator.h"
+#include "cluster/launcher_watch.h"
 #include "cluster/matrix_options.h"
 #include "cluster/pair_runner.h"
 #include "cluster/rank_services.h"
@@ -276,6 +277,14 @@ int maybe_run_matrix(const std::vector<std::string>& argv, const CommandLine& cl
     return 1;
   }
   const std::atomic<bool>* stop = &stop_flag();
+  // A rank other than 0 ends with its launcher, stopped or not (review N11).
+  if ((*boot)->rank() != 0) {
+    if (Status tied = end_with_launcher(); !tied.ok()) {
+      std::fprintf(stderr, "fabperf --matrix: %s\n", tied.message().c_str());
+      (*boot)->finalize();
+      return 1;
+    }
+  }
   int code = (*boot)->rank() == 0
                  ? run_rank0(argv, cl, *options, env, **boot, stop, started_ns)
                  : serve_rank(cl, *options, env, **boot, stop);

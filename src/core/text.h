@@ -7,9 +7,12 @@
 
 namespace fabperf {
 
-// Text from a peer (an error message, a host name, a log field), made safe for a terminal or a
-// log line: control characters and DEL become '?', and it is cut to `max` bytes ("..." marks
-// the cut). Nothing a peer sends reaches a terminal raw.
+// Text from a peer (an error message, a host name, a log field, an option value), made safe
+// for a terminal or a log line: the one escaping function every peer-supplied string passes
+// before it is shown. Control characters (C0, DEL, C1 such as U+009B), the line separators and
+// the bidirectional overrides become '?', as does every byte that is not part of valid UTF-8
+// (so the result is valid UTF-8, fit for JSON too); it is cut to `max` bytes ("..." marks the
+// cut). Nothing a peer sends reaches a terminal raw.
 std::string printable(std::string_view text, size_t max = 1024);
 
 // 2.5 -> "2.5 s", 3600 -> "3600 s".

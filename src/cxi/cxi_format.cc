@@ -10,6 +10,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "core/text.h"
+
 namespace fabperf::cxi {
 
 namespace {
@@ -19,10 +21,12 @@ namespace {
 struct Lines {
   size_t width = 17;
   std::string text;
+  // Values may come from the peer (a server shows its client's options): escaped here, once
+  // for every line.
   void add(const std::string& label, const std::string& value) {
     std::string l = label;
     if (l.size() < width) l.resize(width, ' ');
-    text += l + ": " + value + "\n";
+    text += l + ": " + printable(value, 256) + "\n";
   }
 };
 

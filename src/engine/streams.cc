@@ -164,6 +164,17 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     if (next_event - now < int64_t{kSuperviseMs} * 1000000) {
       wait_ms = static_cast<int>(std::max<int64_t>(0, (next_event - now + 999999) / 1000000));
     }
+    // The server's heartbeats tell the client it still runs (a stopped server's client ends
+    // its run within its -to, review N8); the client gives up on a silent one.
+    if (ctx.role == Role::kServer) {
+      ctx.control.heartbeat(now_ns()).IgnoreError();  // a gone client: the streams find out
+    } else if (watch_control && peer_status.ok()) {
+      peer_status = ctx.control.alive(now_ns());
+      if (!peer_status.ok()) {
+        stop.store(true);
+        watch_control = false;
+      }
+    }
     pollfd pfd[2] = {{wake_fd, POLLIN, 0}, {ctx.control.fd(), POLLIN, 0}};
     int ready = poll(pfd, watch_control ? 2 : 1, wait_ms);
     if (ready > 0 && (pfd[0].revents & POLLIN) != 0) {

@@ -68,7 +68,8 @@ Status TestContext::check_peer() {
                           msg_type_name(frame->type) + " from " + control.peer_label() +
                           " during the test");
   }
-  return Status::Ok();
+  // A peer that promised heartbeats and sent nothing for the timeout is stopped or gone.
+  return control.alive(now_ns());
 }
 
 }  // namespace fabperf

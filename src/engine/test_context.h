@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,14 @@ struct TestContext {
   // client's --json-stream file): a measuring thread with its own table keeps them
   // (engine/measuring_thread.h).
   std::vector<int> sink_fds;
+  // Called by a role once its data path is set up (a fabric session established), where the
+  // measured phase and the peer's heartbeats begin: a session process tells its server then
+  // to watch the client's silence itself (session_child.h). May be empty.
+  std::function<void()> on_established;
+  // A client's last resort, run on a watch thread when one call into a provider has not
+  // returned for the timeout (StuckCallWatch): it writes what the run has and ends the
+  // process. Empty: no watch.
+  std::function<void()> on_stuck;
 
   TestContext(Role r, const TestSpec& s, const RunOptions& o, ControlChannel& c, std::string peer);
 
@@ -51,7 +60,8 @@ struct TestContext {
   Result<nlohmann::json> exchange(const nlohmann::json& mine, bool speak_first);
   // A barrier through the control channel.
   Status sync();
-  // Non-blocking: a failure the peer reported mid-test, as "server: ..." / "client: ...".
+  // Non-blocking: a failure the peer reported mid-test, as "server: ..." / "client: ...", or
+  // a peer that promised heartbeats silent for the timeout (ControlChannel::alive).
   Status check_peer();
   // Bracket the measured phase: CPU use, real time and host noise (stats/host_noise.h) are
   // taken between these two calls, on the measuring thread; mark_start also starts the

@@ -15,6 +15,7 @@ const char* run_status_name(RunStatus status) {
     case RunStatus::kOk: return "ok";
     case RunStatus::kError: return "error";
     case RunStatus::kInterrupted: return "interrupted";
+    case RunStatus::kNotRun: return "not run";
   }
   return "error";
 }

@@ -60,10 +60,11 @@ const char* bandwidth_direction(const Figures& f);
 // An open loop reaching less than this share of its --rate is reported as falling short.
 inline constexpr double kRateShortfall = 0.95;
 
-// How a run ended: measured to the end, failed, or cut short by SIGINT/SIGTERM (its figures
-// cover the real elapsed time).
-enum class RunStatus { kOk, kError, kInterrupted };
-const char* run_status_name(RunStatus status);  // "ok", "error", "interrupted"
+// How a run ended: measured to the end, failed, cut short by SIGINT/SIGTERM (its figures
+// cover the real elapsed time), or never started because the plan was cut before it (listed
+// so a reader of the JSON or CSV knows the run was cut, review N12).
+enum class RunStatus { kOk, kError, kInterrupted, kNotRun };
+const char* run_status_name(RunStatus status);  // "ok", "error", "interrupted", "not run"
 
 // One --interval record as a result keeps it (the JSON result's "intervals", which the HTML
 // report draws over time): what the client counted in it, and its latency figures (scaled).
@@ -100,7 +101,8 @@ struct TestResult {
   // none: the reporter's own.
   std::optional<DisplayOptions> display;
 
-  bool ok() const { return status != RunStatus::kError; }
+  // Measured (to its end or until interrupted): it has figures to show.
+  bool ok() const { return status == RunStatus::kOk || status == RunStatus::kInterrupted; }
   // Either side measured under host noise past the thresholds (derive_figures judged it).
   bool noisy() const { return loc.noise.noisy() || rem.noise.noisy(); }
 };

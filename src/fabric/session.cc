@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/host_buffer.h"
 #include "core/text.h"
@@ -79,10 +80,34 @@ BufferLayout BufferLayout::of(const SessionNeeds& needs, uint64_t msg_size, bool
   return out;
 }
 
+// Peak resident memory (VmHWM) of the server's session process less its buffers, the most over
+// rdm_* tests of 256 bytes to 4 MiB, windows of 16 to 4096, one way and both ways (libfabric
+// 1.17, RelWithDebInfo build, measured with the run's info.rem.session_process; review N10
+// found the old flat 64 MiB allowance 16 MB short over tcp;ofi_rxm). What depends on what:
+//   shm           19.9 MiB with two-sided messages up to 4 KiB (its inline path), 16 otherwise
+//   tcp;ofi_rxm  113.6 MiB with two-sided messages above 16 KiB, 96 both ways, 80 otherwise
+//   udp;ofi_rxd   16.2 MiB;  sockets 12.3 MiB both ways, 10.8 otherwise
+// None grows with the window (--tx_depth 16 and 1024 alike) or the message beyond the buffers.
+// Each is taken with a little room above the measure.
+uint64_t provider_process_bytes(const std::string& provider) {
+  struct Measured {
+    const char* provider;
+    double mib;
+  };
+  static constexpr Measured kMeasured[] = {
+      {"shm", 20.5}, {"tcp;ofi_rxm", 116}, {"udp;ofi_rxd", 16.75}, {"sockets", 12.75}};
+  double most = 0;
+  for (const Measured& m : kMeasured) {
+    if (provider == m.provider) return static_cast<uint64_t>(m.mib * (1 << 20));
+    most = std::max(most, m.mib);
+  }
+  return static_cast<uint64_t>(most * (1 << 20));
+}
+
 Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts) {
   Needs out;
-  out.buffer_bytes =
-      BufferLayout::of(needs, opts.msg_size, opts.verify).total() + kFabricProviderAllowance;
+  out.buffer_bytes = BufferLayout::of(needs, opts.msg_size, opts.verify).total() +
+                     provider_process_bytes(opts.provider);
   out.threads = 2;  // the session's and a provider's progress thread
   out.descriptors = 16;
   return out;
@@ -99,11 +124,20 @@ void ContextPool::init(OpKind kind, size_t count) {
   }
 }
 
+void FabricSession::spin_for_good() {
+  // A spin lock's wait: no system call, nothing a signal handler could end.
+  for (volatile uint64_t spins = 0;; spins = spins + 1) {
+  }
+}
+
 FabricSession::~FabricSession() {
-  // The remote key mapping and the region go before the domain they belong to.
+  // The remote key mapping and the region go before the domain they belong to. Closing may
+  // block on a dead peer as a post can: watched as one call.
+  if (stuck_watch_) stuck_watch_->enter();
   remote_.reset();
   mr_.reset();
   endpoint_.reset();
+  if (stuck_watch_) stuck_watch_->leave();
 }
 
 Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx,
@@ -128,6 +162,12 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   my_seed = client ? kClientSeed : kServerSeed;
   peer_seed = client ? kServerSeed : kClientSeed;
 
+  if (client && ctx.on_stuck) {
+    stuck_watch_ = std::make_unique<StuckCallWatch>(ctx.timeout_s(), ctx.on_stuck);
+    if (const char* after = std::getenv("FABPERF_TEST_STUCK_CALL_AFTER")) {
+      stuck_after_ = std::strtoull(after, nullptr, 10);
+    }
+  }
   FabricRequest request;
   request.ep_type = needs.ep_type;
   request.caps = needs.caps;
@@ -225,6 +265,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   int64_t now = now_ns();
   next_check_ns_ = now + kPeerCheckNs;
   last_progress_ns_ = now;
+  if (ctx.on_established) ctx.on_established();
   return Status::Ok();
 }
 
@@ -389,10 +430,33 @@ bool FabricSession::periodic(int64_t now) {
 }
 
 bool FabricSession::client_alive(int64_t now) {
+  // The server's side of its READY's promise: a heartbeat every 0.5 s while it waits.
+  Status beat = ctx.control.heartbeat(now);
+  if (!beat.ok()) return fail(beat);
   int64_t silent = now - ctx.control.last_heard_ns();
   if (silent <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
   return fail(Status::Timeout("nothing from the client for " + seconds_text(ctx.timeout_s()) +
                               " (stopped or gone?)"));
+}
+
+bool FabricSession::peer_alive(int64_t now) {
+  if (ctx.role == Role::kServer) {
+    // A client that predates heartbeats while it waits (RUN without "heartbeats") is silent
+    // while this side drains: only its completions say it lives then.
+    return !ctx.peer.sends_heartbeats || client_alive(now);
+  }
+  return waiting_on_server(now);
+}
+
+bool FabricSession::waiting_on_server(int64_t now) {
+  if (now < next_alive_check_ns_) return true;
+  next_alive_check_ns_ = now + kPeerCheckNs;
+  // The server's heartbeats are taken; a message of its own stays for the reader (periodic()
+  // would take it for an error here).
+  ctx.control.message_waiting();
+  Status s = ctx.control.heartbeat(now);
+  if (s.ok()) s = ctx.control.alive(now);
+  return s.ok() || fail(s);
 }
 
 bool FabricSession::not_stalled(int64_t now) {

@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "engine/latency_loop.h"
 #include "engine/run_limit.h"
+#include "engine/stuck_call_watch.h"
 #include "engine/test_context.h"
 #include "fabric/cxi_controls.h"
 #include "fabric/endpoint.h"
@@ -90,10 +91,11 @@ struct BufferLayout {
   static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size, bool verify);
 };
 
-// What the server's side of a fabric run holds: its buffer, and what libfabric and the
-// provider hold beside it (program, library, queues, threads: 26-94 MiB measured per session
-// process over shm, sockets, udp;ofi_rxd and tcp;ofi_rxm).
-inline constexpr uint64_t kFabricProviderAllowance = uint64_t{64} << 20;
+// What a session process holds beside its buffers over `provider` (the program, libfabric and
+// the provider's own pools), the most it was measured to hold (fabric/session.cc); a provider
+// not measured, or none named (the client's libfabric chooses), counts as the largest.
+uint64_t provider_process_bytes(const std::string& provider);
+// What the server's side of a fabric run holds: its buffer, and its session process beside it.
 Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts);
 
 // The cxi switches of a run of `spec` (fabric/cxi_controls.h): what the test does decides
@@ -163,7 +165,7 @@ class FabricSession {
   template <typename Fn>
   bool progress(Fn&& fn, int slice_ms) {
     fi_cq_data_entry entries[kCqBatch];
-    ssize_t n = endpoint_->wait(entries, kCqBatch, slice_ms);
+    ssize_t n = watched([&] { return endpoint_->wait(entries, kCqBatch, slice_ms); });
     if (n < 0) {
       if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
       return fail(endpoint_->completion_error(n));
@@ -178,7 +180,7 @@ class FabricSession {
   template <typename Post, typename Fn>
   bool post(const char* what, Post&& post_op, Fn&& fn) {
     while (true) {
-      ssize_t ret = post_op();
+      ssize_t ret = watched(post_op);
       if (ret == 0) return true;
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
       if (!progress(fn, 0)) return false;
@@ -231,9 +233,16 @@ class FabricSession {
   auto peer_check() {
     return [this](int64_t now) { return periodic(now) ? Status::Ok() : status(); };
   }
-  // Server side, every wait on the client: fails once nothing (a heartbeat included) has come
-  // from it for the timeout: a stopped or vanished client frees its slot.
+  // Server side, every wait on the client: sends this side's heartbeat when due, and fails
+  // once nothing (a heartbeat included) has come from the client for the timeout: a stopped
+  // or vanished client frees its slot.
   bool client_alive(int64_t now);
+  // Either side's look at its peer where the peer owes heartbeats in every phase (a drain):
+  // periodic() on the client, client_alive() on the server of a client that promised them.
+  bool peer_alive(int64_t now);
+  // A client waiting for the server's end message: its heartbeat when due, and the server's
+  // silence, where it promised heartbeats (the message itself is left for the reader).
+  bool waiting_on_server(int64_t now);
   bool stopped() const { return stopped_; }
   // False (and error() set) when operations are in flight but nothing completed for the
   // timeout.
@@ -317,10 +326,28 @@ class FabricSession {
   Status adopt_peer_memory(const nlohmann::json& peer);
   Result<nlohmann::json> swap(const nlohmann::json& mine);
   bool gpu_copy(Status status) { return status.ok() || fail(std::move(status)); }
+  // A call into the provider, under the client's stuck-call watch where there is one.
+  template <typename Call>
+  ssize_t watched(Call&& call) {
+    if (!stuck_watch_) return call();
+    stuck_watch_->enter();
+    if (stuck_after_ > 0 && --stuck_after_ == 0) spin_for_good();
+    ssize_t n = call();
+    stuck_watch_->leave();
+    return n;
+  }
+  // Test hook (tests/e2e/e2e_deadlines_test.cc): FABPERF_TEST_STUCK_CALL_AFTER=N makes the
+  // client's Nth watched provider call spin for good, as libfabric shm did on a dead peer's
+  // lock (review N4), which no run here reproduces on demand. Unset in normal use.
+  [[noreturn]] static void spin_for_good();
+  uint64_t stuck_after_ = 0;
   // msg_size bytes of a pattern (fill_pattern, poison_pattern) at `at`, through put().
   using PatternFn = void (*)(uint8_t*, size_t, uint8_t);
   bool write_pattern(uint8_t* at, PatternFn pattern, uint8_t seed);
 
+  // A client's watch on its calls into the provider (review N4: a client spun for minutes in
+  // fi_write on the lock of a server's killed session process); destroyed last.
+  std::unique_ptr<StuckCallWatch> stuck_watch_;
   FabricChoice choice_;
   CxiControls cxi_;  // the cxi switches of this run (cleared of attributes off cxi)
   std::unique_ptr<FabricEndpoint> endpoint_;
@@ -340,6 +367,7 @@ class FabricSession {
   RunLimit limit_;
   int64_t next_check_ns_ = 0;
   int64_t next_done_check_ns_ = 0;
+  int64_t next_alive_check_ns_ = 0;
   int64_t last_progress_ns_ = 0;
   uint64_t completions_ = 0;       // completions served, ever
   uint64_t completions_seen_ = 0;  // as of last_progress_ns_

@@ -85,7 +85,9 @@ const char* msg_type_name(MsgType type) {
 }
 
 std::vector<uint8_t> encode_frame(MsgType type, const nlohmann::json& body) {
-  std::string text = body.dump();
+  // Strings that are not UTF-8 (an option value as typed, a peer's bytes) go as U+FFFD rather
+  // than throw: the peer's parser would refuse the frame anyway.
+  std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<uint8_t> out(kFrameHeaderSize + text.size());
   memcpy(out.data(), kMagic, 4);
   put_u16(out.data() + 4, kProtocolVersion);
@@ -162,6 +164,19 @@ Status ControlChannel::send_error(const std::string& message, double timeout_s) 
 
 void ControlChannel::shut_down() { ::shutdown(fd_, SHUT_RDWR); }
 
+void ControlChannel::linger(double seconds) {
+  ::shutdown(fd_, SHUT_WR);
+  Deadline deadline = Deadline::After(seconds);
+  char scratch[4096];
+  for (;;) {
+    ssize_t n = ::recv(fd_, scratch, sizeof scratch, MSG_DONTWAIT);
+    if (n > 0) continue;
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return;
+    auto ready = wait_fd(fd_, POLLIN, deadline);
+    if (!ready.ok() || *ready == 0) return;
+  }
+}
+
 Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& deadline) {
   size_t got = 0;
   while (got < len) {
@@ -178,6 +193,7 @@ Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& dea
     if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::Failed(errno_text("receive"));
     if (cancel_ != nullptr && cancel_->load()) return Status::Interrupted("interrupted");
     if (deadline.expired()) return Status::Timeout("receive: timed out");
+    if (keepalive_) FP_RETURN_IF_ERROR(heartbeat(now_ns()));
     // Short slices so a cancel (SIGINT) is noticed while waiting.
     int64_t slice_end = std::min(deadline.at_ns(), now_ns() + 100'000'000);
     auto ready = wait_fd(fd_, POLLIN, Deadline(slice_end));
@@ -191,7 +207,17 @@ Result<Frame> ControlChannel::recv(double timeout_s) {
   while (true) {
     auto frame = recv_one(timeout_s, deadline);
     if (!frame.ok() || frame->type != MsgType::kHeartbeat) return frame;
+    // A peer that promised heartbeats is waited for as long as it keeps sending them: its
+    // silence, not its work (a deep window's drain), is what the timeout bounds.
+    if (silence_limit_ns_ > 0) deadline = Deadline::After(timeout_s);
   }
+}
+
+Status ControlChannel::alive(int64_t now) const {
+  if (silence_limit_ns_ <= 0 || now - last_heard_ns_ <= silence_limit_ns_) return Status::Ok();
+  return Status::Timeout("nothing from the " + peer_label_ + " for " +
+                         seconds_text(static_cast<double>(silence_limit_ns_) / 1e9) +
+                         " (stopped or gone?)");
 }
 
 Result<Frame> ControlChannel::recv_frame(double timeout_s) {
@@ -295,6 +321,7 @@ Status ControlChannel::send_stop() { return send(MsgType::kHeartbeat, {{"stop", 
 Status ControlChannel::heartbeat(int64_t now) {
   if (now - last_heartbeat_ns_ < kHeartbeatNs) return Status::Ok();
   last_heartbeat_ns_ = now;
+  if (heartbeat_gate_ && !heartbeat_gate_()) return Status::Ok();
   return send(MsgType::kHeartbeat, nlohmann::json::object(), 1);
 }
 

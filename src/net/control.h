@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -99,10 +100,28 @@ class ControlChannel {
   Status send_stop();
   // When a frame (heartbeats included) last arrived; the channel's creation before any.
   int64_t last_heard_ns() const { return last_heard_ns_; }
-  // Sends a heartbeat when the last one is kHeartbeatNs old (client side of fabric runs).
+  // Sends a heartbeat when the last one is kHeartbeatNs old (and the gate, when set, allows).
   Status heartbeat(int64_t now);
+  // While set, every wait in recv sends heartbeats (a client waiting on its server during a
+  // fabric run: its server ends a run whose client is silent for its -to, in any phase).
+  void set_keepalive(bool on) { keepalive_ = on; }
+  // Heartbeats go out only while `gate` says so: a session process speaks for its server only
+  // while that server runs (a stopped server's client then hears the silence). Null: always.
+  void set_heartbeat_gate(std::function<bool()> gate) { heartbeat_gate_ = std::move(gate); }
+  // The peer promised heartbeats (ControlPeer::sends_heartbeats): from now a recv's timeout
+  // counts from the last frame that arrived, heartbeats included, and alive() fails once
+  // nothing has come for `seconds`. 0: off.
+  void set_silence_limit(double seconds) {
+    silence_limit_ns_ = static_cast<int64_t>(seconds * 1e9);
+  }
+  // Ok, or a Timeout naming the peer silent for the limit (stopped or gone).
+  Status alive(int64_t now) const;
   // Ends every pending and later transfer on this connection (from any thread).
   void shut_down();
+  // Before closing after an ERROR: no more sending (FIN), and what the peer still sends (its
+  // heartbeats) is read and dropped until it closes or `seconds` pass. Closing with unread
+  // input would reset the connection, and the peer would lose the ERROR just sent.
+  void linger(double seconds);
   // Frames longer than this are refused unread (at most kMaxFrameBody).
   void set_max_body(uint32_t bytes) { max_body_ = bytes; }
   // When set and true, a wait in recv ends within 100 ms with Code::kInterrupted.
@@ -126,6 +145,9 @@ class ControlChannel {
   bool peer_stopped_ = false;
   int64_t last_heard_ns_ = 0;
   int64_t last_heartbeat_ns_ = 0;
+  bool keepalive_ = false;
+  int64_t silence_limit_ns_ = 0;
+  std::function<bool()> heartbeat_gate_;
   std::mutex send_mu_;
   std::string peer_host_;
   std::string peer_label_ = "peer";

@@ -158,6 +158,17 @@ Result<uid_t> process_uid(pid_t pid, const std::string& proc_root) {
   return Status::Failed("cannot read the uid of process " + std::to_string(pid));
 }
 
+char process_state(pid_t pid, const std::string& proc_root) {
+  std::ifstream stat(proc_root + "/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  // "PID (comm) S ...": the command may hold spaces and parentheses; the state follows the
+  // last ')'.
+  size_t close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return 0;
+  return text[close + 2];
+}
+
 Result<std::vector<pid_t>> peer_processes(int fd) {
   struct stat own {};
   if (fstat(fd, &own) != 0 || !S_ISSOCK(own.st_mode)) {
@@ -226,7 +237,8 @@ nlohmann::json ControlPeer::to_json() const {
           {"scope_id", scope_id},
           {"pids", pids.value_or(std::vector<pid_t>{})},
           {"self_pid", self_pid},
-          {"trust_fabric_only", trust_fabric_only}};
+          {"trust_fabric_only", trust_fabric_only},
+          {"sends_heartbeats", sends_heartbeats}};
 }
 
 ControlPeer ControlPeer::from_json(const nlohmann::json& j) {
@@ -243,6 +255,7 @@ ControlPeer ControlPeer::from_json(const nlohmann::json& j) {
   peer.pids = pids;
   peer.self_pid = j.value("self_pid", pid_t{0});
   peer.trust_fabric_only = j.value("trust_fabric_only", false);
+  peer.sends_heartbeats = j.value("sends_heartbeats", false);
   return peer;
 }
 

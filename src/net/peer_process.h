@@ -47,6 +47,10 @@ Result<std::vector<pid_t>> peer_processes(int fd);
 // The effective uid of process `pid` (the second field of "Uid:" in /proc/PID/status).
 Result<uid_t> process_uid(pid_t pid, const std::string& proc_root = "/proc");
 
+// The state letter of process `pid` in /proc/PID/stat ('R', 'S', 'T' stopped, 'Z' zombie...),
+// or 0 when there is no such process (or it cannot be read).
+char process_state(pid_t pid, const std::string& proc_root = "/proc");
+
 // The control connection's peer, as the fabric peer check sees it.
 struct ControlPeer {
   std::string host;       // numeric IP, v4-mapped shown as IPv4 (SockAddr::host())
@@ -58,12 +62,16 @@ struct ControlPeer {
   // A server started with --trust_fabric_addrs: fabric-only addresses (cxi, efa, IB) that no
   // IP ties to the peer are accepted.
   bool trust_fabric_only = false;
+  // The peer promised a HEARTBEAT at least every kHeartbeatNs while a run lasts (a client in
+  // its RUN, a server in its READY, docs/protocol.md): its silence for the timeout then means
+  // it is stopped or gone, in any phase of the run.
+  bool sends_heartbeats = false;
 
   // From a connected socket: getpeername() now, processes on demand; self_pid is getpid().
   static ControlPeer of_connection(int fd);
   // The same, with the peer's processes looked up now (before a session process that may not
   // read /proc as another user takes over) and carried as JSON: {"host", "scope_id", "pids",
-  // "self_pid", "trust_fabric_only"}.
+  // "self_pid", "trust_fabric_only", "sends_heartbeats"}.
   static ControlPeer resolved(int fd, bool trust_fabric_only);
   nlohmann::json to_json() const;
   static ControlPeer from_json(const nlohmann::json& j);

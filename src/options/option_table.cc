@@ -130,7 +130,10 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
       if (spec.type == OptType::kSize) {
         v = parse_size(text);
       } else {
-        auto i = parse_int(text, 0, std::numeric_limits<int64_t>::max());
+        // A negative count is out of the option's range, said as such (not the parser's range).
+        auto i = parse_int(text, std::numeric_limits<int64_t>::min(),
+                           std::numeric_limits<int64_t>::max());
+        if (i.ok() && *i < 0) return range_error(std::string(text), "");
         v = i.ok() ? Result<uint64_t>(static_cast<uint64_t>(*i)) : Result<uint64_t>(i.status());
       }
       if (!v.ok()) return Status::Usage(who + ": " + v.status().message());

@@ -1,6 +1,7 @@
 // RunOptions by name: the one place options cross the wire.
 #include "options/run_options_json.h"
 
+#include "core/text.h"
 #include "options/option_table.h"
 
 namespace fabperf {
@@ -22,7 +23,7 @@ Result<RunOptions> run_options_from_json(const nlohmann::json& j) {
     const nlohmann::json& value = item.value();
     const OptionSpec* spec = find_option(name);
     if (spec == nullptr || !spec->is_run_option()) {
-      return Status::Failed("unknown parameter \"" + name.substr(0, 64) +
+      return Status::Failed("unknown parameter \"" + printable(name, 64) +
                             "\" (is the client newer? upgrade the server)");
     }
     std::string text;
@@ -32,6 +33,12 @@ Result<RunOptions> run_options_from_json(const nlohmann::json& j) {
     }
     if (value.is_string()) {
       text = value.get<std::string>();
+      // What a peer sends may reach a terminal or a log: terminal controls and bytes that are
+      // not UTF-8 are refused here, and escaped wherever shown (core/text.h printable).
+      if (printable(text, text.size()) != text) {
+        return Status::Failed("parameter " + name + " holds control characters or bytes that are "
+                              "not UTF-8: " + printable(text, 64));
+      }
     } else if (value.is_boolean()) {
       text = value.get<bool>() ? "1" : "0";
     } else if (value.is_number_unsigned() || value.is_number_integer()) {

@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "net/socket.h"
+#include "net/tcp_state.h"
 #include "qperf_wire/wire.h"
 
 namespace fabperf::qperf_wire {
@@ -37,8 +38,11 @@ Result<short> wait_slice(int fd, short events, const Deadline& deadline,
 QperfControl::QperfControl(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
 
 Status QperfControl::recv(void* buf, size_t len, const char* item, double timeout_s) {
+  return recv(buf, len, item, Deadline::After(timeout_s));
+}
+
+Status QperfControl::recv(void* buf, size_t len, const char* item, const Deadline& deadline) {
   auto* p = static_cast<uint8_t*>(buf);
-  Deadline deadline = Deadline::After(timeout_s);
   size_t got = 0;
   while (got < len) {
     auto ready = wait_slice(fd_, POLLIN | POLLPRI, deadline, cancel_);
@@ -85,21 +89,54 @@ Status QperfControl::sync(std::string_view text, double timeout_s) {
   return Status::Ok();
 }
 
+namespace {
+
+// The most bytes sent ahead of the urgent byte (see send_error): at ~250 bytes a read, a stock
+// client takes about a millisecond to read past 60 KB on loopback.
+constexpr size_t kMaxLeadBytes = 60000;
+
+// How many bytes may go ahead of the urgent byte in the same TCP segment: they must all fit
+// one segment (every earlier segment would carry the urgent pointer, and a client signalled
+// before the urgent byte itself arrives loses it for good) and the peer's window.
+size_t lead_bytes(int fd) {
+  auto tcp = tcp_state(fd);
+  if (!tcp.ok() || tcp->mss < 512 || tcp->peer_window == 0) return 0;
+  size_t room = std::min<size_t>(tcp->mss, tcp->peer_window);
+  return std::min(kMaxLeadBytes, room - 256);
+}
+
+}  // namespace
+
 void QperfControl::send_error(const std::string& text) {
   const std::string line = text.substr(0, 255);
   std::unique_lock<std::timed_mutex> lock(send_mu_, std::chrono::milliseconds(200));
   if (!lock.owns_lock()) return;
   // A stock client reads the text in its SIGURG handler at once, without waiting: text that
-  // is not there yet is lost and it prints an empty "server: " (qperf's own server, sending
-  // back to back, loses this about one time in five; a slow server, as under ASan in CI,
-  // every time; sending the text 100 ms after the byte lost it 30 times in 30). The kernel
-  // sends the urgent byte at once in a segment of its own whatever the cork (urgent mode
-  // passes Nagle and the cork; tcpdump: the text ~30 us later), so no sender can close the
-  // window; corked, fewer are lost all the same (17 in 50 against 26 in 50 uncorked, stock
-  // client, 2-vCPU VM). fabperf's client waits for the text either way.
+  // is not there yet is lost and it prints an empty "server: " (qperf's own server loses it
+  // about one time in five; fabperf's lost it 4 times in 8 in review N9, and every time under
+  // ASan in CI). The kernel sends the urgent byte at once in a segment of its own whatever the
+  // cork (urgent mode passes Nagle and the cork; tcpdump: the text ~30 us later), so the text
+  // cannot share its segment. What can: bytes before it. The client reads past everything
+  // before the urgent mark, ~250 bytes a read, before it reads the text; so the urgent byte
+  // goes last in one segment of up to 60 KB of zeros, and the text (sent at once after it)
+  // has arrived by the time the client is past them. The handler of a client that is signalled
+  // runs before anything returns to its code, so it never reads those bytes as a message.
+  // That closes the race where the client runs on another CPU (3 empty texts in 30 before,
+  // none in 30 after, both pinned apart). Where the client is woken onto the server's own CPU
+  // and preempts it between the two sends, nothing a sender does helps: the client's handler
+  // is done before the text is sent (9 in 30 pinned together, before and after).
+  // fabperf's client skips to the mark as a stock one does, and waits for the text either way.
+  std::string urgent(lead_bytes(fd_), '\0');
+  urgent.push_back('?');
+  int old_buf = 0, big = static_cast<int>(2 * urgent.size() + 4096);
+  socklen_t old_len = sizeof old_buf;
+  getsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &old_buf, &old_len);
+  if (old_buf < big) ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
   int on = 1, off = 0;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
-  bool sent = ::send(fd_, "?", 1, MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT) == 1;
+  // Partly taken (a full buffer), the last byte taken is the urgent one: any byte but '.'
+  // says "error" to either client, and the text follows it as well.
+  bool sent = ::send(fd_, urgent.data(), urgent.size(), MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT) > 0;
   if (sent) send_all(fd_, line.data(), line.size(), Deadline::After(0.5)).IgnoreError();
   ::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
   if (sent) ::shutdown(fd_, SHUT_WR);

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/clock.h"
 #include "core/status.h"
 
 namespace fabperf::qperf_wire {
@@ -31,6 +32,9 @@ class QperfControl {
   // arriving meanwhile fails with "<peer>: <its text>"; a peer's '.' is noted and the wait
   // goes on. `cancel`, when set, ends the wait within 100 ms.
   Status recv(void* buf, size_t len, const char* item, double timeout_s);
+  // The same within a deadline shared by several receives (a request read in two parts must
+  // arrive within one -to, not one each: a client sending a byte now and then is cut at -to).
+  Status recv(void* buf, size_t len, const char* item, const Deadline& deadline);
   // Sends all of `len` bytes within timeout_s (thread-safe with send_error).
   Status send(const void* buf, size_t len, const char* item, double timeout_s);
   // qperf's synchronize(): send `text`, then receive it back and compare.

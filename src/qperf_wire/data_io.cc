@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/text.h"
 #include "net/socket.h"
 #include "net/sys_io.h"
 #include "qperf_wire/stat_times.h"
@@ -64,9 +65,11 @@ bool TestClock::finished() {
   }
   if (now < next_check_ns_) return false;
   next_check_ns_ = now + kControlCheckNs;
-  if (duration_ns_ == 0 && idle_limit_ns_ > 0 && now - last_progress_ns_ > idle_limit_ns_) {
-    control_status_ =
-        Status::Timeout("nothing from the " + control_.peer() + " within the timeout");
+  if (idle_limit_ns_ > 0 && now - last_progress_ns_ > idle_limit_ns_) {
+    control_status_ = Status::Timeout("nothing from the " + control_.peer() +
+                                      " within the timeout (" +
+                                      seconds_text(static_cast<double>(idle_limit_ns_) / 1e9) +
+                                      "; stopped or gone?)");
     finish_at(now);
     return true;
   }

@@ -27,8 +27,9 @@ class TestClock {
   // `seconds` 0: no timer (the peer or a message count ends the test).
   TestClock(double seconds, QperfControl& control, const std::atomic<bool>* stop);
 
-  // Without a timer, a peer that moves nothing for `seconds` ends the test with a Timeout in
-  // control_status() (a stock peer without a timer would wait forever).
+  // A peer that moves nothing for `seconds` ends the test with a Timeout in control_status(),
+  // with a timer or without: a stock peer without a timer would wait forever, and a stopped
+  // one would hold this side (a server: its measurement queue) until the timer ran out.
   void set_idle_limit(double seconds) { idle_limit_ns_ = static_cast<int64_t>(seconds * 1e9); }
   void note_progress() { moved_ = true; }  // the I/O helpers call it when bytes move
   void start();  // right after the sync: the measured interval starts here

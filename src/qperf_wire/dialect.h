@@ -9,9 +9,9 @@
 namespace fabperf::qperf_wire {
 
 // What a refused client already sent, `size` bytes of it: when it is a qperf request, answers
-// `why` on qperf's error channel and returns true (the caller closes); else false. With
-// nothing sent yet (size 0) it looks again after at most 50 ms, within a budget of 200 ms a
-// second, so a flood of refused connections cannot stall the accept loop.
+// `why` on qperf's error channel and returns true (the caller closes); else false (nothing
+// sent yet included: the server waits for a connection's first byte among its pending
+// refusals, polled with its listener, never here).
 bool refuse_if_qperf(int fd, const uint8_t* sent, size_t size, const std::string& why);
 
 }  // namespace fabperf::qperf_wire

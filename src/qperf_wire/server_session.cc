@@ -110,7 +110,9 @@ Status run_test(QperfControl& ctl, const QperfLease& lease, const Request& req,
   if (!data.ok()) return data.status();
   FP_RETURN_IF_ERROR(ctl.sync(kSyncBefore, timeout));
   TestClock clock(req.time, ctl, lease.stop);
-  clock.set_idle_limit(timeout);  // used only without a timer (-n, or a hostile time of 0)
+  // A client that moves nothing for the timeout (stopped, gone silent) is cut then, timer or
+  // not: it must not hold the measurement queue for the rest of its time (review N1).
+  clock.set_idle_limit(timeout);
   Run run{req,        data->fd.get(), clock, std::vector<char>(req.msg_size), req.access_recv != 0,
           req.no_msgs};
   Totals t;
@@ -150,13 +152,15 @@ std::string index_text(uint16_t index) { return "bad request index: " + std::to_
 // The request, read and checked, then conf, quit or a socket test on `ctl`.
 Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
   uint8_t bytes[kRequestSize];
-  FP_RETURN_IF_ERROR(ctl.recv(bytes, kRequestVersionSize, "request version", lease.timeout_s));
+  // The whole request within the server's -to, as qperf reads it (6 bytes, then the rest).
+  const Deadline request_deadline = Deadline::After(lease.timeout_s);
+  FP_RETURN_IF_ERROR(ctl.recv(bytes, kRequestVersionSize, "request version", request_deadline));
   uint16_t maj = static_cast<uint16_t>(get_le(bytes, 2));
   uint16_t min = static_cast<uint16_t>(get_le(bytes + 2, 2));
   std::string mismatch = version_mismatch(maj, min, static_cast<uint16_t>(get_le(bytes + 4, 2)));
   if (!mismatch.empty()) return Status::Failed(mismatch);
   FP_RETURN_IF_ERROR(ctl.recv(bytes + kRequestVersionSize, kRequestSize - kRequestVersionSize,
-                              "request data", lease.timeout_s));
+                              "request data", request_deadline));
   Request req = decode_request(bytes);
   const char* test = test_name(req.req_index);
   if (test == nullptr) return Status::Failed(index_text(req.req_index));
@@ -217,7 +221,8 @@ Status serve_qperf(QperfLease& lease) {
   // A failure is the client's to hear too, unless the server's supervisor already told it.
   if (!s.ok() && s.code() != Code::kInterrupted && !(lease.stop != nullptr && lease.stop->load())) {
     ctl.send_error(s.message());
-    ctl.drain(std::min(3.0, lease.timeout_s));
+    // A client that fell silent will not read it either: the slot is not held for it.
+    ctl.drain(s.code() == Code::kTimeout ? 0.2 : std::min(3.0, lease.timeout_s));
   }
   lease.set_teller(nullptr);  // before ctl goes
   return s.ok() || name.empty() ? s : s.Prefixed(name);

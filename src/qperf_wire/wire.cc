@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "core/text.h"
+
 namespace fabperf::qperf_wire {
 
 namespace {
@@ -99,12 +101,9 @@ uint64_t get_le(const uint8_t* p, size_t bytes) {
 }
 
 std::string printable_text(const uint8_t* data, size_t size, size_t max) {
-  std::string out;
-  for (size_t i = 0; i < size && i < max && data[i] != 0; ++i) {
-    uint8_t c = data[i];
-    out.push_back(c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?');
-  }
-  return out;
+  size_t len = 0;
+  while (len < size && len < max && data[len] != 0) ++len;
+  return printable(std::string_view(reinterpret_cast<const char*>(data), len), max);
 }
 
 std::array<uint8_t, kRequestSize> encode_request(const Request& r) {

@@ -102,12 +102,11 @@ struct Conf {
 };
 std::array<uint8_t, kConfSize> encode_conf(const Conf& conf);
 // A stock server may leave a field uninitialised: each is cut at its NUL (or 63 bytes) and
-// every byte that is not printable ASCII becomes '?', so the text is safe to print and to
-// put in JSON.
+// made printable (printable_text), so the text is safe to print and to put in JSON.
 Conf decode_conf(const uint8_t* data);
 
-// Bytes from a peer made safe to print: up to the first NUL, at most `max` bytes, printable
-// ASCII only (others become '?').
+// Bytes from a peer made safe to print: up to the first NUL, at most `max` bytes, through
+// the one escaping function (core/text.h printable: controls and invalid UTF-8 become '?').
 std::string printable_text(const uint8_t* data, size_t size, size_t max);
 
 // Little-endian integers, whatever the host.

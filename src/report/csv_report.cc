@@ -56,7 +56,8 @@ class CsvReporter : public Reporter {
         else return nlohmann::json(v).dump();
       }, value);
     }
-    bool measured = r.spec != nullptr && r.spec->kind != TestKind::kMisc;
+    bool measured = r.spec != nullptr && r.spec->kind != TestKind::kMisc &&
+                    r.status != RunStatus::kNotRun;
     std::string row =
         csv_field(r.test) + "," + run_status_name(r.status) + "," + csv_field(r.error);
     row += "," + (measured ? std::to_string(r.local_opts.msg_size) : "");

@@ -126,6 +126,7 @@ nlohmann::json result_to_json(const TestResult& r) {
     return j;
   }
   if (r.spec == nullptr || r.spec->kind == TestKind::kMisc) return j;
+  if (r.status == RunStatus::kNotRun) return j;  // nothing was measured
   const Figures& f = r.figures;
   if (f.latency) {
     nlohmann::json lat = f.latency->to_json();

@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "core/text.h"
+
 namespace fabperf {
 namespace {
 
@@ -127,7 +129,8 @@ Shown format_figure(double value, Unit unit, const FormatOptions& options) {
   return Shown{finish(value, options), ""};
 }
 
-Shown format_text(std::string text) { return Shown{std::move(text), "", true}; }
+// Text may come from the peer (a server's node, CPU and OS in conf): escaped before it shows.
+Shown format_text(std::string text) { return Shown{printable(text), "", true}; }
 
 std::string render_block(std::string_view title, const std::vector<Line>& lines) {
   size_t name_width = 0;

@@ -1,15 +1,10 @@
 // The report subcommand: reads saved JSON documents, builds the model, writes the page.
 #include "report/report_command.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 
 #include "core/output_file.h"
+#include "report/document_reader.h"
 #include "report/html_page.h"
 #include "report/report_model.h"
 
@@ -20,19 +15,6 @@ namespace {
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "fabperf report: %s\n", message.c_str());
   return code;
-}
-
-// A file's whole text ("-" is standard input), or why it could not be read.
-Result<std::string> read_text(const std::string& path) {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Failed(path + ": cannot read the file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::Failed(path + ": cannot read the file");
-  return text.str();
 }
 
 // What to call a run in legends: its file name, or the path where two share a name.
@@ -86,18 +68,9 @@ int report_main(const std::vector<std::string>& args) {
   const std::vector<std::string> labels = labels_for(inputs);
   std::vector<report::RunDocument> runs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    auto text = read_text(inputs[i]);
-    if (!text.ok()) return fail(1, text.status().message());
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::parse_error& e) {
-      return fail(1, inputs[i] + ": not valid JSON: " + e.what());
-    }
-    if (Status s = report::check_run_document(doc); !s.ok()) {
-      return fail(1, inputs[i] + ": " + s.message());
-    }
-    runs.push_back({labels[i], std::move(doc)});
+    auto doc = report::read_run_document(inputs[i]);
+    if (!doc.ok()) return fail(1, doc.status().message());
+    runs.push_back({labels[i], std::move(*doc)});
   }
   auto model = report::build_report_model(runs);
   if (!model.ok()) return fail(1, model.status().message());

@@ -80,6 +80,14 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
     return refuse("-t " + seconds_text(opts.time) + " exceeds this server's limit of " +
                   seconds_text(limits.max_time) + " (server option --max_time)");
   }
+  // The client chooses the server's data port (-ip), never a privileged one: a root server
+  // bound 22 and 80 when asked (review N11).
+  if (opts.ip_port != 0 && opts.ip_port < kFirstClientPort) {
+    return refuse("data port " + std::to_string(opts.ip_port) + " is below " +
+                  std::to_string(kFirstClientPort) +
+                  ": a client may not ask for a privileged port (give 0 or " +
+                  std::to_string(kFirstClientPort) + " to 65535)");
+  }
   RunCost need = run_cost(spec, opts);
   if (need.descriptors > limits.max_descriptors) {
     return refuse("the run needs " + std::to_string(need.descriptors) +

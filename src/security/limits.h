@@ -22,6 +22,10 @@ struct ServerLimits {
   uint64_t max_threads = 1024;                // measuring threads of all runs at once
 };
 
+// The lowest data port a client may ask the server to bind (-ip): below are privileged
+// services' ports.
+inline constexpr uint64_t kFirstClientPort = 1024;
+
 // The process's open-files limit, less a reserve for the server's own descriptors.
 uint64_t descriptor_budget();
 

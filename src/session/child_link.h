@@ -33,6 +33,8 @@ inline constexpr size_t kMaxLinkMessage = 1 << 20;
 //   end     {"exit": N, "vm_hwm_kib": K}       its last words, with its peak resident memory
 //   oom     {}                                 an allocation failed; it exits 71 next
 //   exec_failed {"errno": N}                   written between fork and exec
+//   watch_peer  {}                             its client owes heartbeats from now on: the
+//                                              parent ends it at the client's silence
 
 // VmHWM (peak resident KiB) from a /proc/PID/status file; 0 when it has none (a zombie).
 uint64_t vm_hwm_kib(const std::string& status_path);

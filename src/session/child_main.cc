@@ -88,6 +88,8 @@ Status ResultSink::Send(const nlohmann::json& result) {
   return Write({{"type", "result"}, {"result", result}});
 }
 
+Status ResultSink::WatchPeer() { return Write({{"type", "watch_peer"}}); }
+
 Status ResultSink::Fail(const Status& status) {
   nlohmann::json message = child_error_message(status);
   message["type"] = "error";

@@ -20,6 +20,9 @@ class ResultSink {
   Status Send(const nlohmann::json& result);
   // The child's own account of its failure.
   Status Fail(const Status& status);
+  // Its client owes heartbeats from now on: the parent ends this process at the client's
+  // silence (SessionChild, ChildOptions::peer_silence_s).
+  Status WatchPeer();
 
  private:
   friend int session_child_main(const std::vector<std::string>& args);

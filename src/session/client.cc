@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <set>
+#include <functional>
 
 #include "core/text.h"
 #include "engine/affinity.h"
@@ -16,6 +17,7 @@
 #include "options/run_options_json.h"
 #include "report/qperf_format.h"
 #include "security/auth.h"
+#include "session/shm_cleanup.h"
 
 namespace fabperf {
 
@@ -103,18 +105,18 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   return ch;
 }
 
-// Waits for READY, telling the user once when the run queues behind other clients' runs. The
-// server says QUEUED at once and then about once a second; the first is not worth a word: a
+// Waits for READY (its body is returned), telling the user once when the run queues behind
+// other clients' runs. The server says QUEUED at once and then about once a second; the first is not worth a word: a
 // session the server is still ending (this host's previous, failed run) holds the turn for a
 // moment, and that is no other client's test. Told at the second, a second into the wait.
-Status await_ready(ControlChannel& ch, const TestResult& result, double timeout,
-                   TerminalProgress* progress) {
+Result<nlohmann::json> await_ready(ControlChannel& ch, const TestResult& result, double timeout,
+                                   TerminalProgress* progress) {
   bool told = false;
   int queued = 0;
   while (true) {
     auto frame = ch.recv(timeout);
     if (!frame.ok()) return frame.status();
-    if (frame->type == MsgType::kReady) return Status::Ok();
+    if (frame->type == MsgType::kReady) return std::move(frame->body);
     if (frame->type != MsgType::kQueued) {
       return Status::Failed(std::string("protocol error: expected READY from server, got ") +
                             msg_type_name(frame->type));
@@ -157,19 +159,56 @@ std::vector<IntervalRecord> server_intervals_of(const nlohmann::json& reply) {
   return out;
 }
 
+// What the client does when a call into the provider never returns (StuckCallWatch): the
+// run, marked failed with `why`, is handed over; it does not come back.
+using Abandon = std::function<void(TestResult& result, const std::string& why)>;
+
+// The server's own account of why it ended the run, if it sent one: read from the watch
+// thread while the measuring thread is held inside its provider call (it reads nothing then).
+std::string server_account(ControlChannel& ch) {
+  auto frame = ch.recv(0.2);
+  return !frame.ok() && ch.peer_reported_error() ? frame.status().message() : std::string();
+}
+
 Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResult& result,
                        LatencyRecorder& latency, const std::vector<std::unique_ptr<Reporter>>& reporters,
-                       const RunInfo& info) {
+                       const RunInfo& info, const Abandon& abandon) {
   double timeout = result.local_opts.timeout;
   nlohmann::json request = {{"test", result.test}, {"params", to_json(result.remote_opts)}};
+  // A fabric run's client promises a heartbeat every 0.5 s until RESULT, whatever it waits on
+  // (docs/protocol.md): the server may then end the run of a client silent for its -to in
+  // any phase, even while its session process is stuck in a provider (review N3).
+  const bool fabric = result.spec->family == TransportFamily::kFabric;
+  if (fabric) request["heartbeats"] = true;
+  ch.set_keepalive(fabric);
   // The server keeps its own interval records too (a receiver's loss and jitter).
   if (config.interval_s > 0) request["interval_s"] = config.interval_s;
-  FP_RETURN_IF_ERROR(ch.send(MsgType::kRun, request));
-  FP_RETURN_IF_ERROR(await_ready(ch, result, timeout, config.progress));
+  Status asked = ch.send(MsgType::kRun, request);
+  auto ready = asked.ok() ? await_ready(ch, result, timeout, config.progress)
+                          : Result<nlohmann::json>(asked);
+  if (!ready.ok()) {
+    ch.set_keepalive(false);
+    return ready.status();
+  }
   // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
   ch.set_cancel(nullptr);
   TestContext ctx(Role::kClient, *result.spec, result.local_opts, ch, ch.peer_host());
   ctx.stop = config.stop;
+  // A provider call that has not returned for -to (review N4: a client spun 9.5 minutes in
+  // fi_write on a killed server session's shm lock, ignored SIGTERM and wrote no JSON): the
+  // run is written as failed and the process ends, whatever the provider does.
+  ctx.on_stuck = [&] {
+    result.loc = ctx.stats;
+    std::string why = "the fabric provider did not return for " + seconds_text(timeout) +
+                      " (its peer is gone?): giving up";
+    std::string server = server_account(ch);
+    abandon(result, server.empty() ? why : server + "; " + why);
+  };
+  // A server that promised heartbeats is given up on after the client's -to of silence, in
+  // every phase of the run (review N8); an older one is waited for as before.
+  auto beats = ready->find("heartbeats");
+  ctx.peer.sends_heartbeats = beats != ready->end() && beats->is_boolean() && beats->get<bool>();
+  ch.set_silence_limit(ctx.peer.sends_heartbeats ? timeout : 0);
   for (const auto& reporter : reporters) {
     if (reporter->wants_samples()) ctx.latency.set_sink(&Reporter::sample_thunk, reporter.get());
   }
@@ -191,8 +230,14 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
   result.loc = ctx.stats;
   latency = ctx.latency;
   latency.set_sink(nullptr, nullptr);
-  if (!s.ok()) {
+  // Between runs neither side promises anything.
+  auto end_of_run = [&] {
     ch.set_cancel(config.stop);
+    ch.set_keepalive(false);
+    ch.set_silence_limit(0);
+  };
+  if (!s.ok()) {
+    end_of_run();
     // The server's own account of a failure beats our view of its symptom.
     if (ch.peer_reported_error()) return s;
     auto peer = ch.recv(0.5);
@@ -200,11 +245,11 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
     ch.send_error(s.message(), 1).IgnoreError();
     return s;
   }
+  // The server's side ends (a session process closes its provider, then its server reaps it)
+  // before RESULT: twice the timeout for that, restarted by each heartbeat on the way.
   auto reply = ch.expect(MsgType::kResult, 2 * timeout + 1);
-  if (!reply.ok()) {
-    ch.set_cancel(config.stop);
-    return reply.status();
-  }
+  end_of_run();
+  if (!reply.ok()) return reply.status();
   result.rem = SideStats::from_json(reply->value("stats", nlohmann::json::object()));
   result.server_intervals = server_intervals_of(*reply);
   if (auto it = reply->find("overlapped"); it != reply->end() && it->is_array()) {
@@ -219,9 +264,7 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
     if (!remote.ok()) return remote.status().Prefixed("server's latency record");
     latency.merge(*remote);
   }
-  Status sent = ch.send(MsgType::kReport, report);
-  ch.set_cancel(config.stop);  // between runs a ^C ends the waits again
-  return sent;
+  return ch.send(MsgType::kReport, report);
 }
 
 Status run_misc(ControlChannel& ch, TestResult& result, double timeout) {
@@ -278,6 +321,22 @@ std::string without_echoed_name(const std::string& message, const std::string& t
   return "server: " + message.substr(echoed.size());
 }
 
+// The runs of the plan from `from` on, which were never started (the plan was cut short),
+// recorded as such so JSON and CSV show where it stopped (review N12).
+void record_not_run(const std::vector<PlannedRun>& plan, size_t from, const RunInfo& info,
+                    std::vector<std::unique_ptr<Reporter>>& reporters) {
+  for (size_t i = from; i < plan.size(); ++i) {
+    TestResult result;
+    result.spec = plan[i].spec;
+    result.test = plan[i].spec->name;
+    result.local_opts = plan[i].params.local;
+    result.remote_opts = plan[i].params.remote;
+    result.loop_values = plan[i].loop_values;
+    result.status = RunStatus::kNotRun;
+    for (auto& reporter : reporters) reporter->on_result(info, result);
+  }
+}
+
 }  // namespace
 
 int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
@@ -293,16 +352,43 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
   std::set<std::string> warned;
   // A server that cannot be reached, or turns us away (busy, access, key), will not serve the
   // next run either.
+  size_t index = 0;
   auto cannot_open = [&](TestResult& result, const std::string& label, const Status& s) {
     result.status = RunStatus::kError;
     result.error = s.message();
     std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
     for (auto& reporter : reporters) reporter->on_result(info, result);
+    record_not_run(plan, index + 1, info, reporters);
     return stopped(config) ? 130 : 1;
   };
-  for (size_t index = 0; index < plan.size(); ++index) {
+  // On a watch thread, the measuring thread held in its provider call: the run and the rest of
+  // the plan are written, the reporters finished, this process's shm regions removed, and the
+  // process ends (never returns).
+  Abandon abandon = [&](TestResult& result, const std::string& why) {
+    if (config.progress != nullptr) config.progress->end();
+    result.status = RunStatus::kError;
+    result.error = without_echoed_name(why, result.test);
+    std::fprintf(stderr, "%s: %s\n", result.test.c_str(), result.error.c_str());
+    print_partial(result.test.c_str(), result.loc);
+    derive_figures(result, LatencyRecorder(), info.percentiles);
+    for (auto& reporter : reporters) reporter->on_result(info, result);
+    record_not_run(plan, index + 1, info, reporters);
+    for (auto& reporter : reporters) {
+      Status s = reporter->finish(info);
+      if (!s.ok()) std::fprintf(stderr, "%s\n", s.message().c_str());
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    // Its provider never closed them: the regions are this process's own, by name.
+    remove_shm_files_of(getpid(), geteuid());
+    _exit(1);
+  };
+  for (; index < plan.size(); ++index) {
     const PlannedRun& run = plan[index];
-    if (stopped(config)) return 130;
+    if (stopped(config)) {
+      record_not_run(plan, index, info, reporters);
+      return 130;
+    }
     // Once each: a loop's runs share their options' warnings.
     for (const std::string& w : run.warnings) {
       if (warned.insert(w).second) std::fprintf(stderr, "%s\n", w.c_str());
@@ -357,7 +443,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     } else {
       s = run.spec->kind == TestKind::kMisc
               ? run_misc(*session, result, run.params.local.timeout)
-              : run_measurement(*session, config, result, latency, reporters, info);
+              : run_measurement(*session, config, result, latency, reporters, info, abandon);
     }
     if (config.progress != nullptr) config.progress->end();  // before anything is printed
     if (!s.ok()) {

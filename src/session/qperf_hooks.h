@@ -53,8 +53,8 @@ struct QperfHooks {
   // qperf's terms; the Status says the same for the server's log.
   std::function<Status(QperfLease& lease)> serve;
   // Server: answers a connection that will not be served (busy, --allow) in qperf's terms when
-  // what it sent (`size` bytes, or, with none yet, what arrives within a short bounded wait) is
-  // a qperf request. True when it did; false leaves the answer to the server.
+  // what it sent (`size` bytes) is a qperf request. True when it did; false leaves the answer
+  // to the server. Never waits.
   std::function<bool(int fd, const uint8_t* sent, size_t size, const std::string& why)> refuse;
   // Client: after fabperf's HELLO drew no WELCOME, the server's version ("0.4.11") when its
   // answer was a stock qperf server's, else nullopt.

@@ -59,10 +59,18 @@ void Server::log(const std::string& line) {
   std::fprintf(stderr, "fabperf server: %s\n", printable(line, 2048).c_str());
 }
 
-void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why) {
+namespace {
+
+// How long a refused connection that has sent nothing may take to show its protocol (both a
+// qperf client and a fabperf client speak first, at once), and how many may wait at a time.
+constexpr int64_t kRefusalWaitNs = 1'000'000'000;
+constexpr size_t kMaxPendingRefusals = 64;
+
+}  // namespace
+
+void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why, bool may_wait) {
   // Read what the client already sent, so closing does not reset the connection and throw
-  // away our answer before the client reads it. Never waits (but for a qperf client's first
-  // byte, briefly and within a budget): the accept loop must go on.
+  // away our answer before the client reads it. Never waits: the accept loop must go on.
   uint8_t scratch[4096];
   uint8_t opening = 0;
   size_t got = 0;
@@ -70,9 +78,22 @@ void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why) {
     if (got == 0) opening = scratch[0];
     got += static_cast<size_t>(n);
   }
+  // Nothing yet: which protocol to answer in is not known. It waits, polled with the listener,
+  // rather than hear fabperf's frame, which a qperf client reads as its data port (review N9).
+  if (got == 0 && may_wait && options_.qperf != nullptr) {
+    // A flood of silent connections: the oldest is answered (fabperf's way) to make room, so
+    // a qperf client, whose request comes at once, still gets its wait.
+    if (pending_refusals_.size() >= kMaxPendingRefusals) {
+      PendingRefusal oldest = std::move(pending_refusals_.front());
+      pending_refusals_.erase(pending_refusals_.begin());
+      refuse(std::move(oldest.conn), oldest.peer, oldest.why, false);
+    }
+    pending_refusals_.push_back({std::move(conn), peer, why, now_ns() + kRefusalWaitNs});
+    return;
+  }
   // A qperf client hears why in its own terms (its request opens with a zero byte).
-  if (options_.qperf != nullptr &&
-      options_.qperf->refuse(conn.get(), &opening, got > 0 ? 1 : 0, why)) {
+  if (options_.qperf != nullptr && got > 0 &&
+      options_.qperf->refuse(conn.get(), &opening, 1, why)) {
     log(peer.host() + ": refused (a qperf client): " + why);
     return;
   }
@@ -80,6 +101,22 @@ void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why) {
   ch.send_error(why, 0.2).IgnoreError();  // it may have gone already
   ::shutdown(ch.fd(), SHUT_WR);
   log(peer.host() + ": refused: " + why);
+}
+
+void Server::answer_pending(const std::vector<pollfd>& polled, bool all) {
+  const int64_t now = now_ns();
+  std::vector<PendingRefusal> waiting;
+  for (size_t i = 0; i < pending_refusals_.size(); ++i) {
+    PendingRefusal& p = pending_refusals_[i];
+    // polled[0] is the listener; the pending refusals follow in order.
+    bool spoke = i + 1 < polled.size() && polled[i + 1].revents != 0;
+    if (all || spoke || now >= p.until_ns) {
+      refuse(std::move(p.conn), p.peer, p.why, false);
+    } else {
+      waiting.push_back(std::move(p));
+    }
+  }
+  pending_refusals_ = std::move(waiting);
 }
 
 void Server::cut_oldest_unproven() {
@@ -146,11 +183,15 @@ void Server::supervise(bool stopping) {
 Status Server::serve() {
   int64_t next_fd_warning = 0;
   while (!stop_.load() && !(options_.once && sessions_ended_.load() > 0)) {
-    pollfd pfd{listener_.get(), POLLIN, 0};
-    // Wake up to notice Stop() and run the watchdog (often enough to cut the unproven).
-    int rc = poll(&pfd, 1, options_.unproven_s > 0 ? 50 : 200);
+    std::vector<pollfd> polled{{listener_.get(), POLLIN, 0}};
+    for (const PendingRefusal& p : pending_refusals_) polled.push_back({p.conn.get(), POLLIN, 0});
+    // Wake up to notice Stop(), run the watchdog (often enough to cut the unproven) and end
+    // the pending refusals' waits.
+    const bool often = !pending_refusals_.empty() || options_.unproven_s > 0;
+    int rc = poll(polled.data(), polled.size(), often ? 50 : 200);
     supervise(false);
-    if (rc <= 0) continue;
+    answer_pending(polled, false);
+    if (rc <= 0 || (polled[0].revents & POLLIN) == 0) continue;
     SockAddr peer;
     peer.len = sizeof peer.storage;
     int fd = accept4(listener_.get(), peer.get(), &peer.len, SOCK_CLOEXEC);
@@ -189,6 +230,7 @@ Status Server::serve() {
     std::thread([this, fd = conn.release()] { session(fd); }).detach();
   }
   supervise(true);
+  answer_pending({}, true);
   std::unique_lock<std::mutex> lock(mu_);
   auto grace = std::chrono::milliseconds(static_cast<int64_t>(stop_grace_s(options_) * 1000));
   if (!sessions_done_.wait_for(lock, grace, [&] { return active_.load() == 0; })) {

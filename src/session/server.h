@@ -3,6 +3,8 @@
 // against the limits, queued behind other clients' measurements, each within a deadline).
 #pragma once
 
+#include <poll.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/status.h"
@@ -157,12 +160,17 @@ class Server {
   Status serve_qperf(ControlChannel& ch, Slot& slot, const SessionInfo& info);
   bool counts_for_once(const SessionInfo& info) const;
   // `interval_s`: the client's --interval (socket runs keep the server's records too).
+  // `client_heartbeats`: the RUN promised them (ControlPeer::sends_heartbeats).
   Result<RunRecord> execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
-                            const RunOptions& opts, double interval_s = 0);
+                            const RunOptions& opts, double interval_s, bool client_heartbeats);
   // The latest a run may end: its length (or --max_time for -n runs) and two timeouts.
   int64_t run_deadline_ns(const RunOptions& opts) const;
-  // Answers a connection that will not be served, without waiting on it.
-  void refuse(Fd conn, const SockAddr& peer, const std::string& why);
+  // Answers a connection that will not be served, without waiting on it: in qperf's terms
+  // when it opens like a qperf request, else in fabperf's. One that has sent nothing yet waits
+  // among the pending refusals (when `may_wait` and there is room), answered once it speaks.
+  void refuse(Fd conn, const SockAddr& peer, const std::string& why, bool may_wait = true);
+  // The pending refusals that spoke, or whose wait is over, get their answer.
+  void answer_pending(const std::vector<pollfd>& polled, bool all);
   // Ends runs past their deadline, or every session when stopping; with unproven_s, cuts the
   // connections that did not prove the key in time.
   void supervise(bool stopping);
@@ -185,6 +193,15 @@ class Server {
   std::mutex mu_;  // guards sessions_, in_use_, and the channels listed
   std::condition_variable sessions_done_;
   std::list<Slot*> sessions_;
+  // Refused connections that had sent nothing yet: which protocol to answer in is known from
+  // their first byte. Polled by the accept loop with the listener; only it touches them.
+  struct PendingRefusal {
+    Fd conn;
+    SockAddr peer;
+    std::string why;
+    int64_t until_ns;
+  };
+  std::vector<PendingRefusal> pending_refusals_;
   RunCost in_use_;  // what the runs under way hold
   std::mutex log_mu_;
   int64_t log_window_ns_ = 0;

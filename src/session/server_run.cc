@@ -34,10 +34,11 @@ nlohmann::json server_interval_json(const IntervalRecord& r) {
 
 Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunOptions& opts,
                             const ControlPeer& peer, const std::atomic<bool>* stop,
-                            double interval_s) {
+                            double interval_s, std::function<void()> on_established) {
   TestContext ctx(Role::kServer, spec, opts, ch, ch.peer_host());
   ctx.peer = peer;
   ctx.stop = stop;
+  ctx.on_established = std::move(on_established);
   // The client's --interval: the server's own view of each interval, returned with the run
   // (at most 100,000 of them: a bounded reply whatever the client asked).
   nlohmann::json intervals = nlohmann::json::array();
@@ -47,7 +48,9 @@ Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunO
     });
   }
   Status s = apply_cpu_affinity(opts.cpu_affinity);
-  if (s.ok()) s = ch.send(MsgType::kReady, {{"timeout", opts.timeout}});
+  // The promise (docs/protocol.md): a heartbeat at least every 0.5 s until RESULT, so the
+  // client can tell a stopped server from a slow one within its own -to (review N8).
+  if (s.ok()) s = ch.send(MsgType::kReady, {{"timeout", opts.timeout}, {"heartbeats", true}});
   if (s.ok()) s = spec.server(ctx);
   if (!s.ok()) return s;
   RunRecord record;

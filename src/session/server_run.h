@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,11 +32,13 @@ struct RunRecord {
 };
 
 // Applies -ca, sends READY, runs spec.server. `stop` ends the measured phase early. `peer` is
-// the control connection's peer as the server knows it (its processes, its trust).
-// `interval_s` > 0: the client's --interval, so the server keeps its own records too.
+// the control connection's peer as the server knows it (its processes, its trust, its
+// promise of heartbeats). `interval_s` > 0: the client's --interval, so the server keeps its
+// own records too. `on_established` becomes the context's (TestContext).
 Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunOptions& opts,
                             const ControlPeer& peer, const std::atomic<bool>* stop,
-                            double interval_s = 0);
+                            double interval_s = 0,
+                            std::function<void()> on_established = nullptr);
 
 // One of the server's interval records as RunRecord::intervals holds it.
 nlohmann::json server_interval_json(const IntervalRecord& record);

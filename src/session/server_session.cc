@@ -70,6 +70,8 @@ void Server::session(int fd) {
         log(ch.peer_host() + ": " + s.message());
         if (s.code() != Code::kInterrupted && !(qperf.ok() && *qperf)) {
           ch.send_error(for_client(s.message()), 1).IgnoreError();
+          // A client that sent heartbeats meanwhile would get a reset, not the error.
+          ch.linger(s.code() == Code::kTimeout ? 0.2 : 1);
         }
       }
       std::lock_guard<std::mutex> lock(mu_);
@@ -229,7 +231,10 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
     interval_s = std::clamp(it->get<double>(), 0.0, 1e8);
     if (interval_s < 0.001) interval_s = 0;
   }
-  auto record = execute(ch, slot, *spec, *opts, interval_s);
+  // The client promises a heartbeat every 0.5 s until RESULT (docs/protocol.md).
+  auto beats = body.find("heartbeats");
+  bool heartbeats = beats != body.end() && beats->is_boolean() && beats->get<bool>();
+  auto record = execute(ch, slot, *spec, *opts, interval_s, heartbeats);
   std::vector<std::string> overlapped = end_turn(slot, *ticket);
   if (!record.ok()) return record.status().Prefixed(name);
   nlohmann::json result = record->to_json();
@@ -294,12 +299,14 @@ std::vector<std::string> Server::end_turn(Slot& slot, uint64_t ticket) {
 }
 
 Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec& spec,
-                                  const RunOptions& opts, double interval_s) {
+                                  const RunOptions& opts, double interval_s,
+                                  bool client_heartbeats) {
   if (spec.family == TransportFamily::kFabric && options_.isolate) {
     Needs needs = needs_of(spec, opts);
     // The peer's processes are looked up here, before a session process that may run as
     // another user (who cannot read the client's /proc entries) takes over.
     ControlPeer peer = ControlPeer::resolved(ch.fd(), options_.trust_fabric_addrs);
+    peer.sends_heartbeats = client_heartbeats;
     std::string run_as = options_.run_as;
     if (options_.run_as_client && peer.pids.has_value()) {
       if (auto user = client_user(*peer.pids); user.ok()) run_as = *user;
@@ -308,6 +315,7 @@ Result<RunRecord> Server::execute(ControlChannel& ch, Slot& slot, const TestSpec
   }
   ControlPeer peer = ControlPeer::of_connection(ch.fd());
   peer.trust_fabric_only = options_.trust_fabric_addrs;
+  peer.sends_heartbeats = client_heartbeats;
   return serve_run(ch, spec, opts, peer, &slot.stop, interval_s);
 }
 

@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "net/tcp_state.h"
 #include "security/limits.h"
 #include "session/child_link.h"
 #include "session/shm_cleanup.h"
@@ -67,7 +68,8 @@ std::string signal_words(int signal) {
 Status ChildOutcome::status() const {
   if (child_error) return *child_error;
   if (end == End::kExited && exit_code == 0) return Status::Ok();
-  Code code = end == End::kKilledAtDeadline ? Code::kTimeout : Code::kFailed;
+  Code code = end == End::kKilledAtDeadline || end == End::kKilledPeerSilent ? Code::kTimeout
+                                                                              : Code::kFailed;
   return Status(code, "session process " + description);
 }
 
@@ -137,7 +139,15 @@ void SessionChild::Take(const nlohmann::json& message) {
     if (hwm > outcome_.peak_rss_bytes) outcome_.peak_rss_bytes = hwm;
   } else if (type == "exec_failed") {
     exec_errno_ = message.value("errno", 0);
+  } else if (type == "watch_peer") {
+    watching_peer_ = true;
   }
+}
+
+bool SessionChild::peer_silent() {
+  if (!watching_peer_ || options_.peer_silence_s <= 0 || options_.hangup_fd < 0) return false;
+  auto tcp = tcp_state(options_.hangup_fd);
+  return tcp.ok() && tcp->last_data_recv_ms > options_.peer_silence_s * 1000;
 }
 
 ChildOutcome SessionChild::Wait() {
@@ -153,6 +163,9 @@ ChildOutcome SessionChild::Wait() {
       SampleRss();  // its last moment alive
       Kill(now >= options_.deadline_ns ? ChildOutcome::End::kKilledAtDeadline
                                        : ChildOutcome::End::kKilledOnCancel);
+    } else if (!killed_ && peer_silent()) {
+      SampleRss();
+      Kill(ChildOutcome::End::kKilledPeerSilent);
     }
     int64_t next =
         std::min<int64_t>({now + kSampleMs * int64_t{1000000}, options_.deadline_ns, cancel_at});
@@ -164,6 +177,7 @@ ChildOutcome SessionChild::Wait() {
   ReadLink();  // whatever it wrote before it ended
   // Still a zombie: its pid cannot be reused, so the shm files named after it are its own.
   outcome_.shm_removed = remove_shm_files_of(pid_, child_uid_);
+  outcome_.peer_hung_up = peer_hung_up_;
   int status = 0;
   rusage usage{};
   while (wait4(pid_, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -214,6 +228,10 @@ void SessionChild::Describe(int status, const rusage& usage) {
                       seconds_text(options_.deadline_span_s > 0
                                        ? options_.deadline_span_s
                                        : (options_.deadline_ns - started_ns_) / 1e9);
+      break;
+    case ChildOutcome::End::kKilledPeerSilent:
+      o.description = "killed: nothing from its client for " +
+                      seconds_text(options_.peer_silence_s) + " (stopped or gone?)";
       break;
     case ChildOutcome::End::kKilledOnCancel:
       o.description = "killed: it did not end within " + seconds_text(options_.cancel_grace_s) +

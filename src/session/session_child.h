@@ -49,6 +49,12 @@ struct ChildOptions {
   // child has cancel_grace_s to end, as on a cancel. A dead client frees its slot in seconds
   // even where a provider spins on the peer's memory (security review D3).
   int hangup_fd = -1;
+  // When > 0 and the child has said its client now owes heartbeats (link message
+  // "watch_peer"), the child is SIGKILLed once hangup_fd's peer has sent nothing for this
+  // long. The kernel's count of the connection's last received data is read (TCP_INFO), never
+  // the data, so a child stuck inside a provider (the shm peer's region lock, review N3) is
+  // ended at the server's -to after its client's last sign of life, not at the deadline.
+  double peer_silence_s = 0;
   // False: no pidfd, the exit is noticed by polling waitid every 100 ms, as on kernels before
   // 5.3 (where pidfd_open fails and this is what happens anyway); for tests of that path.
   bool use_pidfd = true;
@@ -62,6 +68,7 @@ struct ChildOutcome {
     kExited,            // it exited by itself; exit_code says how
     kKilledAtDeadline,  // we SIGKILLed it at the deadline
     kKilledOnCancel,    // we SIGKILLed it after it ignored a cancel
+    kKilledPeerSilent,  // we SIGKILLed it: its client sent nothing for peer_silence_s
     kOutOfMemory,       // its allocation failed under its memory limit
     kCpuLimit,          // it used its CPU time limit (SIGXCPU, then SIGKILL)
     kSignaled,          // another signal ended it (a crash, the OOM killer, an operator)
@@ -81,6 +88,7 @@ struct ChildOutcome {
   uint64_t peak_rss_bytes = 0;
   double wall_s = 0;
   std::vector<std::string> shm_removed;  // /dev/shm files of its pid that were removed
+  bool peer_hung_up = false;             // its client hung up while it ran
 
   // Ok when it exited 0; otherwise the child's own error or the description, as a Status.
   Status status() const;
@@ -121,6 +129,9 @@ class SessionChild {
   bool reaped_ = false;
   std::optional<ChildOutcome::End> killed_;
   bool peer_hung_up_ = false;
+  bool watching_peer_ = false;  // the child said its client owes heartbeats from now
+  // The client's silence (TCP_INFO) is past peer_silence_s: looked at on each wake.
+  bool peer_silent();
   std::string inbox_;   // partial line from the child
   int exec_errno_ = 0;  // why exec failed, as the child reported it
   ChildOutcome outcome_;

@@ -6,7 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <cctype>
+#include <chrono>
+#include <thread>
+
+#include "core/clock.h"
+#include "net/peer_process.h"
 
 namespace fabperf {
 
@@ -45,6 +52,47 @@ std::vector<std::string> remove_shm_files_of(pid_t pid, uid_t uid, const std::st
     if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (!S_ISREG(st.st_mode) || st.st_uid != uid) continue;
     if (unlinkat(dir_fd, name.c_str(), 0) == 0) removed.push_back(name);
+  }
+  closedir(d);
+  return removed;
+}
+
+std::vector<std::string> remove_shm_files_of_dead(pid_t pid, double wait_s,
+                                                  const std::string& dir,
+                                                  const std::string& proc_root) {
+  std::vector<std::string> removed;
+  Deadline deadline = Deadline::After(wait_s);
+  for (;;) {
+    char state = process_state(pid, proc_root);
+    if (state == 0 || state == 'Z' || state == 'X') break;
+    if (deadline.expired()) return removed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  timespec ended{};
+  clock_gettime(CLOCK_REALTIME, &ended);
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return removed;
+  DIR* d = fdopendir(dir_fd);
+  if (d == nullptr) {
+    close(dir_fd);
+    return removed;
+  }
+  const std::string prefix = std::to_string(pid) + ":";
+  while (dirent* entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    size_t colon = name.find(':', prefix.size());
+    if (colon == std::string::npos) continue;
+    std::string uid_text = name.substr(prefix.size(), colon - prefix.size());
+    if (!all_digits(uid_text) || uid_text.size() > 10) continue;
+    uid_t uid = static_cast<uid_t>(std::stoul(uid_text));
+    if (!is_shm_region_of(name, pid, uid)) continue;
+    struct stat st {};
+    if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISREG(st.st_mode) || st.st_uid != uid) continue;
+    bool before_end = st.st_ctim.tv_sec < ended.tv_sec ||
+                      (st.st_ctim.tv_sec == ended.tv_sec && st.st_ctim.tv_nsec <= ended.tv_nsec);
+    if (before_end && unlinkat(dir_fd, name.c_str(), 0) == 0) removed.push_back(name);
   }
   closedir(d);
   return removed;

@@ -19,4 +19,13 @@ bool is_shm_region_of(const std::string& name, pid_t pid, uid_t uid);
 std::vector<std::string> remove_shm_files_of(pid_t pid, uid_t uid,
                                              const std::string& dir = "/dev/shm");
 
+// The regions a peer process left when it was killed (a SIGKILLed shm client's 16 MiB each,
+// review N11): once `pid` is gone or a zombie (waited for up to `wait_s`), its regions, of
+// whichever uid the name says and the file's owner confirms, that were last changed before
+// its end was seen (a process that took over the pid since is never touched). Returns their
+// names; none while the process lives.
+std::vector<std::string> remove_shm_files_of_dead(pid_t pid, double wait_s,
+                                                  const std::string& dir = "/dev/shm",
+                                                  const std::string& proc_root = "/proc");
+
 }  // namespace fabperf

@@ -127,6 +127,9 @@ Status DataLink::send_msg(const void* buf, size_t len) {
       if (!proto_.byte_stream) return Status::Ok();  // a datagram goes whole or not at all
       p += n;
       left -= static_cast<size_t>(n);
+      // A blocking send cut short by the watchdog returns what it took, not EINTR: the stall
+      // is over then, not after another full limit for the rest (review N8).
+      if (left > 0 && expired()) return send_timeout();
       continue;
     }
     int err = errno;
@@ -171,7 +174,10 @@ Result<uint64_t> DataLink::send_msgs(const void* buf, size_t len, uint64_t count
     }
     const int err = errno;
     watchdog_->leave();
-    if (n < 0 && err == EINTR && expired()) return send_timeout();
+    if (err == EINTR || n >= 0) {
+      // Interrupted by the watchdog, with nothing or part of the message gone.
+      if (expired()) return send_timeout();
+    }
     if (n >= 0 && proto_.byte_stream) {  // (a datagram goes whole: n >= 0 is all of it)
       // A partial write: the rest of this message as send_msg sends it.
       FP_RETURN_IF_ERROR(send_msg(p + n, len - static_cast<size_t>(n)));

@@ -305,7 +305,8 @@ Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& pro
     auto got = link->recv_msg(buf, size, proto.connected ? -1 : kDatagramWaitS);
     if (!got.ok()) {
       if (got.status().code() != Code::kTimeout || proto.connected) return got.status();
-      if (ctx.control.readable()) break;  // the client's end message: its markers were lost
+      // The client's end message (heartbeats aside): its markers were lost.
+      if (ctx.control.message_waiting()) break;
       int64_t now = now_ns();
       if (ctx.stats.recv_msgs != msgs_at_idle) {
         msgs_at_idle = ctx.stats.recv_msgs;

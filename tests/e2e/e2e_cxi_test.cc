@@ -16,8 +16,13 @@
 #include <sstream>
 #include <thread>
 
+#include "core/text.h"
 #include "e2e_cxi_util.h"
+#include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "net/control.h"
+#include "options/option_table.h"
+#include "session_child_util.h"
 
 namespace fabperf::testing {
 namespace {
@@ -142,6 +147,56 @@ TEST(E2eCxi, ClientAndServerOfDifferentToolsRefuseEachOther) {
   EXPECT_EQ(server.wait(), 1);
   EXPECT_TRUE(contains(server.output(), "Client and server program names do not match!"))
       << server.output();
+}
+
+// Review N7 (D9): a fab_* server printed its client's gpu_type raw, terminal escapes and all.
+// A hostile client puts escapes in every string it sends: its tool name, its own options, the
+// test's name, and every string parameter. Nothing of them reaches the server's terminal raw:
+// what is shown goes through the one escaping function, and string parameters with controls
+// are refused by name.
+TEST(E2eCxi, NoClientStringReachesTheServersTerminalRaw) {
+  REQUIRE_RDM();
+  const std::string evil = "\x1b]0;owned\x07\x1b[2J\x1b[31m\xc2\x9b" "2J\x9b";
+  CxiServer server("fab_write_lat", {"--keep"});
+  auto session = [&](const std::string& tool, const nlohmann::json& run) {
+    int fd = connect_raw(std::stoi(server.port()));
+    if (fd < 0) return;
+    ControlChannel ch(fd);
+    ch.send(MsgType::kHello, {{"tool", tool},
+                              {"version", FABPERF_VERSION},
+                              {"pid", 1},
+                              {"options", {{"tx_gpu", 0}, {"rx_gpu", 0}, {"gpu_type", evil},
+                                           {"iters", 5}}}})
+        .IgnoreError();
+    if (ch.expect(MsgType::kWelcome, 10).ok() && !run.is_null()) {
+      ch.send(MsgType::kRun, run).IgnoreError();
+      ch.recv(10).status().IgnoreError();  // READY or the refusal; then this client vanishes
+    }
+  };
+  session(evil, nullptr);                                         // the tool's name
+  session("fab_write_lat", {{"test", "rdm_write_lat"},            // its options (gpu_type)
+                            {"params", {{"provider", "tcp;ofi_rxm"}, {"no_msgs", 5}}}});
+  session("fab_write_lat", {{"test", evil}, {"params", nlohmann::json::object()}});
+  int strings = 0;
+  for (const OptionSpec& o : option_table()) {
+    if (!o.is_run_option() || o.type != OptType::kString) continue;
+    ++strings;
+    session("fab_write_lat", {{"test", "rdm_write_lat"}, {"params", {{o.name, evil}}}});
+  }
+  EXPECT_GT(strings, 3);
+  std::string out;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        out = server.output();
+        return contains(out, "Client GPU Type") && contains(out, "holds control characters");
+      },
+      60))
+      << out;
+  for (char bad : {'\x1b', '\x07', '\x9b'}) {
+    EXPECT_EQ(out.find(bad), std::string::npos) << "byte " << int(static_cast<unsigned char>(bad))
+                                                << " in:\n" << printable(out, 100000);
+  }
+  EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos) << printable(out, 100000);
 }
 
 const std::regex kLatencyRow(" {0,11}[0-9]+ {1,11}[0-9]+( +[0-9]+\\.[0-9]{2}){4}");

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "e2e_qperf_util.h"
 #include "e2e_robust_util.h"
@@ -255,6 +256,33 @@ TEST(QperfWireServe, LimitsBusyAndTheDeadlineApplyToQperfClients) {
   EXPECT_EQ(still.exit_code, 0) << still.err;
 }
 
+// Review N9: once a flood of silent connections had spent the server's 200 ms a second of
+// waiting for refused clients to speak, a refused stock client read fabperf's ERROR frame as
+// its data port ("could not make TCP connection to server"). Refused connections now wait for
+// their first byte beside the listener, so every stock client hears qperf's error frame.
+TEST(QperfWireServe, RefusedQperfClientsHearQperfsErrorFrameThroughAFlood) {
+  REQUIRE_QPERF();
+  LoggedServer server({"--max_clients", "1", "-to", "30"});
+  auto holder = fake_session(server.port());
+  ASSERT_TRUE(holder);
+  std::vector<int> flood;
+  bool texts = false;
+  for (int i = 0; i < 10; ++i) {
+    // Ten silent connections just before each client: the old budget was spent on them.
+    for (int k = 0; k < 10; ++k) flood.push_back(connect_raw(server.port()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    RunOutput r = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(), 60);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "server:")) << "try " << i << ": " << r.out << r.err;
+    EXPECT_FALSE(contains(r.out + r.err, "could not make TCP connection")) << r.out << r.err;
+    texts = texts || heard(r, "server busy: 1 client is being served");
+  }
+  EXPECT_TRUE(texts) << "no stock client read the reason in 10 tries";
+  for (int fd : flood) {
+    if (fd >= 0) close(fd);
+  }
+}
+
 TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
   REQUIRE_QPERF();
   // A run without a timer has no end of its own: when its client stops (here: stopped by a
@@ -277,6 +305,36 @@ TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
   EXPECT_NE(client.wait(30), 0) << client.out() << client.err();
   RunOutput ok = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port());
   EXPECT_EQ(ok.exit_code, 0) << ok.err << server.log();
+}
+
+// Review N1: a stock client with a timer (-t 30) that is stopped mid-run held the server's
+// measurement queue for its whole time. The server's -to ends it, and a client queued behind
+// it (a stock one, whose own -to is 5 s, and a fabperf one) then runs.
+TEST(QperfWireServe, AStoppedTimedQperfClientFreesTheQueueAtTheServersTimeout) {
+  REQUIRE_QPERF();
+  for (const char* test : {"tcp_bw", "udp_bw"}) {
+    SCOPED_TRACE(test);
+    LoggedServer server({"-to", "1", "--queue_timeout", "20"});
+    Proc stopped({"-lp", server.port_arg(), "-t", "30", "127.0.0.1", test}, qperf_program());
+    // Running once the server holds its control connection and, for TCP, its data connection;
+    // a UDP run is given a moment past its control connection (if it is stopped earlier, in
+    // its set-up, the server's -to ends it all the same, in other words).
+    const bool tcp = std::string(test) == "tcp_bw";
+    ASSERT_TRUE(
+        wait_until([&] { return connected_peers(server.pid()).size() >= (tcp ? 2u : 1u); }, 60))
+        << server.log() << stopped.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(tcp ? 300 : 1000));
+    stopped.signal(SIGSTOP);
+    RunOutput queued_qperf = qperf({"-t", "1", "127.0.0.1", "tcp_lat"}, server.port(), 60);
+    RunOutput queued = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "tcp_lat"});
+    stopped.signal(SIGCONT);
+    EXPECT_EQ(queued_qperf.exit_code, 0) << queued_qperf.err << queued_qperf.out << server.log();
+    EXPECT_EQ(queued.exit_code, 0) << queued.err << server.log();
+    const std::string ended = std::string("qperf ") + test + ": " +
+                              (tcp ? "nothing from the client within the timeout" : "");
+    EXPECT_TRUE(contains(server.log(), ended)) << server.log();
+    EXPECT_NE(stopped.wait(60), 0) << stopped.out() << stopped.err();
+  }
 }
 
 TEST(QperfWireServe, AFabToolServerRefusesQperfClients) {

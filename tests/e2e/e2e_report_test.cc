@@ -187,6 +187,19 @@ TEST(ReportCommand, BadInputIsNamedWithItsExitStatus) {
   EXPECT_EQ(r.exit_code, 1) << run_text(r);
   EXPECT_TRUE(contains(r.err, "newer.json: schema 99 comes from a newer fabperf")) << r.err;
 
+  // A number no double holds aborted the program (rc 134, review N6): now the file and the
+  // field are named.
+  std::string huge = testdocs::run_doc({}).dump();
+  size_t at = huge.find("\"schema\":");
+  ASSERT_NE(at, std::string::npos) << huge;
+  huge.insert(at, "\"extra\": {\"figure\": [1, 1e999999]}, ");
+  std::ofstream(dir / "huge.json") << huge;
+  r = run({"report", (dir / "huge.json").string(), "-o", out});
+  EXPECT_EQ(r.exit_code, 1) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "huge.json: field extra.figure[1]: the number 1e999999 is out of "
+                              "range"))
+      << r.err;
+
   write_json(dir / "other.json", json{{"start", 1}, {"intervals", json::array()}});
   r = run({"report", (dir / "other.json").string(), "-o", out});
   EXPECT_EQ(r.exit_code, 1) << run_text(r);

@@ -31,6 +31,8 @@ void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::milliseconds(i
 // A client run with --interval 0.2 is measuring once its first interval is shown (a generous
 // deadline: a loaded machine may take a while to set a run up).
 bool measuring(const Proc& client) {
+  // The first interval's line, whatever its end (where its record was taken: 0.21 s on a
+  // loaded host), whatever the columns before it.
   return wait_until([&] { return contains(client.out(), " [0.00-"); }, 30);
 }
 

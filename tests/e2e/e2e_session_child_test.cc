@@ -34,40 +34,6 @@ bool has(const std::vector<std::string>& list, const std::string& name) {
 // A fabric run any user may reach: tcp;ofi_rxm where there is one.
 bool have_rxm() { return has(providers_with(FI_EP_RDM, FI_RMA), "tcp;ofi_rxm"); }
 
-// The server's children (its session processes).
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> out;
-  DIR* d = opendir("/proc");
-  while (dirent* e = d != nullptr ? readdir(d) : nullptr) {
-    pid_t pid = std::atoi(e->d_name);
-    if (pid <= 0) continue;
-    auto f = stat_fields(pid);
-    if (f.size() > 1 && std::atoi(f[1].c_str()) == parent) out.push_back(pid);
-  }
-  if (d != nullptr) closedir(d);
-  return out;
-}
-
-// utime + stime in clock ticks.
-long cpu_ticks(pid_t pid) {
-  auto f = stat_fields(pid);
-  return f.size() > 12 ? std::atol(f[11].c_str()) + std::atol(f[12].c_str()) : 0;
-}
-
-// A session process that has begun its run: it exists and has used CPU.
-pid_t wait_for_running_child(pid_t server, double seconds) {
-  pid_t found = -1;
-  wait_until(
-      [&] {
-        for (pid_t child : children_of(server)) {
-          if (cpu_ticks(child) >= 20) found = child;
-        }
-        return found > 0;
-      },
-      seconds);
-  return found;
-}
-
 // The security review's D3: SIGKILL the client of `-P shm rdm_write_bw` mid-run. Before,
 // the session spun in libfabric forever and its slot stayed taken.
 TEST(E2eSessionChildTest, ADeadShmClientFreesItsSlotAndNothingSpins) {
@@ -98,7 +64,20 @@ TEST(E2eSessionChildTest, ADeadShmClientFreesItsSlotAndNothingSpins) {
   EXPECT_TRUE(killed || contains(log, ": rdm_write_bw: ")) << log;  // or it ended with its error
   if (killed) EXPECT_TRUE(contains(log, "removed 1 shm file(s) it left in /dev/shm")) << log;
   EXPECT_TRUE(remove_shm_files_of(child, geteuid()).empty());
-  remove_shm_files_of(client.pid(), geteuid());  // the killed client's own, ours to remove
+  // The killed client's own 16 MiB regions are removed by its server too (review N11).
+  const std::string prefix = std::to_string(client.pid()) + ":";
+  auto client_regions = [&] {
+    std::vector<std::string> names;
+    DIR* d = opendir("/dev/shm");
+    while (dirent* e = d != nullptr ? readdir(d) : nullptr) {
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) names.push_back(e->d_name);
+    }
+    if (d != nullptr) closedir(d);
+    return names;
+  };
+  EXPECT_TRUE(wait_until([&] { return client_regions().empty(); }, 30))
+      << client_regions().front() << "\n" << log;
+  remove_shm_files_of(client.pid(), geteuid());
 }
 
 TEST(E2eSessionChildTest, AsRootAFabricRunIsTheRunAsUsers) {
@@ -157,8 +136,8 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
                                                      "\\(server option --max_memory\\)")))
       << r.err;
   EXPECT_GE(std::stod(m[1]), 1.0) << r.err;  // the 1024 slots counted, not one message
-  // Without --verify the operations share 1 MiB of slots: the provider's allowance is what
-  // is left over the limit, and the figure says so.
+  // Without --verify the operations share 1 MiB of slots: the session process's own memory
+  // over tcp;ofi_rxm (about 116 MiB, measured) is what is left over the limit.
   RunOutput plain = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-m", "1M",
                          "--tx_depth", "1024", "-t", "2", "rdm_write_bw"},
                         120);
@@ -167,9 +146,55 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
                                                          "buffers, more than this server's "
                                                          "limit of 8M")))
       << plain.err;
-  EXPECT_LT(std::stod(m[1]), 100.0) << plain.err;
+  EXPECT_LT(std::stod(m[1]), 130.0) << plain.err;
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "tcp_lat"}, 60);
   EXPECT_EQ(after.exit_code, 0) << after.err;
+}
+
+// Review N10: the session process peaked 16 MB above what --max_memory counted for it (a flat
+// 64 MiB allowance beside the buffers; tcp;ofi_rxm holds about 80-114). The estimate is now
+// measured per provider: at a large window every run stays within 10% above it, and the
+// provider's most demanding shape comes within 10% of it (the estimate is not padding).
+TEST(E2eSessionChildTest, TheSessionProcessPeaksWithinTenPercentOfItsEstimate) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory and quarantine are not the program's";
+#endif
+  struct Shape {
+    const char* provider;
+    std::vector<std::string> worst;  // the shape that takes the most beside its buffers
+  };
+  const std::vector<Shape> shapes = {
+      {"shm", {"-m", "4K", "rdm_send_bw"}},
+      {"tcp;ofi_rxm", {"-m", "64K", "rdm_send_bw"}},
+      {"udp;ofi_rxd", {"-m", "64K", "rdm_write_bi_bw"}},
+      {"sockets", {"-m", "64K", "rdm_write_bi_bw"}}};
+  LoggedServer server(keep_root_sessions());
+  int tried = 0;
+  for (const Shape& shape : shapes) {
+    if (!has(providers_with(FI_EP_RDM, FI_MSG), shape.provider)) continue;
+    ++tried;
+    for (const auto& test : {shape.worst, std::vector<std::string>{"-m", "64K", "rdm_write_bw"}}) {
+      SCOPED_TRACE(std::string(shape.provider) + " " + test.back() + " " + test[1]);
+      std::vector<std::string> args = {"127.0.0.1", "-lp", server.port_arg(), "-P",
+                                       shape.provider, "--tx_depth", "1024", "-t", "0.5",
+                                       "--json", "-"};
+      args.insert(args.end(), test.begin(), test.end());
+      RunOutput r = run(args, 120);
+      if (r.exit_code != 0 && known_provider_flake(shape.provider, test.back(), r.err)) continue;
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      auto doc = nlohmann::json::parse(r.out, nullptr, false);
+      ASSERT_FALSE(doc.is_discarded()) << r.out;
+      const nlohmann::json& process = doc["results"][0]["info"]["rem"]["session_process"];
+      ASSERT_TRUE(process.is_object()) << doc.dump();
+      double peak = process["peak_resident_bytes"].get<double>();
+      double estimate = process["admitted_bytes"].get<double>();
+      EXPECT_LE(peak, 1.1 * estimate) << "peak " << peak << " against " << estimate;
+      if (test == shape.worst) {
+        EXPECT_GE(peak, 0.9 * estimate) << "peak " << peak << " against " << estimate;
+      }
+    }
+  }
+  if (tried == 0) GTEST_SKIP() << "none of shm, tcp;ofi_rxm, udp;ofi_rxd, sockets";
 }
 
 // A hostile client that leaves msg_size out (0: "the test's default") once had its run
@@ -178,7 +203,7 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
 // default before it counts, so the figure is the session's own.
 TEST(E2eSessionChildTest, AMessageSizeLeftToTheDefaultIsCountedAtTheDefault) {
   if (!have_rxm()) GTEST_SKIP() << "no tcp;ofi_rxm";
-  LoggedServer server({"--max_memory", "100M"});
+  LoggedServer server({"--max_memory", "200M"});
   for (const nlohmann::json& size : {nlohmann::json(0), nlohmann::json()}) {
     auto ch = fake_session(server.port());
     ASSERT_TRUE(ch);
@@ -189,7 +214,7 @@ TEST(E2eSessionChildTest, AMessageSizeLeftToTheDefaultIsCountedAtTheDefault) {
     auto reply = ch->expect(MsgType::kReady, 20);
     ASSERT_FALSE(reply.ok()) << "admitted with msg_size " << size.dump();
     EXPECT_TRUE(ch->peer_reported_error()) << reply.status().message();
-    EXPECT_NE(reply.status().message().find("more than this server's limit of 100M"),
+    EXPECT_NE(reply.status().message().find("more than this server's limit of 200M"),
               std::string::npos)
         << reply.status().message();
   }
@@ -198,7 +223,7 @@ TEST(E2eSessionChildTest, AMessageSizeLeftToTheDefaultIsCountedAtTheDefault) {
                          "--tx_depth", "1024", "--verify", "-t", "1", "rdm_write_bw"},
                         120);
   EXPECT_EQ(given.exit_code, 1) << given.out;
-  EXPECT_TRUE(contains(given.err, "more than this server's limit of 100M")) << given.err;
+  EXPECT_TRUE(contains(given.err, "more than this server's limit of 200M")) << given.err;
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "0.2",
                          "rdm_write_bw"},
                         120);

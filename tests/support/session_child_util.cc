@@ -1,10 +1,12 @@
 // /proc views and a bounded wait for the session child tests.
 #include "session_child_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -60,6 +62,37 @@ bool wait_until(const std::function<bool()>& condition, double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return condition();
+}
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  while (dirent* e = d != nullptr ? readdir(d) : nullptr) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    auto f = stat_fields(pid);
+    if (f.size() > 1 && std::atoi(f[1].c_str()) == parent) out.push_back(pid);
+  }
+  if (d != nullptr) closedir(d);
+  return out;
+}
+
+long cpu_ticks(pid_t pid) {
+  auto f = stat_fields(pid);
+  return f.size() > 12 ? std::atol(f[11].c_str()) + std::atol(f[12].c_str()) : 0;
+}
+
+pid_t wait_for_running_child(pid_t server, double seconds) {
+  pid_t found = -1;
+  wait_until(
+      [&] {
+        for (pid_t child : children_of(server)) {
+          if (cpu_ticks(child) >= 20) found = child;
+        }
+        return found > 0;
+      },
+      seconds);
+  return found;
 }
 
 }  // namespace fabperf::testing

@@ -53,6 +53,38 @@ TEST(ServerLimits, TimeCountAndTimeout) {
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"timeout", 3600}}), RunCost{}).ok());
 }
 
+// Review N11: a root server bound TCP 22 and 80 when a client (a qperf request, or -ip) asked.
+TEST(ServerLimits, AClientMayNotChooseAPrivilegedDataPort) {
+  ServerLimits limits;
+  Status low = check_request(limits, tcp_bw(), request({{"ip_port", 22}}), RunCost{});
+  EXPECT_EQ(low.message(),
+            "refused: data port 22 is below 1024: a client may not ask for a privileged port "
+            "(give 0 or 1024 to 65535)");
+  EXPECT_FALSE(check_request(limits, tcp_bw(), request({{"ip_port", 1023}}), RunCost{}).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"ip_port", 1024}}), RunCost{}).ok());
+  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"ip_port", 0}}), RunCost{}).ok());
+}
+
+// Review N11: "--streams -1" said "(must be 0 to 9223372036854775807)", the parser's range.
+TEST(ServerLimits, ANegativeCountIsOutOfTheOptionsOwnRange) {
+  auto streams = parse_option_value(*find_option("streams"), "-1", "--streams");
+  ASSERT_FALSE(streams.ok());
+  EXPECT_EQ(streams.status().message(), "--streams: -1 is out of range (1 to 256)");
+  EXPECT_EQ(parse_option_value(*find_option("streams"), "0", "--streams").status().message(),
+            "--streams: 0 is out of range (1 to 256)");
+  EXPECT_TRUE(parse_option_value(*find_option("streams"), "256", "--streams").ok());
+}
+
+// Review N7: a string parameter from the wire with terminal controls is refused by name.
+TEST(ServerLimits, StringParametersWithControlsAreRefused) {
+  auto p = run_options_from_json({{"domain", "\x1b[2Jdom"}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().message(),
+            "parameter domain holds control characters or bytes that are not UTF-8: ?[2Jdom");
+  EXPECT_TRUE(run_options_from_json({{"domain", "mlx5_0"}}).ok());
+  EXPECT_TRUE(run_options_from_json({{"domain", "caf\xc3\xa9"}}).ok());  // UTF-8 is text
+}
+
 TEST(ServerLimits, MemoryAloneAndTogether) {
   ServerLimits limits;
   limits.max_memory = 64 << 20;

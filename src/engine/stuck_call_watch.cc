@@ -1,0 +1,73 @@
+// StuckCallWatch: a thread that notices a call that never returns, and gives up on it.
+#include "engine/stuck_call_watch.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/clock.h"
+
+namespace fabperf {
+
+int64_t StuckCallWatch::period_ns(int64_t limit_ns) {
+  return std::max<int64_t>(limit_ns / 4, 100'000'000);
+}
+
+StuckCallWatch::StuckCallWatch(double limit_s, std::function<void()> on_stuck)
+    : limit_ns_(static_cast<int64_t>(limit_s * 1e9)), on_stuck_(std::move(on_stuck)) {
+  thread_ = std::thread([this] { watch(); });
+}
+
+StuckCallWatch::~StuckCallWatch() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void StuckCallWatch::hold() {
+  // Until the watch has looked again and let go (the call was not stuck after all), or for
+  // as long as on_stuck takes to end the process.
+  while (taking_over_.load(std::memory_order_acquire)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void StuckCallWatch::watch() {
+  uint64_t seen = calls_.load(std::memory_order_relaxed);
+  int64_t still_since = now_ns();
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto period = std::chrono::nanoseconds(period_ns(limit_ns_));
+  while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
+    int64_t now = now_ns();
+    uint64_t calls = calls_.load(std::memory_order_relaxed);
+    if (!busy_.load(std::memory_order_relaxed) || calls != seen) {
+      seen = calls;
+      still_since = now;
+      continue;
+    }
+    if (now - still_since < limit_ns_) continue;
+    // Decided; a call returning at this very moment shows itself within the grace and is let
+    // go (its owner, should it have seen the flag, waits in hold() until then).
+    taking_over_.store(true, std::memory_order_release);
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kGraceNs));
+    lock.lock();
+    if (stop_ || !busy_.load(std::memory_order_relaxed) ||
+        calls_.load(std::memory_order_relaxed) != seen) {
+      taking_over_.store(false, std::memory_order_release);
+      seen = calls_.load(std::memory_order_relaxed);
+      still_since = now_ns();
+      continue;
+    }
+    lock.unlock();
+    on_stuck_();
+    lock.lock();
+    // on_stuck came back (it did not end the process): the owner may go on if it ever can.
+    taking_over_.store(false, std::memory_order_release);
+    still_since = now_ns();
+  }
+}
+
+}  // namespace fabperf

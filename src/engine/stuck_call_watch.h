@@ -1,0 +1,57 @@
+// StuckCallWatch: gives up on a thread stuck inside one call, from a thread of its own. A
+// fabric provider can spin for good inside a call (libfabric shm on a dead peer's region lock,
+// review N4), and nothing on the stuck thread ever looks at a clock or a stop flag again.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace fabperf {
+
+class StuckCallWatch {
+ public:
+  // Once the owner has been inside one call (enter() without leave(), and no other call
+  // finished meanwhile) for `limit_s`, `on_stuck` runs on the watch's thread, while the owner
+  // is held: should the call ever return, leave() waits until on_stuck is over (it is meant
+  // to end the process: write what there is, then _exit).
+  StuckCallWatch(double limit_s, std::function<void()> on_stuck);
+  ~StuckCallWatch();
+  StuckCallWatch(const StuckCallWatch&) = delete;
+  StuckCallWatch& operator=(const StuckCallWatch&) = delete;
+
+  // Relaxed stores, no clock read: cheap enough for every completion poll.
+  void enter() {
+    calls_.store(calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    busy_.store(true, std::memory_order_relaxed);
+  }
+  void leave() {
+    busy_.store(false, std::memory_order_relaxed);
+    if (taking_over_.load(std::memory_order_relaxed)) hold();
+  }
+
+  // How often the watch looks: a quarter of the limit, at least every 100 ms apart.
+  static int64_t period_ns(int64_t limit_ns);
+  // How long the watch waits, once it has decided, for a call that returns just then to
+  // show it (the stores above are relaxed) before it takes over.
+  static constexpr int64_t kGraceNs = 20'000'000;
+
+ private:
+  void watch();
+  void hold();  // the owner, come back while the watch decides or after it took over
+
+  const int64_t limit_ns_;
+  std::function<void()> on_stuck_;
+  std::atomic<uint64_t> calls_{0};
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> taking_over_{false};
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace fabperf
