@@ -86,6 +86,7 @@ struct TestResult {
   Figures figures;
   nlohmann::json conf_local, conf_remote;  // for conf
   std::vector<IntervalSummary> intervals;   // --interval, in order
+  uint64_t repetition = 1, repetitions = 1;  // --repeat: this run's round, of how many
 
   bool ok() const { return status != RunStatus::kError; }
 };

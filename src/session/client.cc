@@ -273,6 +273,8 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     result.local_opts = run.params.local;
     result.remote_opts = run.params.remote;
     result.loop_values = run.loop_values;
+    result.repetition = run.repetition;
+    result.repetitions = run.repetitions;
     LatencyRecorder latency;
     Status s;
     if (!session && !qperf) {
