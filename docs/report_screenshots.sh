@@ -39,14 +39,14 @@ shot "$tmp/compare.html" report-compare.png 3200
 # A bandwidth run with interval reports: figures over time.
 "$fab" --loopback -t 2 --interval 0.2 --json "$tmp/int.json" --html "$tmp/interval.html" \
   tcp_bw >/dev/null
-shot "$tmp/interval.html" report-interval.png 1400
+shot "$tmp/interval.html" report-interval.png 1100
 
 # A cluster matrix of 4 ranks on this host, where Open MPI is installed.
 if command -v mpirun >/dev/null; then
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     mpirun --oversubscribe -np 4 "$fab" --matrix -t 0.2 --json "$tmp/m.json" tcp_lat >/dev/null
   "$fab" report "$tmp/m.json" -o "$tmp/matrix.html"
-  shot "$tmp/matrix.html" report-matrix.png 1600
+  shot "$tmp/matrix.html" report-matrix.png 1000
 else
   echo "mpirun not found: report-matrix.png left as it was" >&2
 fi

@@ -53,4 +53,8 @@ std::string comparison_text(const nlohmann::json& comparison);
 // "+12.3%" / "-0.51%": a delta as the tables print it (3 significant digits).
 std::string delta_text(double pct);
 
+// A cell's interval as the tables print it: its wider side in % of the figure, "± 0.12%",
+// "± 3.4%", "± 250%"; "" for a figure of 0.
+std::string interval_text(const nlohmann::json& cell);
+
 }  // namespace fabperf::report

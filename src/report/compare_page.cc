@@ -68,12 +68,7 @@ json comparison_section(const json& cmp) {
         if (c.contains("value")) {
           cells.push_back(value_cell(c["value"], {"", units[i].divisor},
                                      t["metric"].get<std::string>()));
-          const double v = c["value"], lo = c.value("lo", v), hi = c.value("hi", v);
-          char ci[32] = "";
-          if (v != 0 && row["basis"] != "single") {
-            std::snprintf(ci, sizeof ci, "%.2g%%", std::max(hi - v, v - lo) / std::fabs(v) * 100);
-          }
-          cells.push_back(text_cell(ci));
+          cells.push_back(text_cell(row["basis"] == "single" ? "" : interval_text(c)));
         } else {
           cells.push_back(text_cell(c.value("why", std::string("-"))));
           cells.push_back(text_cell(""));

@@ -81,15 +81,6 @@ std::string layout(const std::vector<std::vector<std::string>>& rows, const std:
   return out;
 }
 
-std::string ci_text(const json& cell) {
-  const double v = cell.value("value", 0.0), lo = cell.value("lo", v), hi = cell.value("hi", v);
-  if (v == 0) return "";
-  const double pct = std::max(hi - v, v - lo) / std::fabs(v) * 100;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, pct < 10 ? "± %.2g%%" : "± %.0f%%", pct);
-  return buf;
-}
-
 std::string table_text(const json& doc, const json& t) {
   const json& runs = doc["runs"];
   const size_t n_runs = runs.size();
@@ -139,7 +130,7 @@ std::string table_text(const json& doc, const json& t) {
         if (cell.contains("note")) v += notes.mark(cell["note"].get<std::string>() +
                                                    ": its figures cover only the time it ran");
         line.push_back(v);
-        std::string ci = row["basis"] == "single" ? "" : ci_text(cell);
+        std::string ci = row["basis"] == "single" ? "" : interval_text(cell);
         if (!ci.empty() && cell.value("confidence", 1.0) < level - 1e-9) {
           char buf[160];
           std::snprintf(buf, sizeof buf,
@@ -194,6 +185,15 @@ std::string table_text(const json& doc, const json& t) {
 }
 
 }  // namespace
+
+std::string interval_text(const nlohmann::json& cell) {
+  const double v = cell.value("value", 0.0), lo = cell.value("lo", v), hi = cell.value("hi", v);
+  if (v == 0) return "";
+  const double pct = std::max(hi - v, v - lo) / std::fabs(v) * 100;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, pct < 10 ? "± %.2g%%" : "± %.0f%%", pct);
+  return buf;
+}
 
 std::string delta_text(double pct) {
   char buf[32];

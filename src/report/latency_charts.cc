@@ -134,12 +134,12 @@ std::vector<std::pair<double, double>> binned(const ScaledHistogram& s, const Bi
   return points;
 }
 
-// Where the histogram's latency axis ends: the fence of the series' bulk figures (p50 to
-// p99.9, and the largest sample), so one stalled sample does not squeeze every bar left.
+// Where the histogram's latency axis ends: the fence of the series' bulk figures (p10 to
+// p99, and the largest sample), so a few stalled samples do not squeeze every bar left.
 double histogram_limit(const std::vector<ScaledHistogram>& hs) {
   std::vector<double> figures;
   for (const ScaledHistogram& s : hs) {
-    for (double p : {50.0, 90.0, 99.0, 99.9}) {
+    for (double p : {10.0, 25.0, 50.0, 75.0, 90.0, 99.0}) {
       figures.push_back(static_cast<double>(s.h.value_at_percentile(p)) * s.scale);
     }
     figures.push_back(static_cast<double>(Histogram::bucket_value(s.last)) * s.scale);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <set>
 
@@ -304,8 +305,8 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
       std::string label = variant_label(r, varying[test]);
       // --repeat: each repetition its own series, numbered.
       if (auto n = number_at(r, "repetitions"); n && *n > 1) {
-        label += (label.empty() ? "" : " ") + std::string("#") +
-                 format_value(number_at(r, "repetition").value_or(0), {"", 1}, 6);
+        label = (label.empty() ? test : label) + " #" +
+                format_value(number_at(r, "repetition").value_or(0), {"", 1}, 6);
       }
       if (runs.size() > 1) label = runs[run].label + (label.empty() ? "" : " " + label);
       const std::string status = string_at(r, "status");
@@ -338,8 +339,11 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
       if (r.result->contains("latency_ns") && (*r.result)["latency_ns"].is_object())
         with_latency.push_back(r);
     }
-    if (!with_latency.empty())
-      model["sections"].push_back(latency_section(test, with_latency, id + "-latency"));
+    std::deque<nlohmann::json> merged;
+    if (!with_latency.empty()) {
+      model["sections"].push_back(
+          latency_section(test, merge_repetitions(with_latency, &merged), id + "-latency"));
+    }
     if (auto s = interval_section(test, refs, id + "-intervals"))
       model["sections"].push_back(std::move(*s));
     // What a reader of any of this test's charts must know: cut short, or shared the server.

@@ -103,21 +103,36 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
   nlohmann::json lat_chart = chart("line", id + "-latency", "Latency over time", time_axis(),
                                    axis("latency", lat.name, false));
   if (double limit = axis_limit(ns_values, false); limit > 0) lat_chart["y"]["max"] = limit / lat.divisor;
-  nlohmann::json tab = table(test + " by interval",
-                             {"series", "from (s)", "to (s)", "bandwidth (" + bw.name + ")",
-                              "message rate (" + rate.name + ")", "p50 (" + lat.name + ")",
-                              "p99 (" + lat.name + ")"});
+  // The figures any interval has, one column each (a bandwidth test has no latency columns).
+  struct Column {
+    std::string name;
+    std::optional<double> Interval::*field;
+    const DisplayUnit* unit;
+    const char* key;
+  };
+  std::vector<Column> columns;
+  for (const Column& c : {Column{"bandwidth", &Interval::Bps, &bw, "intervals.bytes/s"},
+                          Column{"message rate", &Interval::per_s, &rate, "intervals.msgs/s"},
+                          Column{"p50", &Interval::p50, &lat, "intervals.latency_ns.p50"},
+                          Column{"p99", &Interval::p99, &lat, "intervals.latency_ns.p99"}}) {
+    bool any = false;
+    for (const auto& [r, intervals] : all) {
+      for (const Interval& i : intervals) any = any || (i.*c.field).has_value();
+    }
+    if (any) columns.push_back(c);
+  }
+  std::vector<std::string> names = {"series", "from (s)", "to (s)"};
+  for (const Column& c : columns) names.push_back(c.name + " (" + c.unit->name + ")");
+  nlohmann::json tab = table(test + " by interval", names);
   for (const auto& [r, intervals] : all) {
     for (const Interval& i : intervals) {
-      auto cell = [](const std::optional<double>& v, const DisplayUnit& u, const char* key) {
-        return v ? value_cell(*v, {"", u.divisor}, key) : text_cell("");
-      };
-      tab["rows"].push_back({text_cell(r->label), value_cell(i.start, {"", 1}, "intervals.start_s"),
-                             value_cell(i.t, {"", 1}, "intervals.t_s"),
-                             cell(i.Bps, bw, "intervals.bytes/s"),
-                             cell(i.per_s, rate, "intervals.msgs/s"),
-                             cell(i.p50, lat, "intervals.latency_ns.p50"),
-                             cell(i.p99, lat, "intervals.latency_ns.p99")});
+      nlohmann::json row = {text_cell(r->label), value_cell(i.start, {"", 1}, "intervals.start_s"),
+                            value_cell(i.t, {"", 1}, "intervals.t_s")};
+      for (const Column& c : columns) {
+        const std::optional<double>& v = i.*c.field;
+        row.push_back(v ? value_cell(*v, {"", c.unit->divisor}, c.key) : text_cell(""));
+      }
+      tab["rows"].push_back(std::move(row));
     }
     // Bandwidth where bytes moved, else the message rate: latency tests move few bytes.
     auto add = [&](nlohmann::json& c, const std::string& label, const std::string& stat,

@@ -537,6 +537,37 @@ TEST(ReportModelCompare, TwoRunsAreGroupsWithARatioChartAndTheirDifferences) {
       << columns.dump();
 }
 
+// --repeat: a run's repetitions of one size are one distribution, every sample of them.
+TEST(ReportModelCompare, RepetitionsAreDrawnAsOneDistribution) {
+  std::vector<json> results;
+  for (int rep = 1; rep <= 3; ++rep) {
+    std::vector<uint64_t> raw;
+    for (int i = 0; i < 100; ++i) raw.push_back(static_cast<uint64_t>(10000 * rep + 10 * i));
+    json r = latency_result("tcp_lat", 64, raw, 0.5);
+    r["repetition"] = rep;
+    r["repetitions"] = 3;
+    results.push_back(r);
+  }
+  const json model = build({{"run.json", run_doc(results)}});
+  const json* dist = find_section(model, "-latency");
+  ASSERT_NE(dist, nullptr);
+  const json* hist = find_chart(*dist, "histogram");
+  ASSERT_NE(hist, nullptr);
+  size_t histograms = 0;
+  for (const json& s : (*hist)["series"]) histograms += s.value("stat", "") == "histogram";
+  EXPECT_EQ(histograms, 1u);
+  const json& rows = (*dist)["tables"][0]["rows"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0]["t"], "tcp_lat (3 repetitions)");
+  EXPECT_EQ(rows[0][1]["v"], 300);          // samples of all three
+  EXPECT_EQ(rows[0][2]["v"], 5000);         // the smallest of all (half of 10 us)
+  EXPECT_NEAR(rows[0][3]["v"].get<double>(), 10247.5, 1);  // the mean of all
+  // The p50 of every sample: the second repetition's middle, not any one's own p50.
+  const json p50 = rows[0][4];
+  EXPECT_EQ(p50["k"], "latency_ns.p50");
+  EXPECT_NEAR(p50["v"].get<double>(), 10245, 10);  // rank 150 of 300: 20490 ns / 2
+}
+
 TEST(ReportModelCompare, OneRunHasNoDifferencesOrRatio) {
   const json model = build({{"a.json", sweep_doc(1.0, 0)}});
   EXPECT_FALSE(model.contains("differences"));

@@ -196,6 +196,7 @@
     if (s.group !== undefined) return s.group;
     if (s.stat === 'histogram' || s.stat === 'curve') return s.label;
     if (s.stat === 'reported') return s.label.replace(/ \(reported\)$/, '');
+    if (s.stat === 'beyond') return s.label.replace(/ past [^ ]+ [^ ]+$/, '');
     return '';
   }
 
@@ -305,7 +306,10 @@
         d.backgroundColor = c;
         return d;
       }
-      if (s.style === 'step') d.stepped = 'after';
+      if (s.style === 'step') {
+        d.stepped = 'after';  // a value holds over its interval: no dots at the corners
+        d.pointRadius = (c2) => (c2.raw && c2.raw.clipped ? 6 : 0);
+      }
       if (spec.type === 'histogram') {
         d.stepped = 'middle';
         d.borderWidth = 1.5;
@@ -426,8 +430,8 @@
       const group = element('div', 'legend-run');
       if (key !== 'figures') group.dataset.run = String(key);
       if (several || key === 'figures') {
-        const head = element('button', 'legend-run-name',
-                             key === 'figures' ? 'marked figures' : runLabel(key));
+        const head = element('button', 'legend-run-name', key !== 'figures' ? runLabel(key)
+            : entry.spec.type === 'ratio' ? 'reference' : 'marked figures');
         head.type = 'button';
         head.addEventListener('click', () => {
           const show = indexes.some((i) => !chart.isDatasetVisible(i)) ;
