@@ -109,12 +109,15 @@ std::vector<std::string> run_labels(const std::vector<InputArg>& inputs) {
     names.push_back(!in.label.empty() ? in.label
                                       : p == "-" ? "stdin" : p.substr(p.find_last_of('/') + 1));
   }
+  // Names two inputs share become their paths (decided on the names as first given, so
+  // the first of a pair keeps nothing the second lacks).
+  std::vector<std::string> out = names;
   for (size_t i = 0; i < names.size(); ++i) {
     for (size_t j = 0; j < names.size(); ++j) {
-      if (i != j && names[i] == names[j] && inputs[i].label.empty()) names[i] = inputs[i].path;
+      if (i != j && names[i] == names[j] && inputs[i].label.empty()) out[i] = inputs[i].path;
     }
   }
-  return names;
+  return out;
 }
 
 Result<std::vector<RunDocument>> read_run_documents(const std::vector<InputArg>& inputs) {
