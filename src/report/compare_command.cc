@@ -46,9 +46,15 @@ struct CompareOption {
 };
 const CompareOption kCompareOptions[] = {
     {"--html", "FILE", "also draw the comparison as a report page (- for standard output)",
-     [](CompareArgs& a, const std::string& v) { a.html = v; return Status::Ok(); }},
+     [](CompareArgs& a, const std::string& v) {
+       a.html = v;
+       return Status::Ok();
+     }},
     {"--json", "FILE", "also write the comparison as a JSON document (- for standard output)",
-     [](CompareArgs& a, const std::string& v) { a.json = v; return Status::Ok(); }},
+     [](CompareArgs& a, const std::string& v) {
+       a.json = v;
+       return Status::Ok();
+     }},
     {"--threshold", "PCT",
      "a significant change worse than PCT percent is a regression: exit status 1 (default 5)",
      [](CompareArgs& a, const std::string& v) {
@@ -119,8 +125,8 @@ std::string compare_usage() {
       "  --threshold, 2 for bad usage or input that is not a fabperf run.\n";
   for (const CompareOption& o : kCompareOptions) {
     char line[256];
-    std::snprintf(line, sizeof line, "  %-19s %s\n",
-                  (std::string(o.name) + " " + o.arg).c_str(), o.help);
+    std::snprintf(line, sizeof line, "  %-19s %s\n", (std::string(o.name) + " " + o.arg).c_str(),
+                  o.help);
     text += line;
   }
   return text + "  LABEL=FILE          name a run (before=a.json after=b.json)\n";

@@ -28,7 +28,7 @@ struct Metric {
   const char* title;
   const char* unit;  // as the JSON names it
   bool lower_better;
-  double quantile;   // latency quantiles read from histograms; 0 for rates
+  double quantile;  // latency quantiles read from histograms; 0 for rates
 };
 constexpr Metric kMetrics[] = {
     {"latency_p50", "latency p50", "ns", true, 50},
@@ -44,14 +44,14 @@ struct Cell {
   std::shared_ptr<Histogram> merged;  // null unless every repetition had a histogram
   double scale = 0;
   bool all_histograms = true;
-  std::string kind;        // what must match across runs: latency mode, bandwidth direction
-  std::string failed;      // the error of a failed result, where no repetition succeeded
+  std::string kind;    // what must match across runs: latency mode, bandwidth direction
+  std::string failed;  // the error of a failed result, where no repetition succeeded
   bool interrupted = false;
 };
 
 struct Row {
   std::string key, test, base;  // base: the key without the stream or direction
-  std::vector<Cell> cells;  // one per run
+  std::vector<Cell> cells;      // one per run
 };
 
 // One figure of one result, for one row of one metric.
@@ -171,8 +171,11 @@ std::vector<std::vector<Row>> gather(const std::vector<RunDocument>& runs, json&
 }
 
 json interval_json(const QuantileInterval& q) {
-  return {{"value", finite(q.value)}, {"lo", finite(q.lo)}, {"hi", finite(q.hi)},
-          {"confidence", finite(q.confidence)}, {"n", q.n}};
+  return {{"value", finite(q.value)},
+          {"lo", finite(q.lo)},
+          {"hi", finite(q.hi)},
+          {"confidence", finite(q.confidence)},
+          {"n", q.n}};
 }
 
 // The smallest two-sided p the exact U test can give n1 against n2 values: 2 / C(n1+n2, n1).
@@ -247,16 +250,19 @@ json delta_json(size_t run, const Row& row, const Metric& m, const std::string& 
 
 json table_json(const Metric& m, const std::vector<Row>& rows, const CompareOptions& o,
                 json& regressions) {
-  json t = {{"metric", m.id}, {"title", m.title}, {"unit", m.unit},
-            {"better", m.lower_better ? "lower" : "higher"}, {"quantile", m.quantile},
-            {"rows", json::array()}};
+  json t = {{"metric", m.id},         {"title", m.title},
+            {"unit", m.unit},         {"better", m.lower_better ? "lower" : "higher"},
+            {"quantile", m.quantile}, {"rows", json::array()}};
   const size_t n_runs = rows.empty() ? 0 : rows[0].cells.size();
   std::vector<double> log_sum(n_runs, 0);
   size_t geo_rows = 0;
   for (const Row& row : rows) {
     const std::string basis = basis_of(row, o.alpha);
-    json r = {{"key", row.key}, {"test", row.test}, {"basis", basis},
-              {"cells", json::array()}, {"deltas", json::array()}};
+    json r = {{"key", row.key},
+              {"test", row.test},
+              {"basis", basis},
+              {"cells", json::array()},
+              {"deltas", json::array()}};
     std::vector<std::optional<QuantileInterval>> est;
     for (const Cell& c : row.cells) {
       est.push_back(estimate(c, m, basis, o.confidence));
@@ -280,8 +286,11 @@ json table_json(const Metric& m, const std::vector<Row>& rows, const CompareOpti
       } else {
         d = delta_json(run, row, m, basis, *est[0], *est[run], o);
         if (d.value("regressed", false)) {
-          regressions.push_back({{"table", m.title}, {"key", row.key}, {"run", run},
-                                 {"delta_pct", d["delta_pct"]}, {"p", d["p"]}});
+          regressions.push_back({{"table", m.title},
+                                 {"key", row.key},
+                                 {"run", run},
+                                 {"delta_pct", d["delta_pct"]},
+                                 {"p", d["p"]}});
         }
       }
       r["deltas"].push_back(std::move(d));
@@ -301,8 +310,9 @@ json table_json(const Metric& m, const std::vector<Row>& rows, const CompareOpti
     json values = json::array(), deltas = json::array();
     for (size_t i = 0; i < n_runs; ++i) {
       values.push_back(finite(std::exp(log_sum[i] / static_cast<double>(geo_rows))));
-      if (i > 0) deltas.push_back(finite((std::exp((log_sum[i] - log_sum[0]) /
-                                                   static_cast<double>(geo_rows)) - 1) * 100));
+      if (i > 0)
+        deltas.push_back(finite(
+            (std::exp((log_sum[i] - log_sum[0]) / static_cast<double>(geo_rows)) - 1) * 100));
     }
     t["geomean"] = {{"values", values}, {"deltas_pct", deltas}, {"rows", geo_rows}};
   }
@@ -357,7 +367,8 @@ nlohmann::json parameter_differences(const std::vector<RunDocument>& runs) {
   for (const std::string& name : order) {
     const auto& per_run = values[name];
     bool differs = false;
-    for (size_t run = 1; run < per_run.size(); ++run) differs = differs || per_run[run] != per_run[0];
+    for (size_t run = 1; run < per_run.size(); ++run)
+      differs = differs || per_run[run] != per_run[0];
     if (!differs) continue;
     json texts = json::array();
     for (const auto& v : per_run) texts.push_back(v.empty() ? "-" : joined(v));
@@ -385,12 +396,11 @@ Result<nlohmann::json> build_comparison(const std::vector<RunDocument>& runs,
                            ": a cluster matrix document; compare reads pair runs (a matrix "
                            "compares with --matrix --baseline EARLIER.json)");
     }
-    doc["runs"].push_back(
-        {{"label", run.label},
-         {"started", string_at(run.doc, "started")},
-         {"version", string_at(run.doc, "version")},
-         {"client", string_at(run.doc.value("client", json::object()), "node")},
-         {"server", string_at(run.doc.value("server", json::object()), "node")}});
+    doc["runs"].push_back({{"label", run.label},
+                           {"started", string_at(run.doc, "started")},
+                           {"version", string_at(run.doc, "version")},
+                           {"client", string_at(run.doc.value("client", json::object()), "node")},
+                           {"server", string_at(run.doc.value("server", json::object()), "node")}});
   }
   doc["parameters"] = parameter_differences(runs);
   const std::vector<std::vector<Row>> tables = gather(runs, doc["notes"]);

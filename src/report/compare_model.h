@@ -15,9 +15,9 @@ namespace fabperf::report {
 
 // What counts as a difference, and as a regression.
 struct CompareOptions {
-  double alpha = 0.05;        // significant when p < alpha
-  double threshold_pct = 5;   // a significant change worse than this is a regression
-  double confidence = 0.95;   // level of the intervals
+  double alpha = 0.05;       // significant when p < alpha
+  double threshold_pct = 5;  // a significant change worse than this is a regression
+  double confidence = 0.95;  // level of the intervals
 };
 
 // Version of the comparison document (--json).

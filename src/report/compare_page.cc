@@ -66,8 +66,8 @@ json comparison_section(const json& cmp) {
       for (size_t i = 0; i < runs.size(); ++i) {
         const json& c = row["cells"][i];
         if (c.contains("value")) {
-          cells.push_back(value_cell(c["value"], {"", units[i].divisor},
-                                     t["metric"].get<std::string>()));
+          cells.push_back(
+              value_cell(c["value"], {"", units[i].divisor}, t["metric"].get<std::string>()));
           cells.push_back(text_cell(row["basis"] == "single" ? "" : interval_text(c)));
         } else {
           cells.push_back(text_cell(c.value("why", std::string("-"))));
@@ -90,8 +90,8 @@ Result<nlohmann::json> build_compare_page_model(const std::vector<RunDocument>& 
   if (!model.ok()) return model.status();
   json& sections = (*model)["sections"];
   sections.insert(sections.begin(), comparison_section(comparison));
-  (*model)["title"] = "fabperf compare: " + std::to_string(runs.size()) + " runs against " +
-                      runs[0].label;
+  (*model)["title"] =
+      "fabperf compare: " + std::to_string(runs.size()) + " runs against " + runs[0].label;
   return model;
 }
 

@@ -63,7 +63,8 @@ std::string pad(const std::string& s, size_t w, bool right) {
 }
 
 // Rows of cells laid out in columns two spaces apart; `right` says which columns align right.
-std::string layout(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+std::string layout(const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<bool>& right) {
   std::vector<size_t> widths;
   for (const auto& row : rows) {
     if (widths.size() < row.size()) widths.resize(row.size(), 0);
@@ -94,7 +95,8 @@ std::string table_text(const json& doc, const json& t) {
   std::vector<DisplayUnit> units;
   for (size_t i = 0; i < n_runs; ++i) units.push_back(bulk_unit(t["unit"], column_values[i]));
   char stat_buf[32] = "";
-  if (t.value("quantile", 0.0) > 0) std::snprintf(stat_buf, sizeof stat_buf, "p%g", t.value("quantile", 0.0));
+  if (t.value("quantile", 0.0) > 0)
+    std::snprintf(stat_buf, sizeof stat_buf, "p%g", t.value("quantile", 0.0));
   const std::string stat = stat_buf;
   const std::string base = runs[0]["label"];
 
@@ -127,8 +129,9 @@ std::string table_text(const json& doc, const json& t) {
         line.push_back("");
       } else {
         std::string v = format_value(cell["value"], {"", units[i].divisor}, 4);
-        if (cell.contains("note")) v += notes.mark(cell["note"].get<std::string>() +
-                                                   ": its figures cover only the time it ran");
+        if (cell.contains("note"))
+          v += notes.mark(cell["note"].get<std::string>() +
+                          ": its figures cover only the time it ran");
         line.push_back(v);
         std::string ci = row["basis"] == "single" ? "" : interval_text(cell);
         if (!ci.empty() && cell.value("confidence", 1.0) < level - 1e-9) {
@@ -152,9 +155,9 @@ std::string table_text(const json& doc, const json& t) {
         text = verdict == "~" ? "~" : delta_text(d.value("delta_pct", 0.0));
         char buf[96];
         const double n0 = row["cells"][0].value("n", 0.0), n1 = row["cells"][i].value("n", 0.0);
-        std::snprintf(buf, sizeof buf, " (p=%.3f n=%s)", d.value("p", 1.0),
-                      n0 == n1 ? count_text(n0).c_str()
-                               : (count_text(n0) + "+" + count_text(n1)).c_str());
+        std::snprintf(
+            buf, sizeof buf, " (p=%.3f n=%s)", d.value("p", 1.0),
+            n0 == n1 ? count_text(n0).c_str() : (count_text(n0) + "+" + count_text(n1)).c_str());
         text += buf;
         if (d.value("regressed", false)) text += " !";
       }
@@ -208,7 +211,8 @@ std::string comparison_text(const nlohmann::json& doc) {
   std::vector<std::vector<std::string>> run_rows;
   for (const json& r : runs) {
     std::string hosts = r.value("client", std::string(""));
-    if (!r.value("server", std::string("")).empty()) hosts += " -> " + r["server"].get<std::string>();
+    if (!r.value("server", std::string("")).empty())
+      hosts += " -> " + r["server"].get<std::string>();
     run_rows.push_back({"  " + r["label"].get<std::string>(), r.value("started", std::string("")),
                         "fabperf " + r.value("version", std::string("?")), hosts});
   }

@@ -217,7 +217,8 @@ nlohmann::json figures_table(const std::string& test, const std::vector<ResultRe
       if (auto v = number_at((*r.result)["latency_ns"], key)) values.push_back(*v);
     }
     units.push_back(key == "samples" ? DisplayUnit{"", 1} : bulk_unit("ns", values));
-    columns.push_back(figure_name(key) + (units.back().name.empty() ? "" : " (" + units.back().name + ")"));
+    const std::string& name = units.back().name;
+    columns.push_back(figure_name(key) + (name.empty() ? "" : " (" + name + ")"));
   }
   nlohmann::json tab = table("Latency (" + test + ")", columns);
   for (const ResultRef& r : refs) {

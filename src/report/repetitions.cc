@@ -55,9 +55,12 @@ nlohmann::json merged(const std::vector<const ResultRef*>& reps) {
     const double sd = number_at(lat, "stddev").value_or(0), m = number_at(lat, "mean").value_or(0);
     square_sum += std::max(0.0, n - 1) * sd * sd + n * (m - mean) * (m - mean);
   }
-  nlohmann::json lat = {{"samples", samples}, {"min", std::isfinite(min) ? min : 0},
-                        {"max", max}, {"mean", finite(mean)},
-                        {"stddev", samples > 1 ? finite(std::sqrt(square_sum / (samples - 1))) : 0}};
+  nlohmann::json lat = {
+      {"samples", samples},
+      {"min", std::isfinite(min) ? min : 0},
+      {"max", max},
+      {"mean", finite(mean)},
+      {"stddev", samples > 1 ? finite(std::sqrt(square_sum / (samples - 1))) : 0}};
   nlohmann::json out = {{"test", first.value("test", "")}, {"status", "ok"}};
   if (histograms && all.count() > 0) {
     // The same percentiles the repetitions reported, from every sample of them.
@@ -89,7 +92,8 @@ std::vector<ResultRef> merge_repetitions(const std::vector<ResultRef>& refs,
   std::vector<std::pair<std::pair<size_t, std::string>, std::vector<const ResultRef*>>> groups;
   for (const ResultRef& r : refs) {
     const auto key = std::make_pair(r.run, without_repetition(r.label));
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
     it->second.push_back(&r);
   }

@@ -107,7 +107,8 @@ std::vector<std::string> run_labels(const std::vector<InputArg>& inputs) {
   for (const InputArg& in : inputs) {
     const std::string& p = in.path;
     names.push_back(!in.label.empty() ? in.label
-                                      : p == "-" ? "stdin" : p.substr(p.find_last_of('/') + 1));
+                    : p == "-"        ? "stdin"
+                                      : p.substr(p.find_last_of('/') + 1));
   }
   // Names two inputs share become their paths (decided on the names as first given, so
   // the first of a pair keeps nothing the second lacks).

@@ -102,7 +102,9 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
                                     axis("message rate", rate.name, false));
   nlohmann::json lat_chart = chart("line", id + "-latency", "Latency over time", time_axis(),
                                    axis("latency", lat.name, false));
-  if (double limit = axis_limit(ns_values, false); limit > 0) lat_chart["y"]["max"] = limit / lat.divisor;
+  if (double limit = axis_limit(ns_values, false); limit > 0) {
+    lat_chart["y"]["max"] = limit / lat.divisor;
+  }
   // The figures any interval has, one column each (a bandwidth test has no latency columns).
   struct Column {
     std::string name;

@@ -10,9 +10,9 @@
 namespace fabperf {
 
 struct RankTestResult {
-  double u = 0;        // U of the first sample: pairs (a, b) with a > b, ties counted 1/2
-  double p = 1;        // two-sided p-value; 1 when either sample is empty
-  double z = 0;        // the normal approximation's score (0 when exact or untestable)
+  double u = 0;  // U of the first sample: pairs (a, b) with a > b, ties counted 1/2
+  double p = 1;  // two-sided p-value; 1 when either sample is empty
+  double z = 0;  // the normal approximation's score (0 when exact or untestable)
   uint64_t n1 = 0, n2 = 0;
   bool exact = false;  // from the exact distribution of U (small samples without ties)
 };

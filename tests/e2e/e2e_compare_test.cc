@@ -69,10 +69,10 @@ TEST_F(CompareTest, RepeatRecordsEveryRepetition) {
 TEST_F(CompareTest, ARunAgainstItselfChangesNothingAndExitsZero) {
   RunOutput r = run({"compare", "before=" + file("a.json"), "after=" + file("a.json")});
   ASSERT_EQ(r.exit_code, 0) << run_text(r);
-  for (const char* expect : {"runs:\n  before", "parameters: the same in every run",
-                             "latency p50", "latency p99", "bandwidth", "tcp_lat 1 ",
-                             "tcp_lat 1K", "tcp_bw 1K", "vs before", "~ (p=1.000 n=2)",
-                             "n: repetitions a run", "regressions past 5%: none"}) {
+  for (const char* expect :
+       {"runs:\n  before", "parameters: the same in every run", "latency p50", "latency p99",
+        "bandwidth", "tcp_lat 1 ", "tcp_lat 1K", "tcp_bw 1K", "vs before", "~ (p=1.000 n=2)",
+        "n: repetitions a run", "regressions past 5%: none"}) {
     EXPECT_TRUE(contains(r.out, expect)) << expect << "\n" << r.out;
   }
 }
@@ -84,9 +84,11 @@ TEST_F(CompareTest, ARegressionPastTheThresholdExitsOne) {
   for (json& r : slow["results"]) {
     if (r.contains("latency_histogram")) {
       r["latency_histogram"]["scale"] = r["latency_histogram"]["scale"].get<double>() * 2;
-      for (const char* k : {"p50", "p99"}) r["latency_ns"][k] = r["latency_ns"][k].get<double>() * 2;
+      for (const char* k : {"p50", "p99"})
+        r["latency_ns"][k] = r["latency_ns"][k].get<double>() * 2;
     }
-    if (r.contains("bandwidth")) r["bandwidth"]["recv_Bps"] = r["bandwidth"]["recv_Bps"].get<double>() / 2;
+    if (r.contains("bandwidth"))
+      r["bandwidth"]["recv_Bps"] = r["bandwidth"]["recv_Bps"].get<double>() / 2;
     r["params"]["warmup"] = 99;
   }
   write("slow.json", slow);
@@ -160,8 +162,8 @@ TEST_F(CompareTest, BadInputIsNamedExitsTwoAndWritesNothing) {
   expect_refused({file("a.json")}, "one run: compare needs two or more");
   expect_refused({file("a.json"), file("a.json"), "--alpha", "2"}, "--alpha 2: give a number");
   expect_refused({file("a.json"), file("a.json"), "--bogus"}, "unknown option --bogus");
-  RunOutput r = run({"compare", file("a.json"), file("a.json"), "--html",
-                     file("no-dir") + "/x.html"});
+  RunOutput r =
+      run({"compare", file("a.json"), file("a.json"), "--html", file("no-dir") + "/x.html"});
   EXPECT_EQ(r.exit_code, 2) << run_text(r);
   EXPECT_TRUE(contains(r.err, "x.html")) << r.err;
   r = run({"compare", "--help"});

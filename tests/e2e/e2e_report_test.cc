@@ -1,7 +1,8 @@
 // End-to-end tests of HTML reports: `--html` on a real run (both dialects), `fabperf report` on
 // saved JSON and its errors, `fabperf compare --html` on two real runs, and three pages opened
-// in headless Chromium (one browser start each), whose screenshots are kept in build/report-screenshots/ for a person to look at. The
-// matrix and interval pages are checked by the data step's unit tests (report_model_test.cc).
+// in headless Chromium (one browser start each, two for the compare page), whose screenshots
+// are kept in build/report-screenshots/ for a person to look at. The matrix and interval
+// pages are checked by the data step's unit tests (report_model_test.cc).
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -47,7 +47,8 @@ const json* row_of(const json& table, const std::string& key) {
   return nullptr;
 }
 
-json bw_result(const std::string& test, double bps, const std::string& direction = "client_to_server") {
+json bw_result(const std::string& test, double bps,
+               const std::string& direction = "client_to_server") {
   return {{"test", test},
           {"status", "ok"},
           {"params", {{"msg_size", 65536}, {"cq_poll", false}}},
@@ -147,23 +148,27 @@ TEST(CompareModel, BandwidthRowsPerDirectionAndStreamAndWhatCannotBeCompared) {
   json streams = bw_result("tcp_bw", 3e9);
   streams["streams"] = {{{"stream", 0}, {"recv_Bps", 1.6e9}}, {{"stream", 1}, {"recv_Bps", 1.4e9}}};
   json reversed = bw_result("tcp_bw", 3e9, "server_to_client");
-  json failed = {{"test", "udp_bw"}, {"status", "error"}, {"error", "connection refused"},
+  json failed = {{"test", "udp_bw"},
+                 {"status", "error"},
+                 {"error", "connection refused"},
                  {"params", {{"msg_size", 65536}}}};
   json ok_udp = bw_result("udp_bw", 1e9);
   json b_streams = streams;
   b_streams["params"]["cq_poll"] = true;
-  const json c = compare({{"a.json", run_doc({bi, streams, ok_udp})},
-                          {"b.json", run_doc({bi, reversed, failed})}});
+  const json c = compare(
+      {{"a.json", run_doc({bi, streams, ok_udp})}, {"b.json", run_doc({bi, reversed, failed})}});
   const json* bw = table_of(c, "bandwidth");
   ASSERT_NE(bw, nullptr);
-  for (const char* key : {"tcp_bi_bw 64K", "tcp_bi_bw 64K client->server",
-                          "tcp_bi_bw 64K server->client", "tcp_bw 64K", "tcp_bw 64K stream 0",
-                          "tcp_bw 64K stream 1", "udp_bw 64K"}) {
+  for (const char* key :
+       {"tcp_bi_bw 64K", "tcp_bi_bw 64K client->server", "tcp_bi_bw 64K server->client",
+        "tcp_bw 64K", "tcp_bw 64K stream 0", "tcp_bw 64K stream 1", "udp_bw 64K"}) {
     EXPECT_NE(row_of(*bw, key), nullptr) << key;
   }
   EXPECT_EQ(row_of(*bw, "tcp_bi_bw 64K client->server")->at("deltas")[0]["verdict"], "?");
-  EXPECT_NE(row_of(*bw, "tcp_bw 64K")->at("deltas")[0]["why"].get<std::string>().find(
-                "client_to_server vs server_to_client"),
+  EXPECT_NE(row_of(*bw, "tcp_bw 64K")
+                ->at("deltas")[0]["why"]
+                .get<std::string>()
+                .find("client_to_server vs server_to_client"),
             std::string::npos);
   EXPECT_EQ(row_of(*bw, "tcp_bw 64K stream 1")->at("cells")[1]["why"], "not measured");
   EXPECT_EQ(row_of(*bw, "udp_bw 64K")->at("cells")[1]["why"], "failed: connection refused");

@@ -46,8 +46,8 @@ TEST(Tally, FromValuesAndHistogramAgreeWhereBucketsAreExact) {
 }
 
 TEST(MannWhitney, ExactWithoutTies) {
-  const RankTestResult r = mann_whitney(Tally::of_values({1, 2, 3, 4, 5}),
-                                        Tally::of_values({6, 7, 8, 9, 10}));
+  const RankTestResult r =
+      mann_whitney(Tally::of_values({1, 2, 3, 4, 5}), Tally::of_values({6, 7, 8, 9, 10}));
   EXPECT_TRUE(r.exact);
   EXPECT_EQ(r.u, 0);
   EXPECT_NEAR(r.p, 2.0 / 252, 1e-12);  // the one most extreme ordering of C(10, 5), both sides

@@ -26,14 +26,15 @@ TEST(RunDocument, ParsesAndChecks) {
 
 TEST(RunDocument, EveryFailureNamesTheFile) {
   const std::string text = testdocs::run_doc({}).dump();
-  EXPECT_EQ(why(text.substr(0, text.size() / 2)).rfind("f.json: truncated: the JSON ends after ", 0),
-            0u);
+  EXPECT_EQ(
+      why(text.substr(0, text.size() / 2)).rfind("f.json: truncated: the JSON ends after ", 0), 0u);
   EXPECT_EQ(why("").rfind("f.json: truncated", 0), 0u);
   EXPECT_EQ(why("{\"tool\": \"fabperf\", \"schema\": 1e999999}").rfind("f.json: not valid JSON", 0),
             0u);
   EXPECT_EQ(why("{\"a\": 1}} trailing").rfind("f.json: not valid JSON", 0), 0u);
   EXPECT_EQ(why("[1, 2]"), "f.json: not a fabperf document (not a JSON object)");
-  EXPECT_EQ(why("{\"tool\": \"iperf3\"}"), "f.json: not a fabperf document (\"tool\" is \"iperf3\")");
+  EXPECT_EQ(why("{\"tool\": \"iperf3\"}"),
+            "f.json: not a fabperf document (\"tool\" is \"iperf3\")");
   EXPECT_NE(why("{\"tool\": \"fabperf\", \"schema\": 7, \"results\": []}")
                 .find("f.json: schema 7 comes from a newer fabperf"),
             std::string::npos);
