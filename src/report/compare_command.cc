@@ -106,6 +106,16 @@ Result<CompareArgs> parse(const std::vector<std::string>& args) {
     return Status::Usage(out.inputs.empty() ? "no runs to compare"
                                             : "one run: compare needs two or more");
   }
+  // `--json a.json b.json c.json` would write over the first run: an input is never an output.
+  for (const auto& [path, option] :
+       {std::pair{&out.html, "--html"}, std::pair{&out.json, "--json"}}) {
+    for (const report::InputArg& in : out.inputs) {
+      if (!path->empty() && *path != "-" && *path == in.path) {
+        return Status::Usage(std::string(option) + " " + *path +
+                             ": that is one of the runs to compare; give another file");
+      }
+    }
+  }
   if (out.html == "-" && out.json == "-") {
     return Status::Usage("only one of --html and --json can be - (standard output)");
   }
