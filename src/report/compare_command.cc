@@ -45,23 +45,22 @@ struct CompareOption {
   Status (*apply)(CompareArgs&, const std::string& value);
 };
 const CompareOption kCompareOptions[] = {
-    {"--html", "FILE", "also draw the comparison as a report page (- for standard output)",
+    {"--html", "FILE", "also the runs' report page, comparison on top (-: stdout)",
      [](CompareArgs& a, const std::string& v) {
        a.html = v;
        return Status::Ok();
      }},
-    {"--json", "FILE", "also write the comparison as a JSON document (- for standard output)",
+    {"--json", "FILE", "also the comparison as a JSON document (-: stdout)",
      [](CompareArgs& a, const std::string& v) {
        a.json = v;
        return Status::Ok();
      }},
-    {"--threshold", "PCT",
-     "a significant change worse than PCT percent is a regression: exit status 1 (default 5)",
+    {"--threshold", "PCT", "a significant change worse than PCT% fails: exit 1 (default 5)",
      [](CompareArgs& a, const std::string& v) {
        if (v == "0") return a.options.threshold_pct = 0, Status::Ok();
        return number_in("--threshold", v, 0, 1e6, &a.options.threshold_pct);
      }},
-    {"--alpha", "P", "a difference is significant when its p-value is below P (default 0.05)",
+    {"--alpha", "P", "a difference is significant when p < P (default 0.05)",
      [](CompareArgs& a, const std::string& v) {
        return number_in("--alpha", v, 0, 0.5, &a.options.alpha);
      }},
@@ -127,12 +126,13 @@ Result<CompareArgs> parse(const std::vector<std::string>& args) {
 std::string compare_usage() {
   std::string text =
       "Usage: fabperf compare [LABEL=]A.json [LABEL=]B.json [MORE.json ...] [OPTIONS]\n"
-      "  Runs saved with --json side by side: per test and size (and stream or direction)\n"
-      "  each run's median and p99 with a confidence interval, and each run's difference\n"
-      "  from the first with its significance (Mann-Whitney U; ~ where not significant).\n"
-      "  Repetitions (--repeat N) are what it tests where every run has them; else every\n"
-      "  latency sample, from the histograms. Exit status 1 when a row regressed past\n"
-      "  --threshold, 2 for bad usage or input that is not a fabperf run.\n";
+      "  Runs saved with --json side by side: per test and size (and stream or\n"
+      "  direction) each run's median and p99 with a confidence interval, and each\n"
+      "  run's change from the first with its significance (Mann-Whitney U; ~ where\n"
+      "  not significant). It tests repetitions (--repeat N) where every run has 4 or\n"
+      "  more, else every latency sample, from the histograms. Exit status 1 when a\n"
+      "  row regressed past --threshold, 2 for bad usage or input that is not a\n"
+      "  fabperf run.\n";
   for (const CompareOption& o : kCompareOptions) {
     char line[256];
     std::snprintf(line, sizeof line, "  %-19s %s\n", (std::string(o.name) + " " + o.arg).c_str(),
