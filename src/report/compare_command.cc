@@ -55,7 +55,7 @@ const CompareOption kCompareOptions[] = {
        a.json = v;
        return Status::Ok();
      }},
-    {"--threshold", "PCT", "a significant change worse than PCT% fails: exit 1 (default 5)",
+    {"--threshold", "PCT", "a significant change worse than PCT%: exit 1 (default 5)",
      [](CompareArgs& a, const std::string& v) {
        if (v == "0") return a.options.threshold_pct = 0, Status::Ok();
        return number_in("--threshold", v, 0, 1e6, &a.options.threshold_pct);
