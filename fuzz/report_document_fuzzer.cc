@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "report/document_reader.h"
+#include "report/run_document.h"
 #include "report/html_page.h"
 #include "report/report_model.h"
 
@@ -13,12 +13,12 @@ using namespace fabperf;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  auto doc = report::parse_run_document(text, "fuzz.json");
+  auto doc = report::parse_run_document(text, "fuzz.json", "fuzz");
   if (!doc.ok()) {
     if (doc.status().message().rfind("fuzz.json: ", 0) != 0) __builtin_trap();  // names the file
     return 0;
   }
-  auto model = report::build_report_model({{"fuzz", std::move(*doc)}});
+  auto model = report::build_report_model({std::move(*doc)});
   if (!model.ok()) return 0;
   std::string page = report::render_html(*model);
   if (page.empty()) __builtin_trap();

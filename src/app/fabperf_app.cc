@@ -17,6 +17,7 @@
 #include "engine/misc_tests.h"
 #include "fabric/fabric_list.h"
 #include "qperf_wire/hooks.h"
+#include "report/compare_command.h"
 #include "report/report_command.h"
 #include "stats/latency.h"
 
@@ -49,7 +50,9 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
   if (int code = cluster::maybe_run_matrix(info.argv, cl, env); code >= 0) return code;
   if (cl.host.empty() && !p.loopback) return run_server_mode(cl, env, nullptr, "");
   if (cl.tests.empty()) return usage_error("must specify a test type; try: fabperf --help");
-  auto plan = plan_runs(cl, all_tests());
+  auto planned = plan_runs(cl, all_tests());
+  if (!planned.ok()) return usage_error(planned.status().message());
+  auto plan = repeat_plan(*planned, p.repeat);
   if (!plan.ok()) return usage_error(plan.status().message());
   info.percentiles = *parse_percentiles(p.percentiles);
 
@@ -86,10 +89,13 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
     register_session_entry();
     return session_child_main(args);
   }
-  // A subcommand, not a server name (a host called "report" is reached with -H report). It
-  // measures nothing, so it keeps the default signal handling: Ctrl-C simply stops it.
+  // Subcommands, not server names (a host called "report" or "compare" is reached with -H).
+  // They measure nothing, so they keep the default signal handling: Ctrl-C simply stops them.
   if (!cxi::is_cxi_program(program) && !args.empty() && args[0] == "report") {
     return report_main(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  if (!cxi::is_cxi_program(program) && !args.empty() && args[0] == "compare") {
+    return compare_main(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   // Before any thread exists, so every thread inherits the blocked SIGINT/SIGTERM.
   start_signal_thread();

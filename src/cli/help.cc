@@ -60,6 +60,7 @@ std::string main_text() {
     fabperf SERVERNODE [OPTIONS] TESTS
     fabperf --loopback [OPTIONS] TESTS
     fabperf report RUN.json [MORE.json ...] -o FILE.html
+    fabperf compare A.json B.json [MORE.json ...] [--threshold PCT]
     mpirun -np N fabperf --matrix [OPTIONS] TESTS
 
 Description
@@ -77,6 +78,7 @@ Description
     fabperf --help options      Description of options
     fabperf --help tests        Summary of the tests
     fabperf --help TESTNAME     More on test TESTNAME
+    fabperf compare --help      Runs side by side, each difference tested
 
 Exit status
     0 success, 1 a test failed (connection, peer error, verification),
@@ -111,6 +113,10 @@ std::string examples_text() {
         * Charts of a size sweep, and of saved runs side by side:
             fabperf myserver -oo msg_size:1:64K:*2 --html sweep.html tcp_lat
             fabperf report before.json after.json -o compare.html
+        * Did a change help?  Five runs of each, side by side, tested:
+            fabperf myserver --repeat 5 --json before.json tcp_lat tcp_bw
+            fabperf myserver --repeat 5 --json after.json tcp_lat tcp_bw
+            fabperf compare before.json after.json
         * No second node needed:
             fabperf --loopback tcp_lat udp_bw
         * Over IPv6 on a chosen interface:

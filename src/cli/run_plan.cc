@@ -109,4 +109,27 @@ Result<std::vector<PlannedRun>> plan_runs(const CommandLine& cl, const TestRegis
   return plan;
 }
 
+Result<std::vector<PlannedRun>> repeat_plan(const std::vector<PlannedRun>& plan, uint64_t rounds) {
+  if (rounds <= 1) return plan;
+  std::vector<PlannedRun> out;
+  for (uint64_t round = 1; round <= rounds; ++round) {
+    for (const PlannedRun& run : plan) {
+      const bool measures = run.spec->kind != TestKind::kMisc;
+      if (!measures && round != rounds) continue;
+      if (out.size() >= kMaxLoopValues) {
+        return Status::Usage("--repeat " + std::to_string(rounds) + ": more than " +
+                             std::to_string(kMaxLoopValues) + " test runs on one command line");
+      }
+      out.push_back(run);
+      if (measures) {
+        out.back().repetition = round;
+        out.back().repetitions = rounds;
+      }
+      // A warning ("-n set but not used") is said once, not once a round.
+      if (round > 1) out.back().warnings.clear();
+    }
+  }
+  return out;
+}
+
 }  // namespace fabperf

@@ -21,6 +21,7 @@ struct PlannedRun {
   std::vector<std::string> warnings;  // "warning: -n set but not used in test conf"
   // The -v family, -e, -un ... seen before the test (positional); none: the reporters' own.
   std::optional<DisplayOptions> display;
+  uint64_t repetition = 1, repetitions = 1;  // --repeat: which round of how many
 };
 
 // Defaults of `dialect`, then the user's assignments, then this run's loop values. Usage
@@ -34,5 +35,11 @@ std::vector<std::vector<Assignment>> expand_loops(const std::vector<LoopSpec>& l
 
 // The whole plan of a command line, checked before anything runs.
 Result<std::vector<PlannedRun>> plan_runs(const CommandLine& cl, const TestRegistry& tests);
+
+// --repeat N: the plan N times, round after round (so slow drift of a shared host spreads
+// over every test rather than landing on the last sizes), each run numbered. Tests that
+// measure nothing (conf, quit) run once, in the last round, so quit still ends the session.
+// Usage error past kMaxLoopValues runs in all.
+Result<std::vector<PlannedRun>> repeat_plan(const std::vector<PlannedRun>& plan, uint64_t rounds);
 
 }  // namespace fabperf

@@ -49,6 +49,10 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
                            "opened by per-job keys shared through PMIx");
     }
   }
+  if (given(p, &ProgramOptions::repeat)) {
+    return Status::Usage("--repeat does not apply to --matrix (--retest re-measures suspect "
+                         "pairs)");
+  }
   auto pattern = parse_pattern(p.pattern);
   if (!pattern.ok()) return pattern.status();
   o.pattern = *pattern;

@@ -100,6 +100,7 @@ struct TestResult {
   // The display options seen before this test on the command line (qperf's positional -v);
   // none: the reporter's own.
   std::optional<DisplayOptions> display;
+  uint64_t repetition = 1, repetitions = 1;  // --repeat: this run's round, of how many
 
   // Measured (to its end or until interrupted): it has figures to show.
   bool ok() const { return status == RunStatus::kOk || status == RunStatus::kInterrupted; }

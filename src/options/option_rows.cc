@@ -357,6 +357,13 @@ std::vector<OptionSpec> build_option_rows() {
       {.name = "loop", .short_name = "oo", .type = T::kLoop, .scope = S::kClient,
        .group = "test", .arg_name = "Var:Init:Last:Incr",
        .help = "Run each following test once per value (Incr *N multiplies); may be nested"},
+      // Repetitions are the unit `fabperf compare` tests with: runs, not samples, are what
+      // vary independently on a shared host (README "Comparing runs").
+      {.name = "repeat", .type = T::kCount, .field = &ProgramOptions::repeat,
+       .default_text = "1", .min = 1, .max = 1000, .scope = S::kClient, .group = "test",
+       .arg_name = "N",
+       .help = "Measure the whole plan N times, round after round, each repetition a result "
+               "of its own (\"repetition\" in JSON); fabperf compare tests runs by them"},
       // ---- server: access control and limits (security.md); never sent by a client
       {.name = "max_clients", .type = T::kCount, .field = &ProgramOptions::max_clients,
        .default_text = "16", .min = 1, .max = 4096, .scope = S::kServer, .group = "server",

@@ -128,6 +128,7 @@ namespace fabperf {
   X(bool, emu_mode)                      \
   X(uint64_t, procs)                     \
   X(double, interval)                    \
+  X(uint64_t, repeat)                    \
   X(std::string, cpu_list)               \
   X(double, max_temp)                    \
   X(double, max_power)                   \

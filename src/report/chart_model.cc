@@ -45,6 +45,37 @@ DisplayUnit unit_for(const std::string& json_unit, double largest) {
   return {json_unit, 1};
 }
 
+double bulk_of(std::vector<double> values) {
+  std::erase_if(values, [](double v) { return !std::isfinite(v) || v == 0; });
+  if (values.empty()) return 0;
+  for (double& v : values) v = std::fabs(v);
+  const size_t mid = (values.size() - 1) / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  return values[mid];
+}
+
+DisplayUnit bulk_unit(const std::string& json_unit, const std::vector<double>& values) {
+  return unit_for(json_unit, bulk_of(values));
+}
+
+double axis_limit(const std::vector<double>& values, bool log) {
+  std::vector<double> v;
+  for (double x : values) {
+    if (std::isfinite(x) && (!log || x > 0)) v.push_back(log ? std::log10(x) : x);
+  }
+  if (v.size() < 4) return 0;  // too few to call any of them the bulk
+  std::sort(v.begin(), v.end());
+  auto quartile = [&](double q) {
+    const double at = q * static_cast<double>(v.size() - 1);
+    const size_t i = static_cast<size_t>(at);
+    return i + 1 < v.size() ? v[i] + (v[i + 1] - v[i]) * (at - static_cast<double>(i)) : v[i];
+  };
+  const double q1 = quartile(0.25), q3 = quartile(0.75);
+  const double fence = q3 + std::max(3 * (q3 - q1), log ? 1.0 : std::fabs(q3));
+  if (v.back() <= fence) return 0;
+  return log ? std::pow(10.0, fence) : fence;
+}
+
 std::string format_value(double base_value, const DisplayUnit& unit, int digits) {
   const double v = finite(base_value) / (unit.divisor > 0 ? unit.divisor : 1);
   char buf[64];

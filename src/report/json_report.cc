@@ -121,6 +121,12 @@ nlohmann::json result_to_json(const TestResult& r) {
     }
     j["loop"] = loop;
   }
+  // --repeat: every repetition is a result of its own; readers group them by test and
+  // parameters and take the spread between them (fabperf compare).
+  if (r.repetitions > 1) {
+    j["repetition"] = r.repetition;
+    j["repetitions"] = r.repetitions;
+  }
   if (r.spec != nullptr && r.spec->misc == MiscAction::kConf) {
     j["conf"] = {{"loc", r.conf_local}, {"rem", r.conf_remote}};
     return j;

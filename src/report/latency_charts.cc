@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 
@@ -89,7 +90,9 @@ struct Bins {
     return lo * std::pow(hi / lo, (static_cast<double>(i) + 0.5) / static_cast<double>(n));
   }
 };
-Bins bins_for(const std::vector<ScaledHistogram>& hs) {
+// Bins up to `limit` (reported ns; 0: no limit): samples past it are counted apart and drawn
+// as a marker on the axis' edge.
+Bins bins_for(const std::vector<ScaledHistogram>& hs, double limit) {
   Bins b{std::numeric_limits<double>::max(), 0, 1};
   double finest = 0;  // the widest relative bucket width at the low end, over all series
   for (const ScaledHistogram& s : hs) {
@@ -101,6 +104,7 @@ Bins bins_for(const std::vector<ScaledHistogram>& hs) {
     finest =
         std::max(finest, std::max(2.0 / Histogram::kSubBucketCount, 1.0 / std::max(lower, 1.0)));
   }
+  if (limit > 0) b.hi = std::min(b.hi, limit);
   if (!(b.hi > b.lo * (1 + finest))) b.hi = b.lo * (1 + finest) * 1.01;
   const double n = std::min(std::floor(std::log(b.hi / b.lo) / std::log1p(finest)),
                             std::ceil(std::log10(b.hi / b.lo) * kBinsPerDecade));
@@ -108,16 +112,39 @@ Bins bins_for(const std::vector<ScaledHistogram>& hs) {
   return b;
 }
 
-std::vector<std::pair<double, double>> binned(const ScaledHistogram& s, const Bins& b) {
+// The share (%) of samples in each bin, and in `beyond` the share past the bins' end.
+std::vector<std::pair<double, double>> binned(const ScaledHistogram& s, const Bins& b,
+                                              double* beyond) {
   std::vector<double> counts(b.n, 0);
+  double past = 0;
   for (size_t i = s.first; i <= s.last; ++i) {
     const uint64_t c = s.h.count_at(i);
-    if (c != 0) counts[b.of(static_cast<double>(Histogram::bucket_value(i)) * s.scale)] += c;
+    if (c == 0) continue;
+    const double v = static_cast<double>(Histogram::bucket_value(i)) * s.scale;
+    if (v > b.hi) {
+      past += static_cast<double>(c);
+    } else {
+      counts[b.of(v)] += static_cast<double>(c);
+    }
   }
   std::vector<std::pair<double, double>> points;
   const double total = static_cast<double>(s.h.count());
   for (size_t i = 0; i < b.n; ++i) points.emplace_back(b.center(i), 100.0 * counts[i] / total);
+  *beyond = 100.0 * past / total;
   return points;
+}
+
+// Where the histogram's latency axis ends: the fence of the series' bulk figures (p10 to
+// p99, and the largest sample), so a few stalled samples do not squeeze every bar left.
+double histogram_limit(const std::vector<ScaledHistogram>& hs) {
+  std::vector<double> figures;
+  for (const ScaledHistogram& s : hs) {
+    for (double p : {10.0, 25.0, 50.0, 75.0, 90.0, 99.0}) {
+      figures.push_back(static_cast<double>(s.h.value_at_percentile(p)) * s.scale);
+    }
+    figures.push_back(static_cast<double>(Histogram::bucket_value(s.last)) * s.scale);
+  }
+  return axis_limit(figures, true);
 }
 
 // The HDR curve: latency at q for 1/(1-q) = 1, 10^(1/20), ... up to the sample count, read
@@ -160,52 +187,17 @@ std::vector<std::pair<double, double>> in_units(std::vector<std::pair<double, do
   return points;
 }
 
-}  // namespace
+// A series tagged with its run and what it shows: the page gives each run one hue family
+// and each statistic one dash, and the run toggle finds a run's series by it.
+nlohmann::json tagged(nlohmann::json s, const ResultRef& r, const std::string& stat) {
+  s["run"] = r.run;
+  s["stat"] = stat;
+  return s;
+}
 
-nlohmann::json latency_section(const std::string& test, const std::vector<ResultRef>& refs,
-                               const std::string& id) {
-  nlohmann::json sec = section(id, test + ": latency distribution");
-  double largest = 0;
-  for (const ResultRef& r : refs) {
-    largest = std::max(largest, number_at_path(*r.result, "latency_ns.p50").value_or(0));
-  }
-  const DisplayUnit unit = latency_unit(largest);
-
-  std::vector<ScaledHistogram> hists;
-  std::vector<const ResultRef*> hist_refs;
-  nlohmann::json pct =
-      chart("percentile", id + "-percentiles", "Latency by percentile",
-            axis("percentile", "", true, "percentile"), axis("latency", unit.name, true));
-  std::vector<std::string> columns = {"figure"};
-  for (const ResultRef& r : refs) columns.push_back(r.label);
-  nlohmann::json tab = table("Latency (" + test + ")", columns);
-
-  for (const ResultRef& r : refs) {
-    const nlohmann::json& lat = (*r.result)["latency_ns"];
-    const double min = number_at(lat, "min").value_or(0), max = number_at(lat, "max").value_or(0);
-    std::string why;
-    auto h = histogram_of(*r.result, &why);
-    if (!why.empty()) sec["notes"].push_back(r.label + ": histogram left out: " + why);
-    const std::vector<Reported> reported = reported_percentiles(lat);
-    std::vector<std::pair<double, double>> marks;
-    for (const Reported& p : reported) {
-      if (p.p < 100) marks.emplace_back(x_of_percentile(p.p), p.value);
-    }
-    if (h) {
-      pct["series"].push_back(
-          series(r.label, in_units(percentile_curve(*h, min, max), 1, unit.divisor)));
-      hists.push_back(std::move(*h));
-      hist_refs.push_back(&r);
-    } else {
-      pct["series"].push_back(series(r.label, in_units(marks, 1, unit.divisor)));  // figures alone
-    }
-    // The reported figures on their curve; past a few series the dots only clutter.
-    if (refs.size() <= kMaxMarkedSeries) {
-      pct["series"].push_back(
-          series(r.label + " (reported)", in_units(marks, 1, unit.divisor), "points"));
-    }
-  }
-  // Rows: every figure any series reported, in reading order.
+// The figures of every series, one row a series and one column a figure, each column in the
+// one unit its bulk (median) calls for: a sweep's table grows down, not off the card.
+nlohmann::json figures_table(const std::string& test, const std::vector<ResultRef>& refs) {
   std::vector<std::string> keys = {"samples", "min", "mean"};
   for (const ResultRef& r : refs) {
     for (const Reported& p : reported_percentiles((*r.result)["latency_ns"])) {
@@ -217,31 +209,107 @@ nlohmann::json latency_section(const std::string& test, const std::vector<Result
   });
   keys.push_back("max");
   keys.push_back("stddev");
+  std::vector<DisplayUnit> units;
+  std::vector<std::string> columns = {"series"};
   for (const std::string& key : keys) {
-    nlohmann::json row = {text_cell(figure_name(key))};
+    std::vector<double> values;
     for (const ResultRef& r : refs) {
-      auto v = number_at((*r.result)["latency_ns"], key);
-      const DisplayUnit u = key == "samples" ? DisplayUnit{"", 1} : unit;
-      row.push_back(v ? value_cell(*v, u, "latency_ns." + key) : text_cell(""));
+      if (auto v = number_at((*r.result)["latency_ns"], key)) values.push_back(*v);
     }
-    tab["rows"].push_back(row);
+    units.push_back(key == "samples" ? DisplayUnit{"", 1} : bulk_unit("ns", values));
+    const std::string& name = units.back().name;
+    columns.push_back(figure_name(key) + (name.empty() ? "" : " (" + name + ")"));
   }
+  nlohmann::json tab = table("Latency (" + test + ")", columns);
+  for (const ResultRef& r : refs) {
+    nlohmann::json row = {text_cell(r.label)};
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto v = number_at((*r.result)["latency_ns"], keys[i]);
+      row.push_back(v ? value_cell(*v, {"", units[i].divisor}, "latency_ns." + keys[i])
+                      : text_cell(""));
+    }
+    tab["rows"].push_back(std::move(row));
+  }
+  return tab;
+}
+
+}  // namespace
+
+nlohmann::json latency_section(const std::string& test, const std::vector<ResultRef>& refs,
+                               const std::string& id) {
+  nlohmann::json sec = section(id, test + ": latency distribution");
+  // The axis' unit from the bulk: the series' medians, not the largest value anywhere.
+  std::vector<double> medians;
+  for (const ResultRef& r : refs) {
+    if (auto v = number_at_path(*r.result, "latency_ns.p50")) medians.push_back(*v);
+  }
+  const DisplayUnit unit = bulk_unit("ns", medians);
+
+  std::vector<ScaledHistogram> hists;
+  std::vector<const ResultRef*> hist_refs;
+  nlohmann::json pct =
+      chart("percentile", id + "-percentiles", "Latency by percentile",
+            axis("percentile", "", true, "percentile"), axis("latency", unit.name, true));
+  for (const ResultRef& r : refs) {
+    const nlohmann::json& lat = (*r.result)["latency_ns"];
+    const double min = number_at(lat, "min").value_or(0), max = number_at(lat, "max").value_or(0);
+    std::string why;
+    auto h = histogram_of(*r.result, &why);
+    if (!why.empty()) sec["notes"].push_back(r.label + ": histogram left out: " + why);
+    std::vector<std::pair<double, double>> marks;
+    for (const Reported& p : reported_percentiles(lat)) {
+      if (p.p < 100) marks.emplace_back(x_of_percentile(p.p), p.value);
+    }
+    nlohmann::json curve;
+    if (h) {
+      curve = series(r.label, in_units(percentile_curve(*h, min, max), 1, unit.divisor));
+      hists.push_back(std::move(*h));
+      hist_refs.push_back(&r);
+    } else {
+      curve = series(r.label, in_units(marks, 1, unit.divisor));  // the figures alone
+    }
+    pct["series"].push_back(tagged(std::move(curve), r, "curve"));
+    // The reported figures on their curve; past a few series the dots only clutter.
+    if (refs.size() <= kMaxMarkedSeries) {
+      pct["series"].push_back(tagged(
+          series(r.label + " (reported)", in_units(marks, 1, unit.divisor), "points"), r,
+          "reported"));
+    }
+  }
+  // The percentile plot keeps its whole range: its tail is what it is drawn for.
+  sec["tables"].push_back(figures_table(test, refs));
 
   if (!hists.empty()) {
-    const Bins bins = bins_for(hists);
+    const double limit = histogram_limit(hists);
+    const Bins bins = bins_for(hists, limit);
     nlohmann::json hist = chart("histogram", id + "-histogram", "Histogram (every sample)",
                                 axis("latency", unit.name, true), axis("samples", "%", false));
     double top = 0;
+    std::vector<nlohmann::json> past_edge;
     for (size_t i = 0; i < hists.size(); ++i) {
-      auto points = binned(hists[i], bins);
+      double beyond = 0;
+      auto points = binned(hists[i], bins, &beyond);
       for (const auto& point : points) top = std::max(top, point.second);
-      nlohmann::json line =
-          series(hist_refs[i]->label, in_units(std::move(points), unit.divisor, 1));
-      // Many overlaid histograms hide each other: past a few, each waits for a click on its
-      // legend entry.
-      if (i >= kMaxMarkedSeries) line["hidden"] = true;
-      hist["series"].push_back(std::move(line));
+      // Every series drawn: the runs are told apart by hue family, not by hiding some.
+      hist["series"].push_back(tagged(
+          series(hist_refs[i]->label, in_units(std::move(points), unit.divisor, 1)),
+          *hist_refs[i], "histogram"));
+      if (beyond > 0) {
+        // The samples past the axis: a marker on its edge, with their share and how far
+        // they reach (the run's exact maximum).
+        const double max = number_at_path(*hist_refs[i]->result, "latency_ns.max").value_or(0);
+        nlohmann::json edge = tagged(series(hist_refs[i]->label + " past " +
+                                                format_value(bins.hi, unit),
+                                            {{bins.hi / unit.divisor, beyond}}, "points"),
+                                     *hist_refs[i], "beyond");
+        char share[32];
+        std::snprintf(share, sizeof share, "%.2g%%", beyond);
+        edge["edge"] = std::string(share) + " up to " + format_value(max, unit);
+        past_edge.push_back(std::move(edge));
+      }
     }
+    for (nlohmann::json& e : past_edge) hist["series"].push_back(std::move(e));
+    if (!past_edge.empty()) hist["x"]["max"] = bins.hi / unit.divisor;
     // One distribution: its figures as vertical lines (several would bury the bars).
     if (hists.size() == 1) {
       const nlohmann::json& lat = (*hist_refs[0]->result)["latency_ns"];
@@ -262,7 +330,6 @@ nlohmann::json latency_section(const std::string& test, const std::vector<Result
         "reported percentiles only.");
   }
   sec["charts"].push_back(std::move(pct));
-  sec["tables"].push_back(std::move(tab));
   return sec;
 }
 

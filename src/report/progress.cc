@@ -121,6 +121,10 @@ std::string progress_label(const TestResult& pending) {
       out += option_value_text(value);
     }
   }
+  if (pending.repetitions > 1) {
+    out += " repetition " + std::to_string(pending.repetition) + "/" +
+           std::to_string(pending.repetitions);
+  }
   return out;
 }
 

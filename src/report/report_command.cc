@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "core/output_file.h"
-#include "report/document_reader.h"
 #include "report/html_page.h"
 #include "report/report_model.h"
+#include "report/run_document.h"
 
 namespace fabperf {
 
@@ -17,31 +17,19 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
-// What to call a run in legends: its file name, or the path where two share a name.
-std::vector<std::string> labels_for(const std::vector<std::string>& paths) {
-  std::vector<std::string> names;
-  for (const std::string& p : paths)
-    names.push_back(p == "-" ? "stdin" : p.substr(p.find_last_of('/') + 1));
-  for (size_t i = 0; i < names.size(); ++i) {
-    for (size_t j = 0; j < names.size(); ++j) {
-      if (i != j && names[i] == names[j]) names[i] = paths[i];
-    }
-  }
-  return names;
-}
-
 }  // namespace
 
 std::string report_usage() {
-  return "Usage: fabperf report RUN.json [MORE.json ...] -o FILE.html\n"
+  return "Usage: fabperf report [LABEL=]RUN.json [MORE.json ...] -o FILE.html\n"
          "  Draws runs saved with --json (either dialect; pair runs and cluster matrices) as\n"
          "  one self-contained HTML page; several runs are overlaid for comparison.\n"
          "  -o, --output FILE   the page to write (- for standard output)\n"
-         "  -                   as an input: read a document from standard input\n";
+         "  -                   as an input: read a document from standard input\n"
+         "  LABEL=RUN.json      name the run LABEL in legends (before=a.json after=b.json)\n";
 }
 
 int report_main(const std::vector<std::string>& args) {
-  std::vector<std::string> inputs;
+  std::vector<report::InputArg> inputs;
   std::string output;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -57,7 +45,7 @@ int report_main(const std::vector<std::string>& args) {
     } else if (a.size() > 1 && a[0] == '-') {
       return fail(2, "unknown option " + a + "\n" + report_usage());
     } else {
-      inputs.push_back(a);
+      inputs.push_back(report::parse_input_arg(a));
     }
   }
   if (inputs.empty()) return fail(2, "no JSON file to draw\n" + report_usage());
@@ -65,14 +53,9 @@ int report_main(const std::vector<std::string>& args) {
   // Before reading anything: a page that cannot be written is known now, not after the work.
   if (Status s = check_writable(output, "-o"); !s.ok()) return fail(1, s.message());
 
-  const std::vector<std::string> labels = labels_for(inputs);
-  std::vector<report::RunDocument> runs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    auto doc = report::read_run_document(inputs[i]);
-    if (!doc.ok()) return fail(1, doc.status().message());
-    runs.push_back({labels[i], std::move(*doc)});
-  }
-  auto model = report::build_report_model(runs);
+  auto runs = report::read_run_documents(inputs);
+  if (!runs.ok()) return fail(1, runs.status().message());
+  auto model = report::build_report_model(*runs);
   if (!model.ok()) return fail(1, model.status().message());
   Status s = write_file_atomically(output, report::render_html(*model), "-o");
   if (!s.ok()) return fail(1, s.message());

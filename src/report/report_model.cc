@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <set>
 
 #include "report/chart_model.h"
+#include "report/compare_model.h"
 #include "report/report_sections.h"
 #include "report/reporter.h"
 
@@ -52,42 +54,6 @@ nlohmann::json section(const std::string& id, const std::string& title) {
           {"charts", nlohmann::json::array()},
           {"tables", nlohmann::json::array()},
           {"notes", nlohmann::json::array()}};
-}
-
-Status check_run_document(const nlohmann::json& doc) {
-  if (!doc.is_object()) return Status::Failed("not a fabperf document (not a JSON object)");
-  if (string_at(doc, "tool") != "fabperf") {
-    return Status::Failed(
-        "not a fabperf document (\"tool\" is " +
-        (doc.contains("tool") ? "\"" + text_of(doc["tool"]) + "\"" : std::string("missing")) + ")");
-  }
-  const bool matrix = doc.contains("matrix");
-  if (auto it = doc.find("schema"); it != doc.end()) {
-    if (!it->is_number_integer()) return Status::Failed("\"schema\" is not an integer");
-    const auto schema = it->get<int64_t>();
-    if (schema < 1) return Status::Failed("schema " + std::to_string(schema) + " is not valid");
-    if (schema > kJsonSchema) {
-      return Status::Failed("schema " + std::to_string(schema) +
-                            " comes from a newer fabperf (this one reads schemas 1 to " +
-                            std::to_string(kJsonSchema) + ")");
-    }
-  } else if (!matrix) {
-    return Status::Failed("no \"schema\"");
-  }
-  if (matrix) {
-    if (!doc["matrix"].is_object()) return Status::Failed("\"matrix\" is not an object");
-    return Status::Ok();
-  }
-  auto results = doc.find("results");
-  if (results == doc.end() || !results->is_array()) {
-    return Status::Failed("no \"results\" array (and no \"matrix\")");
-  }
-  for (size_t i = 0; i < results->size(); ++i) {
-    if (!(*results)[i].is_object()) {
-      return Status::Failed("results[" + std::to_string(i) + "] is not an object");
-    }
-  }
-  return Status::Ok();
 }
 
 namespace {
@@ -362,6 +328,11 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
     for (const nlohmann::json& r : doc["results"]) {
       const std::string test = string_at(r, "test");
       std::string label = variant_label(r, varying[test]);
+      // --repeat: each repetition its own series, numbered.
+      if (auto n = number_at(r, "repetitions"); n && *n > 1) {
+        label = (label.empty() ? test : label) + " #" +
+                format_value(number_at(r, "repetition").value_or(0), {"", 1}, 6);
+      }
       if (runs.size() > 1) label = runs[run].label + (label.empty() ? "" : " " + label);
       const std::string status = string_at(r, "status");
       // An interrupted result's figures are real, over the time it ran: drawn, and said so.
@@ -398,8 +369,11 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
       if (r.result->contains("latency_ns") && (*r.result)["latency_ns"].is_object())
         with_latency.push_back(r);
     }
-    if (!with_latency.empty())
-      model["sections"].push_back(latency_section(test, with_latency, id + "-latency"));
+    std::deque<nlohmann::json> merged;
+    if (!with_latency.empty()) {
+      model["sections"].push_back(
+          latency_section(test, merge_repetitions(with_latency, &merged), id + "-latency"));
+    }
     if (auto s = interval_section(test, refs, id + "-intervals"))
       model["sections"].push_back(std::move(*s));
     // What a reader of any of this test's charts must know: cut short, or shared the server.
@@ -410,6 +384,12 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
     }
   }
   if (!every.empty()) model["sections"].push_back(results_section(every, "results"));
+  // Several pair runs: what differs between them, shown above everything else.
+  std::vector<RunDocument> pairs;
+  for (const RunDocument& r : runs) {
+    if (!r.doc.contains("matrix")) pairs.push_back(r);
+  }
+  if (pairs.size() > 1) model["differences"] = parameter_differences(pairs);
   return model;
 }
 

@@ -2,6 +2,7 @@
 // calls them. Internal to the data step (src/report/report_model.h is its interface).
 #pragma once
 
+#include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -34,6 +35,12 @@ nlohmann::json section(const std::string& id, const std::string& title);
 // full "latency_histogram", HDR percentile plot, the figures marked and tabled.
 nlohmann::json latency_section(const std::string& test, const std::vector<ResultRef>& refs,
                                const std::string& id);
+
+// --repeat: each run's repetitions of one series (labels equal but for " #N") as one result
+// whose figures and histogram hold all their samples, kept alive in `keep`; other results
+// pass through. The distribution section draws one histogram per series, not N.
+std::vector<ResultRef> merge_repetitions(const std::vector<ResultRef>& refs,
+                                         std::deque<nlohmann::json>* keep);
 
 // One test's figures against a swept variable (msg_size, or another -oo variable), one series
 // per run; nothing when no run varied anything.

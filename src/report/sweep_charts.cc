@@ -101,6 +101,88 @@ const char* title_of_chart(const std::string& chart) {
   return "Message rate";
 }
 
+// One series of a sweep: a figure of one run (and one value of any other loop variable), by x.
+struct Line {
+  std::string label;
+  const Figure* figure;
+  size_t run;
+  std::string rest;                           // the other loop values ("" for none)
+  std::map<double, std::vector<Value>> reps;  // every repetition of each x
+  std::map<double, Value> points;             // their median
+};
+
+Value median_value(std::vector<Value> reps) {
+  std::sort(reps.begin(), reps.end(), [](const Value& a, const Value& b) { return a.v < b.v; });
+  return reps[(reps.size() - 1) / 2];
+}
+
+// A series tagged for the page: its run (hue family), its statistic (dash) and its group
+// (shade within the run's family).
+nlohmann::json line_series(const Line& l, std::vector<std::pair<double, double>> points) {
+  nlohmann::json s = series(l.label, std::move(points));
+  s["run"] = l.run;
+  s["stat"] = l.figure->name;
+  if (!l.rest.empty()) s["group"] = l.rest;
+  return s;
+}
+
+// Each run's figure over the baseline run's at the same x: 1 is "the same", 0.8 "20% less".
+// The page redraws it from `of` when the reader picks another baseline.
+nlohmann::json ratio_chart(const nlohmann::json& absolute, const std::vector<Line>& lines,
+                           const std::string& kind, size_t base_run,
+                           const std::vector<std::string>& run_labels, nlohmann::json x) {
+  nlohmann::json c = chart("ratio", absolute["id"].get<std::string>() + "-ratio",
+                           std::string(title_of_chart(kind)) + " relative to a baseline run",
+                           std::move(x), axis("ratio to the baseline", "\u00d7", false, "ratio"));
+  c["of"] = absolute["id"];
+  c["base"] = base_run;
+  c["base_label"] = run_labels[base_run];
+  for (const Line& l : lines) {
+    if (l.figure->chart != kind || l.run == base_run) continue;
+    auto base = std::find_if(lines.begin(), lines.end(), [&](const Line& b) {
+      return b.run == base_run && b.figure == l.figure && b.rest == l.rest;
+    });
+    if (base == lines.end()) continue;
+    std::vector<std::pair<double, double>> points;
+    for (const auto& [px, py] : l.points) {
+      auto at = base->points.find(px);
+      if (at != base->points.end() && at->second.v != 0) {
+        points.emplace_back(px, py.v / at->second.v);
+      }
+    }
+    nlohmann::json s = line_series(l, std::move(points));
+    s["label"] = l.label + " / " + run_labels[base_run];
+    c["series"].push_back(std::move(s));
+  }
+  return c;
+}
+
+// The sweep's numbers: one row per x, one column per series, each column in one unit.
+nlohmann::json sweep_table(const std::string& test, const std::string& var,
+                           const std::vector<Line>& lines, const std::set<double>& xs) {
+  const bool sizes = var == "msg_size";
+  std::vector<std::string> columns = {var};
+  std::vector<DisplayUnit> units;
+  for (const Line& l : lines) {
+    std::vector<double> values;
+    for (const auto& point : l.points) values.push_back(point.second.v);
+    units.push_back(unit_of_chart(l.figure->chart, bulk_of(values)));
+    columns.push_back(l.label + " (" + units.back().name + ")");
+  }
+  nlohmann::json tab = table(test + " by " + var, columns);
+  for (double x : xs) {
+    nlohmann::json row = {text_cell(sizes ? size_text(x) : format_value(x, {"", 1}, 6))};
+    for (size_t i = 0; i < lines.size(); ++i) {
+      auto it = lines[i].points.find(x);
+      row.push_back(it == lines[i].points.end()
+                        ? text_cell("")
+                        : value_cell(it->second.v, {"", units[i].divisor}, it->second.key));
+    }
+    tab["rows"].push_back(std::move(row));
+  }
+  return tab;
+}
+
 }  // namespace
 
 std::optional<nlohmann::json> sweep_section(const std::string& test,
@@ -116,12 +198,6 @@ std::optional<nlohmann::json> sweep_section(const std::string& test,
   if (var.empty()) return std::nullopt;
   const bool several_runs = by_run.size() > 1;
 
-  // One series: a figure of one run (and one value of any other loop variable), by x.
-  struct Line {
-    std::string label;
-    const Figure* figure;
-    std::map<double, Value> points;
-  };
   std::vector<Line> lines;
   std::set<double> xs;
   for (const auto& [run, run_refs] : by_run) {
@@ -129,8 +205,8 @@ std::optional<nlohmann::json> sweep_section(const std::string& test,
     for (const ResultRef* r : run_refs) {
       auto x = x_value(*r->result, var);
       if (!x) continue;
+      const std::string rest = rest_label(*r->result, var);
       std::string base = several_runs ? run_labels[run] : "";
-      std::string rest = rest_label(*r->result, var);
       if (!rest.empty()) base += (base.empty() ? "" : " ") + rest;
       for (const Figure& f : kSweepFigures) {
         auto v = figure_value(*r->result, f);
@@ -138,56 +214,51 @@ std::optional<nlohmann::json> sweep_section(const std::string& test,
         std::string label = base.empty() ? f.name : base + " " + f.name;
         auto line = std::find_if(lines.begin(), lines.end(),
                                  [&](const Line& l) { return l.label == label; });
-        if (line == lines.end()) line = lines.insert(lines.end(), Line{label, &f, {}});
-        line->points[*x] = *v;
+        if (line == lines.end()) line = lines.insert(lines.end(), Line{label, &f, run, rest, {}});
+        // Repetitions (--repeat) of one size: the median of them, as compare centres a row.
+        line->reps[*x].push_back(*v);
         xs.insert(*x);
       }
     }
   }
   if (xs.size() < 2) return std::nullopt;
+  for (Line& l : lines) {
+    for (auto& [x, reps] : l.reps) l.points[x] = median_value(reps);
+  }
 
   const bool sizes = var == "msg_size";
   const bool log_x = *xs.begin() > 0 && *xs.rbegin() / *xs.begin() >= 16;
   nlohmann::json ticks = nlohmann::json::array();
   for (double x : xs) ticks.push_back({x, sizes ? size_text(x) : format_value(x, {"", 1}, 6)});
   nlohmann::json sec = section(id, test + ": against " + var);
-  std::vector<std::string> columns = {var};
-  for (const Line& l : lines) columns.push_back(l.label);
-  nlohmann::json tab = table(test + " by " + var, columns);
+  const size_t base_run = by_run.begin()->first;
   for (const char* kind : {"latency", "bandwidth", "msg_rate"}) {
-    double largest = 0;
+    std::vector<double> values;
     for (const Line& l : lines) {
       if (l.figure->chart != std::string(kind)) continue;
-      for (const auto& point : l.points) largest = std::max(largest, point.second.v);
+      for (const auto& point : l.points) values.push_back(point.second.v);
     }
-    const DisplayUnit unit = unit_of_chart(kind, largest);
+    if (values.empty()) continue;
+    // The unit and the axis' end from the bulk; outliers past it sit on the edge, labelled.
+    const DisplayUnit unit = unit_of_chart(kind, bulk_of(values));
     nlohmann::json x = axis(sizes ? "message size" : var, sizes ? "bytes" : "", log_x, "values");
     x["values"] = ticks;
-    nlohmann::json c =
-        chart("line", id + "-" + kind, std::string(title_of_chart(kind)) + " by " + var,
-              std::move(x), axis(title_of_chart(kind), unit.name, true));
+    nlohmann::json y = axis(title_of_chart(kind), unit.name, true);
+    if (double limit = axis_limit(values, true); limit > 0) y["max"] = limit / unit.divisor;
+    nlohmann::json c = chart("line", id + "-" + kind,
+                             std::string(title_of_chart(kind)) + " by " + var, x, std::move(y));
     for (const Line& l : lines) {
       if (l.figure->chart != std::string(kind)) continue;
       std::vector<std::pair<double, double>> points;
       for (const auto& [px, py] : l.points) points.emplace_back(px, py.v / unit.divisor);
-      const bool mean = l.figure->name == std::string("mean");
-      c["series"].push_back(series(l.label, std::move(points), mean ? "dash" : "line"));
+      c["series"].push_back(line_series(l, std::move(points)));
     }
-    if (!c["series"].empty()) sec["charts"].push_back(std::move(c));
-  }
-  for (double x : xs) {
-    nlohmann::json row = {text_cell(sizes ? size_text(x) : format_value(x, {"", 1}, 6))};
-    for (const Line& l : lines) {
-      auto it = l.points.find(x);
-      // Each cell in its own unit: a sweep's figures span decades.
-      row.push_back(it == l.points.end()
-                        ? text_cell("")
-                        : value_cell(it->second.v, unit_of_chart(l.figure->chart, it->second.v),
-                                     it->second.key));
+    sec["charts"].push_back(c);
+    if (several_runs) {
+      sec["charts"].push_back(ratio_chart(c, lines, kind, base_run, run_labels, std::move(x)));
     }
-    tab["rows"].push_back(std::move(row));
   }
-  sec["tables"].push_back(std::move(tab));
+  sec["tables"].push_back(sweep_table(test, var, lines, xs));
   return sec;
 }
 

@@ -8,10 +8,10 @@ namespace fabperf::report {
 
 namespace {
 
-// One interval's rates. t_s is the end of the interval, seconds from the test's start; the
-// interval began where the previous one ended (0 for the first).
+// One interval's rates over its span [start, t] (seconds from the test's start): "start_s"
+// where the document has it, else where the previous interval ended (0 for the first).
 struct Interval {
-  double t = 0;
+  double start = 0, t = 0;
   std::optional<double> Bps, per_s, p50, p99;
 };
 
@@ -29,7 +29,9 @@ std::vector<Interval> intervals_of(const nlohmann::json& result, std::string* no
     }
     Interval i;
     i.t = *t;
-    const double dt = *t - number_at(e, "start_s").value_or(previous);
+    i.start = std::clamp(number_at(e, "start_s").value_or(previous), previous, *t);
+    if (i.start >= *t) i.start = previous;
+    const double dt = *t - i.start;
     previous = *t;
     // The rates the run printed (fabperf folds a last sliver into the interval before and
     // gives no rate over less than 1 ms); older documents' from the counts.
@@ -55,6 +57,26 @@ std::vector<Interval> intervals_of(const nlohmann::json& result, std::string* no
   return out;
 }
 
+// An interval figure as steps over each interval's span: (start, v) for each, then (end of
+// the last, its v), drawn stepped, so an interval is as wide as the time it covers.
+nlohmann::json step_series(const std::string& label, const ResultRef& r, const std::string& stat,
+                           const std::vector<Interval>& intervals,
+                           std::optional<double> Interval::*field, double divisor) {
+  std::vector<std::pair<double, double>> points;
+  double last_t = 0, last_v = 0;
+  for (const Interval& i : intervals) {
+    if (!(i.*field)) continue;
+    points.emplace_back(i.start, *(i.*field) / divisor);
+    last_t = i.t;
+    last_v = *(i.*field) / divisor;
+  }
+  if (!points.empty()) points.emplace_back(last_t, last_v);
+  nlohmann::json s = series(label, std::move(points), "step");
+  s["run"] = r.run;
+  s["stat"] = stat;
+  return s;
+}
+
 }  // namespace
 
 std::optional<nlohmann::json> interval_section(const std::string& test,
@@ -62,23 +84,27 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
                                                const std::string& id) {
   std::vector<std::pair<const ResultRef*, std::vector<Interval>>> all;
   nlohmann::json sec = section(id, test + ": over time");
-  double top_Bps = 0, top_rate = 0, top_ns = 0;
+  std::vector<double> bw_values, rate_values, ns_values;
   for (const ResultRef& r : refs) {
     std::string note;
     auto intervals = intervals_of(*r.result, &note);
     if (!note.empty()) sec["notes"].push_back(r.label + ": " + note);
     if (intervals.empty()) continue;
     for (const Interval& i : intervals) {
-      top_Bps = std::max(top_Bps, i.Bps.value_or(0));
-      top_rate = std::max(top_rate, i.per_s.value_or(0));
-      top_ns = std::max({top_ns, i.p50.value_or(0), i.p99.value_or(0)});
+      if (i.Bps) bw_values.push_back(*i.Bps);
+      if (i.per_s) rate_values.push_back(*i.per_s);
+      if (i.p50) ns_values.push_back(*i.p50);
+      if (i.p99) ns_values.push_back(*i.p99);
     }
     all.emplace_back(&r, std::move(intervals));
   }
   if (all.empty()) return std::nullopt;
 
-  const DisplayUnit bw = bandwidth_unit(top_Bps), rate = rate_unit(top_rate),
-                    lat = latency_unit(top_ns);
+  // Units from the bulk; the latency axis ends where its bulk does (a stalled interval's p99
+  // sits on the edge with its value rather than flattening every other interval).
+  const DisplayUnit bw = bulk_unit("Bps", bw_values), rate = bulk_unit("msgs/s", rate_values),
+                    lat = bulk_unit("ns", ns_values);
+  const bool moved_bytes = bulk_of(bw_values) > 0;
   auto time_axis = [] { return axis("time", "s", false); };
   nlohmann::json bw_chart = chart("line", id + "-bandwidth", "Bandwidth over time", time_axis(),
                                   axis("bandwidth", bw.name, false));
@@ -86,29 +112,50 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
                                     axis("message rate", rate.name, false));
   nlohmann::json lat_chart = chart("line", id + "-latency", "Latency over time", time_axis(),
                                    axis("latency", lat.name, false));
-  nlohmann::json tab =
-      table(test + " by interval", {"series", "t (s)", "bandwidth", "message rate", "p50", "p99"});
+  if (double limit = axis_limit(ns_values, false); limit > 0) {
+    lat_chart["y"]["max"] = limit / lat.divisor;
+  }
+  // The figures any interval has, one column each (a bandwidth test has no latency columns).
+  struct Column {
+    std::string name;
+    std::optional<double> Interval::*field;
+    const DisplayUnit* unit;
+    const char* key;
+  };
+  std::vector<Column> columns;
+  for (const Column& c : {Column{"bandwidth", &Interval::Bps, &bw, "intervals.bytes/s"},
+                          Column{"message rate", &Interval::per_s, &rate, "intervals.msgs/s"},
+                          Column{"p50", &Interval::p50, &lat, "intervals.latency_ns.p50"},
+                          Column{"p99", &Interval::p99, &lat, "intervals.latency_ns.p99"}}) {
+    bool any = false;
+    for (const auto& [r, intervals] : all) {
+      for (const Interval& i : intervals) any = any || (i.*c.field).has_value();
+    }
+    if (any) columns.push_back(c);
+  }
+  std::vector<std::string> names = {"series", "from (s)", "to (s)"};
+  for (const Column& c : columns) names.push_back(c.name + " (" + c.unit->name + ")");
+  nlohmann::json tab = table(test + " by interval", names);
   for (const auto& [r, intervals] : all) {
-    std::vector<std::pair<double, double>> b, m, p50, p99;
     for (const Interval& i : intervals) {
-      if (i.Bps) b.emplace_back(i.t, *i.Bps / bw.divisor);
-      if (i.per_s) m.emplace_back(i.t, *i.per_s / rate.divisor);
-      if (i.p50) p50.emplace_back(i.t, *i.p50 / lat.divisor);
-      if (i.p99) p99.emplace_back(i.t, *i.p99 / lat.divisor);
-      auto cell = [](const std::optional<double>& v, const DisplayUnit& u, const char* key) {
-        return v ? value_cell(*v, u, key) : text_cell("");
-      };
-      tab["rows"].push_back({text_cell(r->label), value_cell(i.t, {"", 1}, "intervals.t_s"),
-                             cell(i.Bps, bw, "intervals.bytes/s"),
-                             cell(i.per_s, rate, "intervals.msgs/s"),
-                             cell(i.p50, lat, "intervals.latency_ns.p50"),
-                             cell(i.p99, lat, "intervals.latency_ns.p99")});
+      nlohmann::json row = {text_cell(r->label), value_cell(i.start, {"", 1}, "intervals.start_s"),
+                            value_cell(i.t, {"", 1}, "intervals.t_s")};
+      for (const Column& c : columns) {
+        const std::optional<double>& v = i.*c.field;
+        row.push_back(v ? value_cell(*v, {"", c.unit->divisor}, c.key) : text_cell(""));
+      }
+      tab["rows"].push_back(std::move(row));
     }
     // Bandwidth where bytes moved, else the message rate: latency tests move few bytes.
-    if (top_Bps > 0 && !b.empty()) bw_chart["series"].push_back(series(r->label, std::move(b)));
-    if (top_Bps == 0 && !m.empty()) rate_chart["series"].push_back(series(r->label, std::move(m)));
-    if (!p50.empty()) lat_chart["series"].push_back(series(r->label + " p50", std::move(p50)));
-    if (!p99.empty()) lat_chart["series"].push_back(series(r->label + " p99", std::move(p99)));
+    auto add = [&](nlohmann::json& c, const std::string& label, const std::string& stat,
+                   std::optional<double> Interval::*field, double divisor) {
+      nlohmann::json s = step_series(label, *r, stat, intervals, field, divisor);
+      if (!s["points"].empty()) c["series"].push_back(std::move(s));
+    };
+    if (moved_bytes) add(bw_chart, r->label, "bandwidth", &Interval::Bps, bw.divisor);
+    if (!moved_bytes) add(rate_chart, r->label, "msg_rate", &Interval::per_s, rate.divisor);
+    add(lat_chart, r->label + " p50", "p50", &Interval::p50, lat.divisor);
+    add(lat_chart, r->label + " p99", "p99", &Interval::p99, lat.divisor);
   }
   for (nlohmann::json* c : {&bw_chart, &rate_chart, &lat_chart}) {
     if (!(*c)["series"].empty()) sec["charts"].push_back(std::move(*c));

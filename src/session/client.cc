@@ -401,6 +401,8 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     result.remote_opts = run.params.remote;
     result.loop_values = run.loop_values;
     result.display = run.display;
+    result.repetition = run.repetition;
+    result.repetitions = run.repetitions;
     LatencyRecorder latency;
     Status s;
     if (!session && !qperf) {

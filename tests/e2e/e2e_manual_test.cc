@@ -140,6 +140,7 @@ TEST(BashCompletion, CompletesTestsOptionsAndValues) {
   // Free text and file names: no words of ours, so bash completes file names (-o default).
   EXPECT_EQ(complete("fabperf --json tcp_"), "\n");
   EXPECT_EQ(complete("fabperf report tcp_"), "\n");
+  EXPECT_EQ(complete("fabperf compare tcp_"), "\n");
   // The fab_* tools: their own spellings, short and long, not fabperf's, and no tests.
   EXPECT_EQ(complete("fab_write_lat --si"), "--size\n");
   EXPECT_TRUE(contains(complete("fab_write_lat -"), "-s "));

@@ -1,8 +1,9 @@
 // End-to-end tests of HTML reports: `--html` on a real run (both dialects), `fabperf report` on
-// saved JSON and its errors, and two pages opened in headless Chromium (one browser start
-// each), whose screenshots are kept in build/report-screenshots/ for a person to look at, and
-// the --html page of a --matrix job under mpirun. The interval pages are checked by the data
-// step's unit tests (report_model_test.cc).
+// saved JSON and its errors, `fabperf compare --html` on two real runs, and three pages opened
+// in headless Chromium (one browser start each, two for the compare page), whose screenshots
+// are kept in build/report-screenshots/ for a person to look at, and the --html page of a
+// --matrix job under mpirun. The interval pages are checked by the data step's unit tests
+// (report_model_test.cc).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "e2e_cluster_util.h"
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "report/chart_model.h"
 #include "report_docs_util.h"
 
 namespace fabperf::testing {
@@ -178,7 +180,7 @@ TEST(ReportCommand, BadInputIsNamedWithItsExitStatus) {
   std::ofstream(dir / "broken.json") << "{\"tool\": \"fabperf\", ";
   r = run({"report", (dir / "broken.json").string(), "-o", out});
   EXPECT_EQ(r.exit_code, 1) << run_text(r);
-  EXPECT_TRUE(contains(r.err, "broken.json: not valid JSON")) << r.err;
+  EXPECT_TRUE(contains(r.err, "broken.json: truncated")) << r.err;
 
   json newer = testdocs::run_doc({});
   newer["schema"] = 99;
@@ -310,6 +312,82 @@ TEST_F(ReportBrowserTest, SizeSweepOfTwoRunsOverlays) {
   for (double v : p50s) EXPECT_GE(std::count(shown.begin(), shown.end(), v), 2) << v;
   auto shown_bw = cell_values(view.dom, "bandwidth.recv_Bps");
   for (double v : bws) EXPECT_GE(std::count(shown_bw.begin(), shown_bw.end(), v), 2) << v;
+}
+
+// Two real sweeps that differ in one parameter, compared as a page and read back from the
+// browser at 1024 px: every series of both runs drawn (none hidden), each run a group, the
+// latency axis in the unit the bulk of the figures calls for, the ratio series there, the
+// difference named on top, and no table wider than its card.
+TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
+  const fs::path dir = keep_dir();
+  const fs::path a = dir / "compare-a.json", b = dir / "compare-b.json",
+                 html = dir / "compare.html";
+  for (const auto& [path, warmup] : {std::pair{a, "10"}, std::pair{b, "20"}}) {
+    RunOutput r = run({"--loopback", "-n", "300", "--warmup", warmup, "-oo", "msg_size:1:4K:*16",
+                       "--json", path.string(), "tcp_lat", "tcp_bw"},
+                      180);
+    ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  }
+  RunOutput r = run({"compare", "before=" + a.string(), "after=" + b.string(), "--html",
+                     html.string(), "--threshold", "1000000"});
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  EXPECT_LT(fs::file_size(html), kMaxReportBytes);
+
+  const PageView view =
+      open_page(chromium_, html.string(), (dir / "compare.png").string(), 1024, 3000);
+  auto figures = expect_rendered(view, {"line", "ratio", "histogram", "percentile"});
+  std::map<std::string, std::map<std::string, std::string>> by_id;
+  for (auto& f : figures) {
+    by_id[f["id"]] = f;
+    EXPECT_EQ(f["data-hidden"], "0") << f["id"] << ": a series starts hidden";
+  }
+  // The latency sweep: p50, p99 and mean of each run, both runs there, in the bulk's unit.
+  ASSERT_TRUE(by_id.count("t0-sweep-latency")) << view.dom.substr(0, 3000);
+  auto& sweep = by_id["t0-sweep-latency"];
+  EXPECT_EQ(sweep["data-series"], "6");
+  EXPECT_EQ(sweep["data-runs"], "2");
+  std::vector<double> figures_ns;
+  for (const fs::path& p : {a, b}) {
+    const json doc = json::parse(slurp(p));
+    for (const json& res : doc["results"]) {
+      if (res["test"] != "tcp_lat") continue;
+      for (const char* k : {"p50", "p99", "mean"}) figures_ns.push_back(res["latency_ns"][k]);
+    }
+  }
+  ASSERT_EQ(figures_ns.size(), 2u * 3 * 4);
+  EXPECT_EQ(sweep["data-y-unit"], report::bulk_unit("ns", figures_ns).name);
+  // Beside it, each of the later run's figures over the first's, and the line at 1.
+  ASSERT_TRUE(by_id.count("t0-sweep-latency-ratio"));
+  EXPECT_EQ(by_id["t0-sweep-latency-ratio"]["data-series"], "4");
+  EXPECT_EQ(by_id["t0-sweep-latency-ratio"]["data-base"], "before");
+  EXPECT_EQ(by_id["t0-sweep-latency-ratio"]["data-runs"], "1");
+  ASSERT_TRUE(by_id.count("t1-sweep-bandwidth-ratio"));
+  // The histogram of every size of both runs, none waiting for a click.
+  ASSERT_TRUE(by_id.count("t0-latency-histogram"));
+  EXPECT_EQ(by_id["t0-latency-histogram"]["data-runs"], "2");
+  // What differs, first: --warmup, 10 in one and 20 in the other.
+  const size_t diff = view.dom.find("id=\"differences-table\"");
+  ASSERT_NE(diff, std::string::npos);
+  EXPECT_TRUE(contains(view.dom.substr(diff, 2000), ">warmup<")) << view.dom.substr(diff, 2000);
+  EXPECT_TRUE(contains(view.dom, "id=\"run-bar\""));
+  // The comparison's tables, and no table wider than its card at 1024 px.
+  auto tables = elements(view.dom, "table");
+  size_t numbers = 0;
+  for (auto& t : tables) {
+    if (!t.count("data-fits")) continue;
+    ++numbers;
+    EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << ": " << t["data-width"] << " px in "
+                                     << t["data-room"] << " px";
+  }
+  EXPECT_GE(numbers, 6u);
+  EXPECT_TRUE(contains(view.dom, "id=\"compare-latency_p50\""));
+  // At the other end of the widths people use, tables beside their charts where they fit.
+  const PageView wide =
+      open_page(chromium_, html.string(), (dir / "compare-1920.png").string(), 1920, 2400);
+  expect_rendered(wide, {"ratio"});
+  for (auto& t : elements(wide.dom, "table")) {
+    if (t.count("data-fits")) EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << " at 1920";
+  }
 }
 
 // user-review item 6: `--html` on a --matrix job writes the page, and the page shows what

@@ -210,6 +210,34 @@ TEST(CommandLine, LongOptionsTakeHyphensToo) {
   EXPECT_TRUE(plan->at(0).params.local.cq_poll);
 }
 
+// --repeat: the plan round after round, each measuring run numbered; conf and quit once, at
+// the end, so quit still ends the session; the cap on runs counts the repetitions.
+TEST(CommandLine, RepeatRunsThePlanInRounds) {
+  auto cl = parse({"h", "--repeat", "3", "tcp_lat", "udp_lat", "conf", "quit"});
+  ASSERT_TRUE(cl.ok()) << cl.status().message();
+  EXPECT_EQ(cl->program.repeat, 3u);
+  auto plan = plan_runs(*cl, all_tests());
+  ASSERT_TRUE(plan.ok());
+  auto rounds = repeat_plan(*plan, cl->program.repeat);
+  ASSERT_TRUE(rounds.ok()) << rounds.status().message();
+  std::vector<std::string> order;
+  for (const PlannedRun& r : *rounds) {
+    order.push_back(std::string(r.spec->name) + " " + std::to_string(r.repetition) + "/" +
+                    std::to_string(r.repetitions));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"tcp_lat 1/3", "udp_lat 1/3", "tcp_lat 2/3",
+                                             "udp_lat 2/3", "tcp_lat 3/3", "udp_lat 3/3",
+                                             "conf 1/1", "quit 1/1"}));
+  auto once = repeat_plan(*plan, 1);
+  ASSERT_TRUE(once.ok());
+  EXPECT_EQ(once->size(), plan->size());
+  EXPECT_EQ(once->at(0).repetitions, 1u);
+  auto many = repeat_plan(std::vector<PlannedRun>(20, plan->at(0)), 1000);
+  ASSERT_FALSE(many.ok());
+  EXPECT_NE(many.status().message().find("--repeat 1000"), std::string::npos);
+  EXPECT_FALSE(parse({"h", "--repeat", "0", "tcp_lat"}).ok());
+}
+
 TEST(Options, EverySpellingIsUniqueAndResolvable) {
   std::set<std::string> seen;
   for (const Spelling& s : qperf_spellings()) {

@@ -115,12 +115,20 @@ TEST(ReportModelLatency, HistogramComesFromEveryBucket) {
     for (const json& p : s["points"]) percent += p[1].get<double>();
     EXPECT_LE(s["points"].size(), 250u);
   }
-  EXPECT_NEAR(percent, 100.0, 1e-9);
   EXPECT_EQ(markers, 8u);  // min, mean, p50, p90, p99, p99.9, p99.99, max
-  // The outlier (100 us one-way) lies inside the x range: nothing is cut off.
-  const json& points = (*hist)["series"][0]["points"];
-  EXPECT_GT(points.back()[0].get<double>() * 1.1, 100.0);
-  EXPECT_GT(points.back()[1].get<double>(), 0.0);
+  // The outlier (100 us one-way, 20x the bulk) lies past the axis' end: it is not drawn as
+  // a bar squeezing the rest left but as a marker on the edge, with its share and value.
+  // Every sample is accounted for: the bins and the edge together hold 100%.
+  ASSERT_TRUE((*hist)["x"].contains("max"));
+  EXPECT_LT((*hist)["x"]["max"].get<double>(), 100.0);
+  const json* edge = nullptr;
+  for (const json& s : (*hist)["series"]) {
+    if (s.value("stat", "") == "beyond") edge = &s;
+  }
+  ASSERT_NE(edge, nullptr);
+  EXPECT_NEAR(percent, 100.0, 1e-9);  // the bins and the edge marker
+  EXPECT_NEAR((*edge)["points"][0][1].get<double>(), 100.0 / 5001, 1e-9);
+  EXPECT_EQ((*edge)["edge"], "0.02% up to 100 \u00b5s");
   // The table carries the JSON's own numbers.
   ASSERT_EQ(sec->at("tables").size(), 1u);
   expect_cells_match(sec->at("tables")[0]["rows"], result);
@@ -204,10 +212,11 @@ TEST(ReportModelSweep, CxiSizesWithoutLoopMakeASweep) {
   for (size_t i = 0; i < results.size(); ++i) {
     expect_cells_match(json::array({table["rows"][i]}), results[i]);
   }
-  // The distribution section shows one series per size, labelled by it.
+  // The distribution section shows one series per size, labelled by it: a row each.
   const json* dist = find_section(model, "-latency");
   ASSERT_NE(dist, nullptr);
-  EXPECT_EQ((*dist)["tables"][0]["columns"][1], "msg_size 1");
+  EXPECT_EQ((*dist)["tables"][0]["rows"][0][0]["t"], "msg_size 1");
+  EXPECT_EQ((*dist)["tables"][0]["rows"].size(), 6u);
 }
 
 TEST(ReportModelSweep, BandwidthSweepOfTwoRunsOverlays) {
@@ -225,7 +234,11 @@ TEST(ReportModelSweep, BandwidthSweepOfTwoRunsOverlays) {
   const json model = build({{"before.json", a}, {"after.json", b}});
   const json* sec = find_section(model, "-sweep");
   ASSERT_NE(sec, nullptr);
-  ASSERT_EQ((*sec)["charts"].size(), 1u);  // bandwidth only: no message-rate chart beside it
+  // Bandwidth only (no message-rate chart beside it), and relative to the first run.
+  ASSERT_EQ((*sec)["charts"].size(), 2u);
+  EXPECT_EQ((*sec)["charts"][1]["type"], "ratio");
+  EXPECT_EQ((*sec)["charts"][1]["series"][0]["label"], "after.json bandwidth / before.json");
+  EXPECT_DOUBLE_EQ((*sec)["charts"][1]["series"][0]["points"][1][1].get<double>(), 2e9 / 3e9);
   const json& c = (*sec)["charts"][0];
   EXPECT_EQ(c["y"]["unit"], "GB/s");
   ASSERT_EQ(c["series"].size(), 2u);
@@ -260,10 +273,13 @@ TEST(ReportModelIntervals, RatesPerIntervalFromAHandMadeDocument) {
     if (c["id"].get<std::string>().ends_with("-bandwidth")) bw = &c;
   }
   ASSERT_NE(bw, nullptr);
+  // Steps over each interval's span: from its start, and the last one's end.
   const json& points = (*bw)["series"][0]["points"];
-  ASSERT_EQ(points.size(), 2u);
-  EXPECT_DOUBLE_EQ(points[0][1].get<double>(), 2.0);  // 1 GB in 0.5 s, in GB/s
-  EXPECT_DOUBLE_EQ(points[1][1].get<double>(), 1.0);  // 1 GB in 1 s
+  EXPECT_EQ((*bw)["series"][0]["style"], "step");
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0], json::array({0.0, 2.0}));  // 1 GB in 0.5 s, in GB/s
+  EXPECT_EQ(points[1], json::array({0.5, 1.0}));  // 1 GB in 1 s
+  EXPECT_EQ(points[2], json::array({1.5, 1.0}));
   EXPECT_EQ((*sec)["notes"].size(), 1u);
   EXPECT_EQ((*sec)["tables"][0]["rows"].size(), 2u);
 }
@@ -505,6 +521,124 @@ TEST(ChartModel, UnitsAndText) {
   EXPECT_EQ(heat_color(0), "#1a9850");
   EXPECT_EQ(heat_color(1), "#d73027");
   EXPECT_EQ(heat_color(-3), heat_color(0));
+}
+
+}  // namespace
+}  // namespace fabperf::report
+
+namespace fabperf::report {
+namespace {
+
+// The page's unit rule: from the bulk (median), so one outlier does not turn a column of
+// microseconds into milliseconds; the axis ends at the bulk's fence, outliers past it.
+TEST(ChartModel, UnitsFromTheBulkAndAxisLimits) {
+  EXPECT_EQ(bulk_unit("ns", {7000, 8000, 9000, 2e6}).name, "\u00b5s");
+  EXPECT_EQ(latency_unit(2e6).name, "ms");  // what the largest would have chosen
+  EXPECT_EQ(bulk_unit("Bps", {0, 0, 2e9}).name, "GB/s");  // zeros are no bulk
+  EXPECT_EQ(bulk_unit("ns", {}).name, "ns");
+  EXPECT_DOUBLE_EQ(bulk_of({5, 1, 3}), 3);
+  // Log axis: 2 ms among ~10 us values lies past the fence (at least 10x Q3).
+  const double limit = axis_limit({9000, 10000, 11000, 12000, 13000, 2e6}, true);
+  EXPECT_GT(limit, 12000 * 10.0);  // Q3 lies between 12 and 13 us
+  EXPECT_LT(limit, 2e6);
+  EXPECT_EQ(axis_limit({9000, 10000, 11000, 12000, 13000, 90000}, true), 0);  // within 10x
+  EXPECT_EQ(axis_limit({1, 2, 3}, true), 0);  // too few to have a bulk
+  EXPECT_GT(axis_limit({1, 1.1, 1.2, 1.3, 1.1, 50}, false), 1.3);
+  EXPECT_EQ(axis_limit({1, 1.1, 1.2, 1.3, 1.1, 2.2}, false), 0);
+}
+
+json sweep_doc(double scale, double outlier_at_64k) {
+  std::vector<json> results;
+  for (uint64_t size = 1; size <= 65536; size *= 16) {
+    std::vector<uint64_t> raw;
+    for (int i = 0; i < 200; ++i) raw.push_back(static_cast<uint64_t>((18000 + 40 * i) * scale));
+    json r = latency_result("tcp_lat", size, raw, 0.5);
+    r["loop"] = {{"msg_size", size}};
+    if (size == 65536 && outlier_at_64k > 0) r["latency_ns"]["p99"] = outlier_at_64k;
+    results.push_back(r);
+  }
+  return run_doc(results);
+}
+
+// Two runs of a sweep: every series tagged with its run and statistic and none hidden, a
+// ratio chart against the first run beside the absolute one, the parameter that differs on
+// top, and tables in one unit a column.
+TEST(ReportModelCompare, TwoRunsAreGroupsWithARatioChartAndTheirDifferences) {
+  json a = sweep_doc(1.0, 0);
+  json b = sweep_doc(0.8, 2e6);  // 20% faster, with one 2 ms p99 at 64K
+  for (json& r : b["results"]) r["params"]["cq_poll"] = true;
+  const json model = build({{"block.json", a}, {"poll.json", b}});
+  ASSERT_TRUE(model.contains("differences"));
+  ASSERT_EQ(model["differences"].size(), 1u) << model["differences"].dump();
+  EXPECT_EQ(model["differences"][0], json({{"name", "cq_poll"}, {"values", {"-", "1"}}}));
+  const json* sec = find_section(model, "-sweep");
+  ASSERT_NE(sec, nullptr);
+  const json* abs = find_chart(*sec, "line");
+  const json* ratio = find_chart(*sec, "ratio");
+  ASSERT_NE(abs, nullptr);
+  ASSERT_NE(ratio, nullptr);
+  EXPECT_EQ((*abs)["y"]["unit"], "\u00b5s");   // not ms, for all the 2 ms p99
+  ASSERT_TRUE((*abs)["y"].contains("max"));      // which sits on the axis' edge
+  EXPECT_LT((*abs)["y"]["max"].get<double>(), 2000);
+  for (const json& s : (*abs)["series"]) {
+    EXPECT_TRUE(s.contains("run")) << s["label"];
+    EXPECT_TRUE(s.contains("stat")) << s["label"];
+    EXPECT_FALSE(s.contains("hidden")) << s["label"];
+  }
+  EXPECT_EQ((*ratio)["of"], (*abs)["id"]);
+  EXPECT_EQ((*ratio)["base"], 0);
+  ASSERT_EQ((*ratio)["series"].size(), 3u);  // poll.json's p50, p99, mean over block.json's
+  EXPECT_EQ((*ratio)["series"][0]["label"], "poll.json p50 / block.json");
+  EXPECT_NEAR((*ratio)["series"][0]["points"][0][1].get<double>(), 0.8, 0.01);
+  // The distribution section: every histogram drawn, none waiting for a click.
+  const json* dist = find_section(model, "-latency");
+  ASSERT_NE(dist, nullptr);
+  const json* hist = find_chart(*dist, "histogram");
+  ASSERT_NE(hist, nullptr);
+  EXPECT_EQ((*hist)["series"].size(), 10u);
+  for (const json& s : (*hist)["series"]) EXPECT_FALSE(s.contains("hidden"));
+  // One unit a column, from the column's bulk: p99's column stays in microseconds.
+  const json& columns = (*dist)["tables"][0]["columns"];
+  EXPECT_EQ(columns[0], "series");
+  EXPECT_NE(std::find(columns.begin(), columns.end(), "p99 (\u00b5s)"), columns.end())
+      << columns.dump();
+}
+
+// --repeat: a run's repetitions of one size are one distribution, every sample of them.
+TEST(ReportModelCompare, RepetitionsAreDrawnAsOneDistribution) {
+  std::vector<json> results;
+  for (int rep = 1; rep <= 3; ++rep) {
+    std::vector<uint64_t> raw;
+    for (int i = 0; i < 100; ++i) raw.push_back(static_cast<uint64_t>(10000 * rep + 10 * i));
+    json r = latency_result("tcp_lat", 64, raw, 0.5);
+    r["repetition"] = rep;
+    r["repetitions"] = 3;
+    results.push_back(r);
+  }
+  const json model = build({{"run.json", run_doc(results)}});
+  const json* dist = find_section(model, "-latency");
+  ASSERT_NE(dist, nullptr);
+  const json* hist = find_chart(*dist, "histogram");
+  ASSERT_NE(hist, nullptr);
+  size_t histograms = 0;
+  for (const json& s : (*hist)["series"]) histograms += s.value("stat", "") == "histogram";
+  EXPECT_EQ(histograms, 1u);
+  const json& rows = (*dist)["tables"][0]["rows"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0]["t"], "tcp_lat (3 repetitions)");
+  EXPECT_EQ(rows[0][1]["v"], 300);          // samples of all three
+  EXPECT_EQ(rows[0][2]["v"], 5000);         // the smallest of all (half of 10 us)
+  EXPECT_NEAR(rows[0][3]["v"].get<double>(), 10247.5, 1);  // the mean of all
+  // The p50 of every sample: the second repetition's middle, not any one's own p50.
+  const json p50 = rows[0][4];
+  EXPECT_EQ(p50["k"], "latency_ns.p50");
+  EXPECT_NEAR(p50["v"].get<double>(), 10245, 10);  // rank 150 of 300: 20490 ns / 2
+}
+
+TEST(ReportModelCompare, OneRunHasNoDifferencesOrRatio) {
+  const json model = build({{"a.json", sweep_doc(1.0, 0)}});
+  EXPECT_FALSE(model.contains("differences"));
+  EXPECT_EQ(find_chart(*find_section(model, "-sweep"), "ratio"), nullptr);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // fabperf report page: draws the model fabperf embedded in this file (fabperf-model) as
 // given: charts with Chart.js, tables and notes as text. Every figure was chosen, scaled and
-// formatted by fabperf's data step (src/report/report_model.cc); this script only draws.
+// formatted by fabperf's data step (src/report/report_model.cc); this script only draws, by
+// the page's rules: one hue family per run, one dash per statistic, a legend grouped by run,
+// no series hidden, outliers past an axis' end drawn on its edge with their value, and a
+// ratio chart redrawn for whichever run the reader picks as the baseline.
 (function () {
   'use strict';
 
@@ -15,10 +18,12 @@
   }
   window.addEventListener('error', (e) => reportError(String(e.message || e)));
 
-  const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b',
-                   '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'];
+  // One hue a run; shades of it tell a run's series apart (sizes, loop values).
+  const runHues = [212, 4, 140, 30, 275, 185, 330, 55];
   const markerPalette = ['#444', '#888', '#1b9e77', '#d95f02', '#7570b3', '#e7298a',
                          '#66a61e', '#e6ab02', '#a6761d', '#666'];
+  // One dash a statistic, the same in every chart and run.
+  const dashes = {p99: [7, 4], mean: [2, 3], reported: []};
 
   function element(tag, className, text) {
     const e = document.createElement(tag);
@@ -34,10 +39,24 @@
     return String(+v.toPrecision(4));
   }
 
+  function withUnit(v, unit) {
+    if (!unit) return number(v);
+    return number(v) + (unit[0] === '/' || unit === '%' || unit === '\u00d7' ? '' : ' ') + unit;
+  }
+
+  // --- state shared by every chart: the runs shown and the ratio charts' baseline ----------
+  const state = {model: null, charts: [], hiddenRuns: new Set(), base: 0, specs: new Map()};
+
+  function runLabel(run) {
+    const r = state.model.runs[run];
+    return r ? r.label : 'run ' + run;
+  }
+
   // --- tables -------------------------------------------------------------------------------
   function renderTable(spec) {
     const t = element('table', 'numbers');
     t.dataset.title = spec.title;
+    if (spec.id) t.id = spec.id;
     t.appendChild(element('caption', '', spec.title));
     const head = t.createTHead().insertRow();
     // A column of numbers is right-aligned, its header with it.
@@ -56,7 +75,10 @@
         tr.appendChild(td);
       });
     }
-    return t;
+    // A box that scrolls sideways if the table cannot fit, rather than clipping it.
+    const box = element('div', 'table-box');
+    box.appendChild(t);
+    return box;
   }
 
   function renderHeader(run, several) {
@@ -77,6 +99,59 @@
     return box;
   }
 
+  // What differs between the runs, before anything else is read.
+  function renderDifferences(model) {
+    const box = element('section', 'differences');
+    box.id = 'differences';
+    box.appendChild(element('h2', '', 'What differs between the runs'));
+    if (!model.differences.length) {
+      box.appendChild(element('p', '', 'Nothing: every parameter, host and version is the same.'));
+      return box;
+    }
+    const spec = {title: 'Parameters that differ', id: 'differences-table',
+                  columns: ['parameter'].concat(model.runs.filter((r) => r.mode !== 'matrix')
+                      .map((r) => r.label)),
+                  rows: model.differences.map((d) => [{t: d.name}].concat(
+                      d.values.map((v, i) => ({t: v, c: i > 0 && v !== d.values[0] ? 'changed'
+                                                                                 : ''}))))};
+    box.appendChild(renderTable(spec));
+    return box;
+  }
+
+  // The runs shown, and the baseline of the ratio charts: one toggle a run.
+  function renderRunBar(model) {
+    const bar = element('div', 'run-bar');
+    bar.id = 'run-bar';
+    bar.appendChild(element('span', 'run-bar-title', 'Runs:'));
+    model.runs.forEach((run, i) => {
+      if (run.mode === 'matrix') return;
+      const label = element('label', 'run-toggle');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.checked = true;
+      box.dataset.run = String(i);
+      box.addEventListener('change', () => setRunShown(i, box.checked));
+      const swatch = element('span', 'swatch');
+      swatch.style.background = color(i, 0, 1);
+      label.append(box, swatch, document.createTextNode(run.label));
+      bar.appendChild(label);
+    });
+    const pick = element('label', 'baseline');
+    pick.appendChild(document.createTextNode('Ratio baseline: '));
+    const select = document.createElement('select');
+    select.id = 'baseline';
+    model.runs.forEach((run, i) => {
+      if (run.mode === 'matrix') return;
+      const o = element('option', '', run.label);
+      o.value = String(i);
+      select.appendChild(o);
+    });
+    select.addEventListener('change', () => setBaseline(Number(select.value)));
+    pick.appendChild(select);
+    bar.appendChild(pick);
+    return bar;
+  }
+
   // --- axes ---------------------------------------------------------------------------------
   function percentileLabel(v) {
     const decade = Math.log10(v);
@@ -90,6 +165,7 @@
       title: {display: true, text: axis.label + (axis.unit ? ' (' + axis.unit + ')' : '')},
       ticks: {},
     };
+    if (isFinite(axis.max)) s.max = axis.max;
     if (axis.ticks === 'percentile') {
       s.ticks.callback = (v) => percentileLabel(v);
       s.ticks.autoSkip = false;
@@ -103,65 +179,183 @@
         const lead = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
         return [1, 2, 5].some((d) => Math.abs(lead - d) < 1e-6) ? number(v) : '';
       };
-    } else {
-      s.beginAtZero = true;
+    } else if (axis.ticks !== 'ratio') {
+      s.beginAtZero = true;  // a ratio axis fits its data instead: changes of a few % show
     }
     return s;
   }
 
-  // --- charts -------------------------------------------------------------------------------
-  function lineChart(spec, canvas) {
-    let color = 0, marker = 0, lastColor = palette[0];
-    const datasets = spec.series.map((s) => {
-      const data = s.points.map(([x, y]) => ({x, y}));
-      const d = {label: s.label, data, borderWidth: 2, pointRadius: 0, fill: false,
-                 pointHitRadius: 6, hidden: s.hidden === true};
+  // --- series styles ------------------------------------------------------------------------
+  function color(run, shade, shades, alpha) {
+    const hue = runHues[run % runHues.length];
+    const light = shades <= 1 ? 42 : 28 + (40 * shade) / (shades - 1);
+    return 'hsla(' + hue + ', 70%, ' + light + '%, ' + (alpha === undefined ? 1 : alpha) + ')';
+  }
+
+  // Which shade of its run a series takes: its group (loop values), or for per-variant
+  // series (histograms, percentile curves) the variant its label names.
+  function groupKey(s) {
+    if (s.group !== undefined) return s.group;
+    if (s.stat === 'histogram' || s.stat === 'curve') return s.label;
+    if (s.stat === 'reported') return s.label.replace(/ \(reported\)$/, '');
+    if (s.stat === 'beyond') return s.label.replace(/ past [^ ]+ [^ ]+$/, '');
+    return '';
+  }
+
+  // The ratio chart's series for the current baseline, from the absolute chart's data.
+  function ratioSeries(spec) {
+    const abs = state.specs.get(spec.of);
+    if (!abs) return spec.series;
+    const out = [];
+    const base = state.base;
+    for (const s of abs.series) {
+      if (s.run === undefined || s.run === base) continue;
+      const b = abs.series.find((x) => x.run === base && x.stat === s.stat &&
+                                       (x.group || '') === (s.group || ''));
+      if (!b) continue;
+      const at = new Map(b.points.map(([x, y]) => [x, y]));
+      const points = [];
+      for (const [x, y] of s.points) {
+        if (at.has(x) && at.get(x) !== 0) points.push([x, y / at.get(x)]);
+      }
+      out.push({label: s.label + ' / ' + runLabel(base), points, style: 'line', run: s.run,
+                stat: s.stat, group: s.group});
+    }
+    return out;
+  }
+
+  // Draws values past the axis' end as triangles on the edge, each labelled with its value:
+  // of consecutive clipped points only the largest, and no label over another.
+  const edgeLabels = {
+    id: 'edgeLabels',
+    afterDatasetsDraw(chart) {
+      const ctx = chart.ctx;
+      const drawn = [];
+      ctx.save();
+      ctx.font = '11px system-ui, sans-serif';
+      ctx.textBaseline = 'top';
+      chart.data.datasets.forEach((d, i) => {
+        if (!chart.isDatasetVisible(i)) return;
+        const meta = chart.getDatasetMeta(i);
+        d.data.forEach((p, j) => {
+          if (!meta.data[j]) return;
+          let text = '';
+          if (p.edge) {
+            text = p.edge;
+          } else if (p.clipped) {
+            const next = d.data[j + 1];
+            const prev = d.data[j - 1];
+            // One label a stretch of clipped points: at its largest value.
+            const stretch = [prev, next].filter((q) => q && q.clipped);
+            if (stretch.some((q) => q.clipped > p.clipped)) return;
+            if (prev && prev.clipped === p.clipped) return;
+            text = withUnit(p.clipped, chart.options.yUnit);
+          } else {
+            return;
+          }
+          const {x, y} = meta.data[j].getProps(['x', 'y'], true);
+          const width = ctx.measureText(text).width;
+          let left = x + 7;
+          if (left + width > chart.chartArea.right + 40) left = x - 7 - width;
+          const box = {l: left, r: left + width, t: y + 2, b: y + 14};
+          if (drawn.some((o) => box.l < o.r && o.l < box.r && box.t < o.b && o.t < box.b)) return;
+          drawn.push(box);
+          ctx.fillStyle = d.borderColor;
+          ctx.fillText(text, left, y + 2);
+        });
+      });
+      ctx.restore();
+    },
+  };
+
+  function datasetsOf(spec, series) {
+    const shades = new Map();  // run -> group keys, in order
+    for (const s of series) {
+      if (s.run === undefined) continue;
+      if (!shades.has(s.run)) shades.set(s.run, []);
+      const keys = shades.get(s.run);
+      if (!keys.includes(groupKey(s))) keys.push(groupKey(s));
+    }
+    const top = spec.y && isFinite(spec.y.max) ? spec.y.max : Infinity;
+    let marker = 0;
+    const lines = series.filter((x) => x.style !== 'marker' && x.style !== 'points').length;
+    const out = series.map((s) => {
+      const data = s.points.map(([x, y]) => (y > top ? {x, y: top, clipped: y} : {x, y}));
+      if (s.edge) for (const p of data) p.edge = s.edge;
+      const d = {label: s.label, data, borderWidth: 2, fill: false, pointHitRadius: 6,
+                 run: s.run, stat: s.stat,
+                 pointRadius: (c) => (c.raw && c.raw.clipped ? 6 : spec.type === 'line' ? 3 : 0),
+                 pointStyle: (c) => (c.raw && c.raw.clipped ? 'triangle' : 'circle')};
       if (s.style === 'marker') {
         d.borderColor = markerPalette[marker++ % markerPalette.length];
         d.borderDash = [5, 4];
         d.borderWidth = 1.5;
+        d.pointRadius = 0;
         return d;
       }
+      const run = s.run === undefined ? 0 : s.run;
+      const keys = shades.get(run) || [''];
+      const c = color(run, Math.max(0, keys.indexOf(groupKey(s))), keys.length);
+      d.borderColor = c;
+      d.backgroundColor = color(run, Math.max(0, keys.indexOf(groupKey(s))), keys.length, 0.2);
+      d.borderDash = dashes[s.stat] || (s.style === 'dash' ? [6, 3] : []);
       if (s.style === 'points') {
         d.showLine = false;
-        d.pointRadius = 4;
-        d.pointStyle = 'rectRot';
-        d.borderColor = d.backgroundColor = lastColor;
+        d.pointRadius = s.edge ? 7 : 4;
+        // A marker on the axis' edge points past it; reported figures are diamonds.
+        d.pointStyle = s.edge ? 'triangle' : 'rectRot';
+        if (s.edge) d.rotation = 90;
+        d.backgroundColor = c;
         return d;
       }
-      lastColor = palette[color++ % palette.length];
-      d.borderColor = lastColor;
-      d.backgroundColor = lastColor + '33';
-      if (s.style === 'dash') d.borderDash = [6, 3];
+      if (s.style === 'step') {
+        d.stepped = 'after';  // a value holds over its interval: no dots at the corners
+        d.pointRadius = (c2) => (c2.raw && c2.raw.clipped ? 6 : 0);
+      }
       if (spec.type === 'histogram') {
         d.stepped = 'middle';
         d.borderWidth = 1.5;
-        d.fill = spec.series.filter((x) => x.style !== 'marker').length === 1 ? 'origin' : false;
-      } else if (spec.type === 'line') {
-        d.pointRadius = 3;
+        d.pointRadius = 0;
+        d.fill = lines === 1 ? 'origin' : false;
       }
       return d;
     });
+    // A ratio chart's reference: 1, the baseline itself.
+    if (spec.type === 'ratio' && spec.x.values && spec.x.values.length) {
+      const xs = spec.x.values.map(([v]) => v);
+      out.push({label: 'the baseline (1)', data: [{x: xs[0], y: 1}, {x: xs[xs.length - 1], y: 1}],
+                borderColor: '#888', borderDash: [3, 3], borderWidth: 1, pointRadius: 0,
+                fill: false});
+    }
+    return out;
+  }
+
+  // --- charts -------------------------------------------------------------------------------
+  function lineChart(spec, canvas) {
+    const series = spec.type === 'ratio' ? ratioSeries(spec) : spec.series;
     const xUnit = spec.x.unit, yUnit = spec.y.unit;
     return new Chart(canvas, {
       type: 'line',
-      data: {datasets},
+      data: {datasets: datasetsOf(spec, series)},
+      plugins: [edgeLabels],
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
+        yUnit,
         interaction: {mode: 'nearest', intersect: false},
         scales: {x: scale(spec.x), y: scale(spec.y)},
         plugins: {
-          legend: {position: 'bottom', labels: {boxWidth: 14}},
+          legend: {display: false},  // the page's own legend, grouped by run (below the chart)
           tooltip: {callbacks: {
             title: (items) => {
               if (!items.length) return '';
               const x = items[0].parsed.x;
               if (spec.x.ticks === 'percentile') return 'p' + String(+(100 - 100 / x).toFixed(4));
-              return number(x) + (xUnit ? ' ' + xUnit : '');
+              return withUnit(x, xUnit);
             },
-            label: (c) => c.dataset.label + ': ' + number(c.parsed.y) + (yUnit ? ' ' + yUnit : ''),
+            label: (c) => c.dataset.label + ': ' +
+                withUnit(c.raw && c.raw.clipped ? c.raw.clipped : c.parsed.y, yUnit),
           }},
         },
       },
@@ -321,11 +515,85 @@
     return box;
   }
 
+  // The legend, grouped by run: a run's heading shows or hides the whole run in this chart,
+  // an entry one series. Each swatch shows the series' colour and dash.
+  function renderLegend(entry) {
+    const {chart, legend} = entry;
+    legend.textContent = '';
+    const groups = new Map();
+    chart.data.datasets.forEach((d, i) => {
+      const key = d.run === undefined ? 'figures' : d.run;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(i);
+    });
+    const several = state.model.runs.length > 1;
+    for (const [key, indexes] of groups) {
+      const group = element('div', 'legend-run');
+      if (key !== 'figures') group.dataset.run = String(key);
+      if (several || key === 'figures') {
+        const head = element('button', 'legend-run-name', key !== 'figures' ? runLabel(key)
+            : entry.spec.type === 'ratio' ? 'reference' : 'marked figures');
+        head.type = 'button';
+        head.addEventListener('click', () => {
+          const show = indexes.some((i) => !chart.isDatasetVisible(i)) ;
+          for (const i of indexes) chart.setDatasetVisibility(i, show);
+          chart.update();
+          renderLegend(entry);
+        });
+        group.appendChild(head);
+      }
+      for (const i of indexes) {
+        const d = chart.data.datasets[i];
+        const item = element('button', 'legend-item' + (chart.isDatasetVisible(i) ? '' : ' off'));
+        item.type = 'button';
+        const swatch = element('span', 'legend-swatch');
+        swatch.style.borderTopColor = d.borderColor;
+        swatch.style.borderTopStyle = d.borderDash && d.borderDash.length
+          ? (d.borderDash[0] <= 2 ? 'dotted' : 'dashed') : 'solid';
+        const prefix = several && key !== 'figures' ? runLabel(key) + ' ' : '';
+        const text = prefix && d.label.startsWith(prefix) ? d.label.slice(prefix.length) : d.label;
+        item.append(swatch, document.createTextNode(text));
+        item.addEventListener('click', () => {
+          chart.setDatasetVisibility(i, !chart.isDatasetVisible(i));
+          chart.update();
+          renderLegend(entry);
+        });
+        group.appendChild(item);
+      }
+      legend.appendChild(group);
+    }
+    describe(entry);
+  }
+
+  // What the library drew, for people and for the browser test: datasets, elements, how
+  // many are hidden, the axis units, the points on an axis' edge.
+  function describe(entry) {
+    const {chart, figure, spec} = entry;
+    let elements = 0, hidden = 0, clipped = 0;
+    const runs = new Set();
+    chart.data.datasets.forEach((d, i) => {
+      elements += chart.getDatasetMeta(i).data.length;
+      if (!chart.isDatasetVisible(i)) hidden += 1;
+      if (d.run !== undefined) runs.add(d.run);
+      for (const p of d.data) if (p && p.clipped) clipped += 1;
+    });
+    figure.dataset.series = String(chart.data.datasets.length);
+    figure.dataset.elements = String(elements);
+    figure.dataset.hidden = String(hidden);
+    figure.dataset.runs = String(runs.size);
+    figure.dataset.clipped = String(clipped);
+    if (spec.x) figure.dataset.xUnit = spec.x.unit || '';
+    if (spec.y) figure.dataset.yUnit = spec.y.unit || '';
+    if (spec.type === 'ratio') figure.dataset.base = runLabel(state.base);
+    figure.dataset.rendered = elements > 0 && chart.canvas.width > 0 ? 'yes' : 'empty';
+  }
+
   function renderChart(spec, parent) {
     const figure = element('figure', 'chart');
     figure.id = spec.id;
     figure.dataset.type = spec.type;
-    figure.appendChild(element('figcaption', '', spec.title));
+    const caption = element('figcaption', '', spec.title);
+    figure.appendChild(caption);
     const box = element('div', 'canvas-box');
     if (spec.type === 'heatmap') {
       const side = Math.min(820, Math.max(320, 120 + spec.labels.length * 22));
@@ -336,15 +604,26 @@
     box.appendChild(canvas);
     figure.appendChild(box);
     if (spec.type === 'heatmap') figure.appendChild(heatLegend(spec));
+    const legend = element('div', 'legend');
+    if (spec.type !== 'heatmap') figure.appendChild(legend);
     parent.appendChild(figure);
+    state.specs.set(spec.id, spec);
     try {
       const chart = spec.type === 'heatmap' ? heatmap(spec, canvas) : lineChart(spec, canvas);
-      // What the library drew, for people and for the browser test: datasets and elements.
-      let elements = 0;
-      chart.data.datasets.forEach((_, i) => { elements += chart.getDatasetMeta(i).data.length; });
-      figure.dataset.series = String(chart.data.datasets.length);
-      figure.dataset.elements = String(elements);
-      figure.dataset.rendered = elements > 0 && canvas.width > 0 ? 'yes' : 'empty';
+      const entry = {chart, figure, spec, legend, canvas};
+      if (spec.type === 'ratio') {
+        caption.textContent = spec.title.replace('a baseline run', runLabel(state.base));
+      }
+      if (spec.type === 'heatmap') {
+        let elements = 0;
+        chart.data.datasets.forEach((_, i) => { elements += chart.getDatasetMeta(i).data.length; });
+        figure.dataset.series = String(chart.data.datasets.length);
+        figure.dataset.elements = String(elements);
+        figure.dataset.rendered = elements > 0 && canvas.width > 0 ? 'yes' : 'empty';
+      } else {
+        renderLegend(entry);
+      }
+      state.charts.push(entry);
       return chart;
     } catch (e) {
       figure.dataset.rendered = 'error';
@@ -353,8 +632,57 @@
     }
   }
 
+  // --- the run toggle and the baseline ------------------------------------------------------
+  function applyRuns(entry) {
+    const {chart} = entry;
+    chart.data.datasets.forEach((d, i) => {
+      if (d.run !== undefined) chart.setDatasetVisibility(i, !state.hiddenRuns.has(d.run));
+    });
+    chart.update();
+    renderLegend(entry);
+  }
+
+  function setRunShown(run, shown) {
+    if (shown) state.hiddenRuns.delete(run); else state.hiddenRuns.add(run);
+    document.body.dataset.hiddenRuns = Array.from(state.hiddenRuns).join(',');
+    for (const entry of state.charts) if (entry.spec.type !== 'heatmap') applyRuns(entry);
+  }
+
+  function setBaseline(run) {
+    state.base = run;
+    for (const entry of state.charts) {
+      if (entry.spec.type !== 'ratio') continue;
+      entry.chart.data.datasets = datasetsOf(entry.spec, ratioSeries(entry.spec));
+      entry.figure.querySelector('figcaption').textContent =
+          entry.spec.title.replace('a baseline run', runLabel(run));
+      applyRuns(entry);
+    }
+  }
+
+  // --- tables that fit their card -----------------------------------------------------------
+  // A section whose tables do not fit beside its charts puts them below, across the card;
+  // each table then says whether it fits (data-fits), and one that still cannot scrolls.
+  function fitTables(main) {
+    for (const body of main.querySelectorAll('.section-body')) {
+      const tables = body.querySelector('.tables');
+      if (!tables || body.classList.contains('tables-only')) continue;
+      const tooWide = Array.from(tables.querySelectorAll('table'))
+          .some((t) => t.scrollWidth > tables.clientWidth + 1);
+      if (tooWide) body.classList.add('stacked');
+    }
+    for (const box of main.querySelectorAll('.table-box')) {
+      const t = box.querySelector('table');
+      const fits = t.scrollWidth <= box.clientWidth + 1;
+      t.dataset.fits = fits ? 'yes' : 'no';
+      t.dataset.width = String(t.scrollWidth);
+      t.dataset.room = String(box.clientWidth);
+      box.classList.toggle('scrolls', !fits);
+    }
+  }
+
   // --- the page -----------------------------------------------------------------------------
   function render(model) {
+    state.model = model;
     if (window['chartjs-chart-matrix']) {
       const m = window['chartjs-chart-matrix'];
       Chart.register(m.MatrixController, m.MatrixElement);
@@ -362,6 +690,9 @@
     const main = document.getElementById('report');
     // Runs measured under host noise (the JSON's host_noise verdict): said before anything.
     for (const text of model.banners || []) main.appendChild(element('p', 'banner', text));
+    const pairs = model.runs.filter((r) => r.mode !== 'matrix').length;
+    if (model.differences) main.appendChild(renderDifferences(model));
+    if (pairs > 1) main.appendChild(renderRunBar(model));
     const runs = element('div', 'runs');
     for (const run of model.runs) runs.appendChild(renderHeader(run, model.runs.length > 1));
     main.appendChild(runs);
@@ -383,10 +714,15 @@
       body.appendChild(tableBox);
       s.appendChild(body);
       main.appendChild(s);
+      // A chart relative to a baseline sits beside its absolute chart.
+      if (sec.charts.some((c) => c.type === 'ratio')) body.classList.add('paired');
       for (const c of sec.charts) if (renderChart(c, chartBox)) charts += 1;
       for (const t of sec.tables) tableBox.appendChild(renderTable(t));
       if (!sec.charts.length) body.classList.add('tables-only');
     }
+    fitTables(main);
+    // Charts sized before the tables moved: they follow their new boxes.
+    for (const entry of state.charts) entry.chart.resize();
     document.body.dataset.charts = String(charts);
   }
 
