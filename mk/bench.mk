@@ -21,7 +21,7 @@ BENCH_ARGS = --build $(BUILD) --seconds $(BENCH_SECONDS) --reps $(BENCH_REPS) \
 .PHONY: bench bench-build bench-peers
 
 bench-build: build
-	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong floor_stream micro_stats
+	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong floor_stream floor_fi_send floor_fi_write floor_fi_read floor_fi_atomic micro_stats
 
 bench-peers:
 	@missing=""; for p in $(BENCH_PEERS); do \
