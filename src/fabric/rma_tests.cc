@@ -135,7 +135,7 @@ SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool co
   const size_t window = opts.tx_depth;
   return {.ep_type = type, .caps = FI_RMA | (count_at_target ? FI_MSG : 0), .tx_slots = window,
           .rx_slots = window, .tx_window = window, .rx_window = window,
-          .rx_init = RxInit::kPoison};
+          .rx_init = RxInit::kPoison, .windowed = WindowedOp::kWrite};
 }
 
 SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type, bool bidirectional) {
@@ -158,11 +158,11 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   const bool client = ctx.role == Role::kClient;
   const bool writing = client || bidirectional;
   const bool target = !client || bidirectional;
-  const size_t window = ctx.opts.tx_depth;
   SessionNeeds needs = rma_write_bw_needs(ctx.opts, type, count_at_target);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
+  const size_t window = f.tx_window();  // the provider's default or --tx_depth (window_choice)
   const bool with_data = count_at_target && f.has_remote_cq_data();
   ctx.stats.info["recv_counted_by"] =
       with_data ? "target (remote CQ data)"

@@ -127,6 +127,7 @@ template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
   window = std::min(window, f.tx_window());
+  f.ctx.stats.info["window"] = window;  // what was kept in flight (-v, JSON; the floor's pairing)
   bool measuring = false;
   // What --interval counts: the measured operations completed so far (posts run ahead of
   // completions by the window, and a provider that buffers takes a whole window at once),

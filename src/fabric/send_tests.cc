@@ -147,11 +147,11 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
 // sending by time or count; a sending server stops when the client's end message arrives.
 Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receiving) {
   const bool client = ctx.role == Role::kClient;
-  const size_t window = ctx.opts.tx_depth;
-  SessionNeeds needs = stream_side_needs(window, type, sending, receiving);
+  SessionNeeds needs = stream_side_needs(ctx.opts.tx_depth, type, sending, receiving);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
+  const size_t window = f.tx_window();  // the provider's default or --tx_depth (window_choice)
   const bool unreliable = type == FI_EP_DGRAM;
   for (size_t slot = 0; slot < f.tx_slots(); ++slot) {
     if (!f.fill_tx(slot)) return f.status();
@@ -196,6 +196,16 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   if (sending) {
     auto post_one = [&](uint64_t index) {
       uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
+      if (f.inject_bw) {
+        // Copied at once and no completion to come: complete as posted.
+        if (!f.post("fi_inject", [&] {
+              return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer());
+            }, on)) {
+          return false;
+        }
+        run.completed++;
+        return true;
+      }
       OpContext* c = f.tx_pool.acquire(slot);
       return f.post("fi_send", [&] {
         return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c);
@@ -206,6 +216,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     // the end exchange below is the end barrier.
     run.barrier = receiving;
     FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
+    if (f.inject_bw) tx_last = now_ns();  // the last injected send was copied by now
     if (receiving) {
       ctx.stats.info["bidirectional"] =
           "start and end barriers; each side's sends timed from the start barrier to its last "
@@ -260,7 +271,7 @@ SessionNeeds pingpong_needs(Role role, fi_ep_type type) {
 SessionNeeds stream_side_needs(size_t window, fi_ep_type type, bool sending, bool receiving) {
   return {.ep_type = type, .caps = FI_MSG, .tx_slots = sending ? window : 1,
           .rx_slots = receiving ? window : 1, .tx_window = window,
-          .rx_window = receiving ? window : 1};
+          .rx_window = receiving ? window : 1, .windowed = WindowedOp::kSend};
 }
 
 SessionNeeds stream_needs(const RunOptions& opts, Role role, fi_ep_type type,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "fabric/memory.h"
 #include "fabric/provider.h"
 #include "fabric/test_buffer.h"
+#include "fabric/window_defaults.h"
 
 namespace fabperf {
 
@@ -75,6 +77,10 @@ struct SessionNeeds {
   size_t rx_window = 1;            // receives posted
   bool atomic = false;             // an atomic target and operand area
   RxInit rx_init = RxInit::kZero;
+  // A bandwidth test of sends or writes: its window (tx_window, and the slots and receives
+  // sized as it) and inject size follow the provider (window_choice) where --tx_depth is not
+  // given; the client's choice goes to the server with its first exchange.
+  std::optional<WindowedOp> windowed;
 };
 
 // The buffer of a session: tx and rx slots of `stride` bytes (together under 1 MiB, or 1 GiB
@@ -119,6 +125,10 @@ class FabricSession {
   // completion, the fastest small send the provider has (fi_pingpong uses it too; the CXI
   // tools call it IDC). Recorded in the run's info as "send".
   bool inject = false;
+  // A windowed bandwidth test's window and inject size (SessionNeeds::windowed), and whether
+  // its messages inject: msg_size fits both the choice's inject size and the provider's.
+  WindowChoice window;
+  bool inject_bw = false;
   uint8_t my_seed = 0, peer_seed = 0;  // patterns this side sends and expects
 
   FabricEndpoint& endpoint() { return *endpoint_; }
@@ -309,6 +319,10 @@ class FabricSession {
  private:
   explicit FabricSession(TestContext& c) : ctx(c), limit_(c.opts) {}
   Status setup(const SessionNeeds& needs);
+  // A windowed test's needs at its chosen window (SessionNeeds::windowed); `needs` otherwise.
+  SessionNeeds sized_needs(const SessionNeeds& needs, const nlohmann::json& peer_hello);
+  // The client's window choice, for the server, added to its first exchange.
+  void add_window(nlohmann::json& hello) const;
   Status open_connectionless(const FabricRequest& request, const SessionNeeds& needs,
                              nlohmann::json peer_hello);
   Status open_connected(const FabricRequest& request, const SessionNeeds& needs);
