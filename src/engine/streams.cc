@@ -61,14 +61,39 @@ int stream_count(const RunOptions& opts) {
   return static_cast<int>(std::max<uint64_t>(1, opts.streams));
 }
 
-Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message,
-                   const StreamDescriptors& descriptors) {
+StreamSender stream_sender(const RunOptions& opts, int streams, std::string* why) {
+  const std::string& mode = opts.stream_sender;
+  auto say = [&](StreamSender s, const std::string& text) {
+    if (why != nullptr) *why = text;
+    return s;
+  };
+  if (mode == "threads") return say(StreamSender::kThreads, "threads (--stream_sender)");
+  if (mode == "round_robin") {
+    return say(StreamSender::kRoundRobin, "round_robin (--stream_sender)");
+  }
+  if (streams < 2) return say(StreamSender::kThreads, "threads (one stream)");
+  const int cpus = cpus_for_threads(opts.cpu_affinity, streams);
+  std::string text = std::to_string(streams) + " streams on " + std::to_string(cpus) + " CPU" +
+                     (cpus == 1 ? "" : "s");
+  if (cpus < streams) return say(StreamSender::kRoundRobin, "round_robin (auto: " + text + ")");
+  return say(StreamSender::kThreads, "threads (auto: " + text + ")");
+}
+
+namespace {
+
+// run_streams and run_streams_round_robin: `threads` measuring threads (n, or one for every
+// stream), the supervisor on the calling thread, and the summing.
+Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
+                          const RoundRobinBody& all, PeerMessage peer_message,
+                          const StreamDescriptors& descriptors) {
   if (n < 1) n = 1;
+  const bool one_thread = static_cast<bool>(all);
+  const int thread_count = one_thread ? 1 : n;
   if (peer_message == PeerMessage::kByRole) {
     peer_message = ctx.role == Role::kClient ? PeerMessage::kFailure : PeerMessage::kEndOfData;
   }
   std::atomic<bool> stop{false}, peer_done{false};
-  std::atomic<int> running{n};
+  std::atomic<int> running{thread_count};
   // Without an eventfd (EMFILE) the supervisor still ends: its poll times out every period.
   // Shared with the signal callback, which the signal thread may run from its own copy after
   // remove_stop_callback: the descriptor stays open (not reused) while any copy exists.
@@ -79,7 +104,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   ctx.mark_start();
   const int64_t start = now_ns();
   std::vector<std::thread> threads;
-  threads.reserve(slots.size());
+  threads.reserve(static_cast<size_t>(thread_count));
   for (int i = 0; i < n; ++i) {
     StreamSlot& slot = slots[static_cast<size_t>(i)];
     slot.worker.index = i;
@@ -87,18 +112,37 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     slot.worker.stop_ = &stop;
     slot.worker.peer_done_ = &peer_done;
     slot.worker.live_ = ctx.interval.enabled();
-    threads.emplace_back([&, i, slot_ptr = &slot] {
+  }
+  for (int i = 0; i < thread_count; ++i) {
+    // Thread i serves stream i, or (one thread) every stream, whose figures it keeps in
+    // stream 0's slot where they are not per stream (status, CPU time).
+    threads.emplace_back([&, i, slot_ptr = &slots[static_cast<size_t>(i)]] {
       StreamSlot& s = *slot_ptr;
       std::optional<PrivateFds> own_fds;  // dropped as the thread ends, after its wake()
       if (descriptors) {
-        std::vector<int> keep = descriptors(i);
+        std::vector<int> keep;
+        for (int j = one_thread ? 0 : i; j < (one_thread ? n : i + 1); ++j) {
+          std::vector<int> fds = descriptors(j);
+          keep.insert(keep.end(), fds.begin(), fds.end());
+        }
         keep.push_back(wake_fd);
         own_fds.emplace(std::move(keep));
       }
       s.status = apply_cpu_affinity(ctx.opts.cpu_affinity, i);
       int64_t user0 = thread_cpu_ns(false), kernel0 = thread_cpu_ns(true);
-      if (s.status.ok()) s.status = body(s.worker);
-      if (s.worker.end_ns == 0) s.worker.end_ns = now_ns();
+      if (s.status.ok()) {
+        if (one_thread) {
+          std::vector<StreamWorker*> workers;
+          for (StreamSlot& each : slots) workers.push_back(&each.worker);
+          s.status = all(workers);
+        } else {
+          s.status = body(s.worker);
+        }
+      }
+      const int64_t end = now_ns();
+      for (StreamSlot& each : slots) {
+        if ((one_thread || &each == &s) && each.worker.end_ns == 0) each.worker.end_ns = end;
+      }
       s.user_ns = thread_cpu_ns(false) - user0;
       s.kernel_ns = thread_cpu_ns(true) - kernel0;
       if (!s.status.ok()) stop.store(true);  // one stream failing ends the others
@@ -200,10 +244,24 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   if (!peer_status.ok()) return peer_status;
   for (const StreamSlot& s : slots) {
     if (!s.status.ok()) {
-      return n > 1 ? s.status.Prefixed("stream " + std::to_string(s.worker.index)) : s.status;
+      return n > 1 && !one_thread
+                 ? s.status.Prefixed("stream " + std::to_string(s.worker.index))
+                 : s.status;
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message,
+                   const StreamDescriptors& descriptors) {
+  return run_stream_threads(ctx, n, body, nullptr, peer_message, descriptors);
+}
+
+Status run_streams_round_robin(TestContext& ctx, int n, const RoundRobinBody& body,
+                               PeerMessage peer_message, const StreamDescriptors& descriptors) {
+  return run_stream_threads(ctx, n, nullptr, body, peer_message, descriptors);
 }
 
 }  // namespace fabperf
