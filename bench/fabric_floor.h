@@ -662,6 +662,10 @@ inline int run_pair(const Config& cfg, uint64_t caps, Run&& run) {
   fflush(stdout);
   pid_t child = fork();
   if (child < 0) die("fork", -1);
+  // Each side its own session, as fabperf's server runs each client's session in a child of
+  // its own (setsid): with the kernel's autogroup scheduling a session is one group, and on a
+  // loaded host two processes sharing one group get half the CPU one alone gets.
+  if (child == 0) setsid();
   Side s;
   s.cfg = cfg;
   s.caps = caps;

@@ -89,8 +89,12 @@ class Server:
     region in /dev/shm."""
     def __init__(self, argv, port, udp=False, env=None, timeout=15.0, one_shot=False):
         self.one_shot = one_shot
+        # A session of its own, as the client's (client()): with the kernel's autogroup
+        # scheduling each session is one group of equal weight, and on a loaded host a program
+        # whose server runs in a session of its own (fabperf's server does, for each client)
+        # would get more CPU than one whose two processes share the harness's.
         self.p = subprocess.Popen(["taskset", "-c", PIN.server] + argv, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, env=env)
+                                  stderr=subprocess.PIPE, env=env, start_new_session=True)
         end = time.time() + timeout
         while not listening(port, udp):
             if self.p.poll() is not None:
@@ -121,7 +125,7 @@ class Server:
 
 def client(argv, timeout, env=None):
     r = subprocess.run(["taskset", "-c", PIN.client] + argv, capture_output=True, text=True,
-                       timeout=timeout, env=env)
+                       timeout=timeout, env=env, start_new_session=True)
     if r.returncode != 0:
         raise RuntimeError(f"{os.path.basename(argv[0])} exited {r.returncode}: "
                            f"{(r.stderr or r.stdout).strip()[-300:]}")
@@ -284,7 +288,8 @@ class Peers:
                 str(self.seconds), PIN.client, PIN.server]
         argv += [f"{k}={v}" for k, v in (settings or {}).items()]
         out = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout,
-                             env=dict(os.environ, **env) if env else None)
+                             env=dict(os.environ, **env) if env else None,
+                             start_new_session=True)
         if out.returncode != 0:
             raise RuntimeError(f"floor_fi_{op} exited {out.returncode}: {out.stderr.strip()[-300:]}")
         doc = json.loads(out.stdout.strip().splitlines()[-1])
