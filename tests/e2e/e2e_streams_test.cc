@@ -77,7 +77,11 @@ TEST(Streams, RoundRobinSendsTheCountOnEveryStream) {
                        "--stream_sender", "round_robin", "tcp_bw"});
   const json& r = doc["results"][0];
   ASSERT_EQ(r["status"], "ok") << r;
-  for (const json& s : r["streams"]) EXPECT_EQ(s["send_msgs"], 500) << s;
+  ASSERT_EQ(r["streams"].size(), 2u) << r;
+  for (const json& s : r["streams"]) {
+    EXPECT_EQ(s["send_bytes"], 500 * 1024) << s;
+    EXPECT_EQ(s["recv_bytes"], 500 * 1024) << s;
+  }
 }
 
 // auto takes round_robin where the sending threads would share a CPU (a one-CPU mask, as
