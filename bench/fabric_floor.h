@@ -29,7 +29,9 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -136,10 +138,12 @@ inline void get(int fd, void* p, size_t len) {
     len -= static_cast<size_t>(n);
   }
 }
-// Whether a record is waiting (a non-blocking peek).
+// Whether a record is waiting (a non-blocking peek), or the peer is gone (the read that
+// follows then ends this side).
 inline bool waiting(int fd) {
   char c;
-  return recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK) == 1;
+  ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+  return n == 1 || n == 0;
 }
 inline void put_bytes(int fd, const std::vector<uint8_t>& v) {
   uint64_t n = v.size();
@@ -665,7 +669,11 @@ inline int run_pair(const Config& cfg, uint64_t caps, Run&& run) {
   // Each side its own session, as fabperf's server runs each client's session in a child of
   // its own (setsid): with the kernel's autogroup scheduling a session is one group, and on a
   // loaded host two processes sharing one group get half the CPU one alone gets.
-  if (child == 0) setsid();
+  if (child == 0) {
+    setsid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a client killed at its timeout takes its server along
+    if (getppid() == 1) _exit(1);
+  }
   Side s;
   s.cfg = cfg;
   s.caps = caps;
