@@ -106,7 +106,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     if (c == nullptr) return true;
     f.tx_pool.release(c);
     run.completed++;
-    run.last_completion_ns = now_ns();
+    run.last_completion_ns = f.completion_ns();
     return true;
   };
   if (bidirectional) {

@@ -64,12 +64,12 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
     if (c != nullptr && c->kind == OpKind::kTx) {
       f.tx_pool.release(c);
       run.completed++;
-      run.last_completion_ns = now_ns();
+      run.last_completion_ns = f.completion_ns();
       return true;
     }
     if (c != nullptr) f.rx_pool.release(c);
     if (e.flags & FI_REMOTE_CQ_DATA) {
-      int64_t now = now_ns();
+      int64_t now = f.completion_ns();
       if (++counters.remote_writes == 1 || counters.remote_writes == f.warmup) {
         counters.first_remote_ns = now;
       }
@@ -240,7 +240,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
     if (c == nullptr) return true;
     f.tx_pool.release(c);
     run.completed++;
-    run.last_completion_ns = now_ns();
+    run.last_completion_ns = f.completion_ns();
     const uint8_t* landed = bidirectional ? f.tx(c->slot) : f.rx(c->slot);
     if (f.verify && !f.check_rx(landed, f.msg_size)) return false;
     return true;

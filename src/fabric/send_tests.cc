@@ -166,12 +166,12 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c->kind == OpKind::kTx) {
       f.tx_pool.release(c);
-      tx_last = now_ns();
+      tx_last = f.completion_ns();
       run.completed++;
       return true;
     }
     f.rx_pool.release(c);
-    int64_t now = now_ns();
+    int64_t now = f.completion_ns();
     ++received;
     if (received == 1 || received == f.warmup) {
       rx_start = now;
