@@ -5,12 +5,15 @@ peer, in alternating rounds, client CPU 0 and server CPU 1, both busy-polling.
 
   python3 bench/probes/fabric_probe.py OUT --cases rdm_write_bw:shm:64,rc_lat:tcp:16384
       [--variants 'window=16|window=1024|inject=4096|env:FI_SHM_DISABLE_CMA=1']
-      [--fabperf-args '--tx_depth 16'] [--peer fi_pingpong|ucx] [--reps 7] [--no-fabperf]
+      [--fabperf-args '--tx_depth 16'] [--fabperf-variants '--tx_depth 128|-m 65536']
+      [--peer fi_pingpong|ucx] [--reps 7] [--no-fabperf]
 
 A case is TEST:PROVIDER:SIZE, TEST one of the fabric floor sweep's (bench/fabric_floor_sweep.py).
 A variant is the floor at fabperf's settings with KEY=VALUE settings (fabric_floor.h) and
 env:NAME=VALUE variables changed, several joined by commas; '|' separates variants.
-`--fabperf-args` adds options to fabperf's run (a variant of fabperf: `--tx_depth 16`).
+`--fabperf-args` adds options to fabperf's run (a variant of fabperf: `--tx_depth 16`);
+`--fabperf-variants` adds more runs of fabperf with these options ('|' between them), in the
+same rounds (a change's before and after: the old default set by hand against the new).
 Writes OUT/fabric_TEST_PROVIDER_SIZE.txt through tcp_probes.probe() (a line per round, then the
 first program's median over each other's, and the median and quartiles of each round's ratio).
 """
@@ -54,6 +57,9 @@ def programs_of(peers, a, test, prov, size):
         fabperf()
     else:
         out.append(("fabperf", cal.ours(fabperf)))
+    for variant in filter(None, a.fabperf_variants.split("|")):
+        more = args + shlex.split(variant)
+        out.append((f"fabperf {variant}", lambda m=more: peers.fabperf(test, m, figure)))
     out.append(("floor", lambda: peers.fabric_floor(op, prov, ep, mode, size,
                                                    pair.settings())[0]))
     for variant in filter(None, a.variants.split("|")):
@@ -73,6 +79,7 @@ def main():
     ap.add_argument("--cases", required=True)
     ap.add_argument("--variants", default="")
     ap.add_argument("--fabperf-args", default="")
+    ap.add_argument("--fabperf-variants", default="")
     ap.add_argument("--peer", default="")
     ap.add_argument("--no-fabperf", action="store_true")
     a = ap.parse_args()
