@@ -17,6 +17,9 @@
 //   more=1        FI_MORE on every post of a refill but its last
 //   data=1        (write bw) writes carry remote CQ data and the target counts them
 //   warmup=N      operations before the measured phase (fabperf's --warmup, 10)
+//   order=waw     ask for write-after-write ordering (tx msg_order FI_ORDER_WAW; fabperf asks
+//                 for none): libfabric 1.17's shm then leaves its fast RMA path (a
+//                 process_vm_writev per write) for commands its target copies
 // Prints one JSON line: mean_ns (lat) or recv_Bps (bw), the operations measured, and the
 // settings the run took (window, inject_size, completion, batch).
 #pragma once
@@ -76,6 +79,7 @@ struct Config {
   bool more = false;
   bool data = false;
   uint64_t warmup = 10;
+  uint64_t msg_order = 0;
 };
 
 // Parses the command line; `completion` is the program's default level (fabperf's for the
@@ -86,7 +90,7 @@ inline Config parse(int argc, char** argv, const char* lat_completion,
     fprintf(stderr,
             "usage: %s PROVIDER rdm|msg lat|bw SIZE SECONDS CPU_CLIENT CPU_SERVER "
             "[window=N inject=N completion=delivery|transmit|default batch=N more=1 data=1 "
-            "warmup=N]\n",
+            "warmup=N order=waw]\n",
             argv[0]);
     exit(2);
   }
@@ -109,6 +113,7 @@ inline Config parse(int argc, char** argv, const char* lat_completion,
     else if (k == "more") c.more = v == "1";
     else if (k == "data") c.data = v == "1";
     else if (k == "warmup") c.warmup = std::strtoull(v.c_str(), nullptr, 10);
+    else if (k == "order") c.msg_order = v == "waw" ? FI_ORDER_WAW : 0;
     else {
       fprintf(stderr, "%s: unknown setting %s\n", argv[0], kv.c_str());
       exit(2);
@@ -239,6 +244,7 @@ inline fi_info* hints_for(const Side& s, uint64_t op_flags) {
                             FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_MMU_NOTIFY | FI_MR_HMEM;
   h->domain_attr->threading = FI_THREAD_DOMAIN;
   h->tx_attr->op_flags = op_flags;
+  h->tx_attr->msg_order = s.cfg.msg_order;
   h->fabric_attr->prov_name = strdup(s.cfg.provider.c_str());
   return h;
 }
