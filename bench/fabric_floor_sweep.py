@@ -50,8 +50,8 @@ class FloorPairing:
             keep = []
             try:
                 return fn(keep)
-            finally:
-                self.info = keep[-1].get("info", {}) if keep else {}
+            finally:  # this side's (the client's) info: {"loc": {...}, "rem": {...}}
+                self.info = keep[-1].get("info", {}).get("loc", {}) if keep else {}
         return run
 
     def settings(self):

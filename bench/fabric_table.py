@@ -55,9 +55,11 @@ def table(out_dir):
              "sweep, fabperf / peer from the peer's sweep (each in its own sitting); floor / "
              "peer = the floor's median over the peer's, across the two sittings. Target: "
              f"fabperf / floor <= {LAT_TARGET} (latency), >= {BW_TARGET} (bandwidth).", "",
-             "| row | size | fabperf | floor | fabperf / floor | target | spread f / fl | "
-             "best peer | fabperf / peer | floor / peer |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "paired = the median of each round's own ratio (fabperf's run over the floor's "
+             "just after it), which a drift of the host between rounds moves less.", "",
+             "| row | size | fabperf | floor | fabperf / floor | paired | target | "
+             "spread f / fl | best peer | fabperf / peer | floor / peer |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     below = []
     for r in floor["rows"]:
         ratio = r["ratio"]
@@ -70,6 +72,9 @@ def table(out_dir):
             med = sorted(xs)[len(xs) // 2] if xs else None
             spreads.append("-" if len(xs) < 2 or not med else
                            f"{100 * (max(xs) - min(xs)) / med:.0f}%")
+        pairs = sorted(f / q for f, q in zip(r["runs"]["fabperf"], r["runs"]["peer"]) if q)
+        paired = f"{pairs[len(pairs) // 2]:.3f}" if len(pairs) % 2 else (
+            f"{(pairs[len(pairs) // 2 - 1] + pairs[len(pairs) // 2]) / 2:.3f}" if pairs else "-")
         p = peers.get(r["key"])
         peer_cells = ["-", "-", "-"]
         if p:
@@ -78,7 +83,8 @@ def table(out_dir):
             peer_cells = [f"{p['peer_name']} {fmt(p['peer'], p['unit'])}", fp, fl]
         lines.append(f"| {r['case']} | {size_text(r['size'])} | {fmt(r['fabperf'], r['unit'])} | "
                      f"{fmt(r['peer'], r['unit'])} | "
-                     f"{'-' if ratio is None else f'{ratio:.3f}'} | {ok} | {' / '.join(spreads)} | "
+                     f"{'-' if ratio is None else f'{ratio:.3f}'} | {paired} | {ok} | "
+                     f"{' / '.join(spreads)} | "
                      + " | ".join(peer_cells) + " |")
     lines += ["", f"{len(below)} of {len(floor['rows'])} rows below the target against the "
               "floor."]

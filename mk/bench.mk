@@ -6,7 +6,7 @@
 #   BENCH_SECONDS=S     length of each run in whole seconds (default 1); BENCH_REPS=1 for a smoke run
 #   BENCH_REPS=N        runs of each side per row (default 3), alternating
 #   BENCH_SWEEPS=a,b    some sweeps only (qperf iperf3 sockperf fi_pingpong ucx fab nptcp floor
-#                       memory micro; default all)
+#                       fabric_floor qperf_wire memory micro; default all)
 #   BENCH_OUT=DIR       where the tables go (default bench/results)
 #   BENCH_LABEL=TEXT    written into every table's title (e.g. preliminary, smoke)
 BENCH_SECONDS ?= 1

@@ -296,12 +296,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
     done_op = false;
     int64_t t0 = now_ns();
     bool posted = read ? post_read(f, iter, on) : post_write(f, iter, false, on);
-    if (!posted) return f.status();
-    while (!done_op) {
-      if (!f.progress(on, kSliceMs)) return f.status();
-      int64_t now = now_ns();
-      if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
-    }
+    if (!posted || !wait_for(f, [&] { return done_op; }, on)) return f.status();
     int64_t t1 = now_ns();
     if (read && f.verify && !f.check_rx(f.rx(0), f.msg_size)) return f.status();
     if (iter >= f.warmup) {
@@ -380,11 +375,12 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
     // Echo every arriving write with one of our own.
     ctx.mark_start();
     uint64_t answered = 0;
-    while (true) {
+    for (uint32_t polls = 0;; ) {
       if (!f.progress(on, kSliceMs)) return f.status();
       while (answered < remote) {
         if (!write_once(answered++)) return f.status();
       }
+      if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
       int64_t now = now_ns();
       if (f.peer_message_waiting(now)) break;
       if (!f.client_alive(now)) return f.status();
@@ -399,11 +395,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   uint64_t sent = 0;
   auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
     got_tx = got_remote = false;
-    if (!write_once(iter)) return f.status();
-    while (!got_tx || !got_remote) {
-      if (!f.progress(on, kSliceMs)) return f.status();
-      int64_t now = now_ns();
-      if (!f.periodic(now) || !f.not_stalled(now)) return f.status();
+    if (!write_once(iter) || !wait_for(f, [&] { return got_tx && got_remote; }, on)) {
+      return f.status();
     }
     ++sent;
     return Sample{now_ns() - t0, false};
