@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cluster/matrix_run.h"
 #include "core/clock.h"
@@ -88,7 +89,11 @@ void write_document(const MatrixRun& run, std::FILE* f) {
                      {"verdict", node_state_name(n.state)},
                      {"bad_links", n.bad_links},
                      {"links", n.links},
-                     {"bad_in", bad_in}});
+                     {"bad_in", bad_in},
+                     // x times the other nodes' median link, where the node rule found it slow
+                     {"slowdown", optional_number(n.slowdown > 0 ? std::optional<double>(
+                                                                       n.slowdown)
+                                                                 : std::nullopt)}});
   }
   nlohmann::json head = {{"tool", "fabperf"},      {"mode", "matrix"},
                          {"schema", kSchema},      {"version", FABPERF_VERSION},
@@ -147,6 +152,19 @@ void write_document(const MatrixRun& run, std::FILE* f) {
 }
 
 }  // namespace
+
+Result<std::string> matrix_json_text(const MatrixRun& run) {
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&buf, &size);
+  if (f == nullptr) return Status::Failed("--html: out of memory for the report");
+  write_document(run, f);
+  bool ok = std::fclose(f) == 0;
+  std::string text(buf != nullptr ? buf : "", size);
+  std::free(buf);
+  if (!ok) return Status::Failed("--html: out of memory for the report");
+  return text;
+}
 
 Status write_matrix_json(const MatrixRun& run, const std::string& path) {
   return write_file_atomically(

@@ -32,7 +32,7 @@ struct MatrixOptions {
   uint64_t count = 0;    // -n, when given
   double timeout_s = 5;  // -to: the control deadline of every pair's run, and the servers'
   std::string bind;      // --bind: where this rank's server and agent listen
-  std::string json, csv;
+  std::string json, csv, html;  // rank 0's reports ("-": standard output)
   // One run per test of the command line, in order, both sides' options resolved: what a
   // pair runs (its -t replaced by the job's per-pair time).
   std::vector<PlannedRun> runs;

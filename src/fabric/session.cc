@@ -118,7 +118,8 @@ Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx
 Status FabricSession::setup(const SessionNeeds& needs) {
   const RunOptions& opts = ctx.opts;
   msg_size = std::max<uint64_t>(1, message_size_of(ctx.spec, opts));
-  warmup = opts.warmup;
+  // The CXI tools' list method has no warm-up (run_support.h, WindowRun::lists).
+  warmup = opts.bw_method == "lists" && streams_operations(ctx.spec) ? 0 : opts.warmup;
   if (opts.no_msgs == 0 && opts.time <= 0) {
     return Status::Usage("a fabric test needs a time (-t) or a message count (-n)");
   }
@@ -238,8 +239,12 @@ SessionNeeds FabricSession::sized_needs(const SessionNeeds& needs,
                                         const nlohmann::json& peer_hello) {
   if (!needs.windowed) return needs;
   const RunOptions& opts = ctx.opts;
+  // --bw_method lists (the fab_* tools' default) posts lists of -l (--tx_depth), as the
+  // originals do: the per-provider windows are the stream method's.
+  const bool lists = opts.bw_method == "lists";
   window = window_choice(choice_.provider(), *needs.windowed, msg_size,
-                         given(opts, &RunOptions::tx_depth), opts.tx_depth);
+                         lists || given(opts, &RunOptions::tx_depth), opts.tx_depth);
+  if (lists) window.why = "the list size (--tx_depth, -l) of --bw_method lists";
   if (ctx.role == Role::kServer && peer_hello.contains("window")) {
     // The client's choice: whether its --tx_depth was given does not travel to the server.
     window.window = peer_hello.value("window", window.window);
