@@ -89,8 +89,12 @@ class Server:
     region in /dev/shm."""
     def __init__(self, argv, port, udp=False, env=None, timeout=15.0, one_shot=False):
         self.one_shot = one_shot
+        # A session of its own, as the client's (client()): with the kernel's autogroup
+        # scheduling each session is one group of equal weight, and on a loaded host a program
+        # whose server runs in a session of its own (fabperf's server does, for each client)
+        # would get more CPU than one whose two processes share the harness's.
         self.p = subprocess.Popen(["taskset", "-c", PIN.server] + argv, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, env=env)
+                                  stderr=subprocess.PIPE, env=env, start_new_session=True)
         end = time.time() + timeout
         while not listening(port, udp):
             if self.p.poll() is not None:
@@ -121,7 +125,7 @@ class Server:
 
 def client(argv, timeout, env=None):
     r = subprocess.run(["taskset", "-c", PIN.client] + argv, capture_output=True, text=True,
-                       timeout=timeout, env=env)
+                       timeout=timeout, env=env, start_new_session=True)
     if r.returncode != 0:
         raise RuntimeError(f"{os.path.basename(argv[0])} exited {r.returncode}: "
                            f"{(r.stderr or r.stdout).strip()[-300:]}")
@@ -142,7 +146,9 @@ class Peers:
         self.timeout = 30 + 10 * seconds
 
     # --- fabperf itself: figure "lat" (one-way mean, ns) or "bw" (received bytes/s)
-    def fabperf(self, test, args, figure):
+    def fabperf(self, test, args, figure, keep=None):
+        """`keep`: a list the run's whole result object is appended to (its info says which
+        window, completion level and inject the run took: the fabric floor sweep's pairing)."""
         port = free_port()
         with Server([self.fp, "-lp", str(port)], port):
             out = client([self.fp, "127.0.0.1", "-lp", str(port), "-t", str(self.seconds),
@@ -150,10 +156,13 @@ class Peers:
         r = json_tail(out)["results"][0]
         if r["status"] != "ok":
             raise RuntimeError(r.get("error"))
+        if keep is not None:
+            keep.append(r)
         return r["latency_ns"]["mean"] if figure == "lat" else r["bandwidth"]["recv_Bps"]
 
-    def fab_tool(self, tool, args, figure):
-        """A fab_* tool (fabperf under its CXI name), read from its --json document."""
+    def fab_tool(self, tool, args, figure, keep=None):
+        """A fab_* tool (fabperf under its CXI name), read from its --json document; `keep`
+        as fabperf's."""
         prog = os.path.join(self.build, tool)
         port = free_port()
         common = ["-p", str(port), "-D", str(self.seconds)] + args
@@ -162,13 +171,18 @@ class Peers:
         r = json_tail(out)["results"][0]
         if r["status"] != "ok":
             raise RuntimeError(r.get("error"))
+        if keep is not None:
+            keep.append(r)
         return r["latency_ns"]["mean"] if figure == "lat" else r["bandwidth"]["recv_Bps"]
 
     # --- the peers
-    def qperf(self, test, size, figure, env=None):
-        """`env`: the client's environment (an LD_PRELOAD probe); the server keeps ours."""
+    def qperf(self, test, size, figure, env=None, fabperf_server=False):
+        """`env`: the client's environment (an LD_PRELOAD probe); the server keeps ours.
+        `fabperf_server`: the stock qperf client measures against fabperf's server (which
+        speaks qperf's own protocol: src/qperf_wire/) instead of qperf's."""
         port = free_port()
-        with Server(["qperf", "-lp", str(port)], port):
+        server = [self.fp, "-lp", str(port)] if fabperf_server else ["qperf", "-lp", str(port)]
+        with Server(server, port):
             out = client(["qperf", "127.0.0.1", "-lp", str(port), "-t", str(self.seconds), "-uu",
                           "-m", str(size), test], self.timeout, env=env)
         if figure == "bw":  # udp_bw shows send_bw and recv_bw; tcp_bw one bw
@@ -264,6 +278,22 @@ class Peers:
         and recv, "syscall" sendto and recvfrom through syscall(2), as fabperf makes them
         (bench/floor_shape.h)."""
         return self._floor("floor_stream", [proto, size], shape, calls)["recv_Bps"]
+
+    def fabric_floor(self, op, provider, ep, mode, size, settings=None, env=None):
+        """A bare libfabric floor (bench/floor_fi_OP.cc, bench/fabric_floor.h): one-way mean
+        latency in ns (mode "lat") or received bytes/s ("bw"), with `settings` (KEY=VALUE:
+        window, inject, completion, batch, more, data, warmup) and `env` (FI_* variables)
+        added to ours. Returns (figure, its JSON line)."""
+        argv = [os.path.join(self.build, f"floor_fi_{op}"), provider, ep, mode, str(size),
+                str(self.seconds), PIN.client, PIN.server]
+        argv += [f"{k}={v}" for k, v in (settings or {}).items()]
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout,
+                             env=dict(os.environ, **env) if env else None,
+                             start_new_session=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"floor_fi_{op} exited {out.returncode}: {out.stderr.strip()[-300:]}")
+        doc = json.loads(out.stdout.strip().splitlines()[-1])
+        return (doc["mean_ns"] if mode == "lat" else doc["recv_Bps"]), doc
 
     def _floor(self, program, args, shape, calls):
         """One run of a floor program (the row's CPUs, then SHAPE and CALLS): its JSON line."""

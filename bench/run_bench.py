@@ -4,8 +4,10 @@
 For each sweep (bench/sweeps.py) writes OUT/sweep_NAME.md (the table, with the command that
 made it) and OUT/sweep_NAME.json (every run of every row), then OUT/summary.md: each size
 against the best peer that measured it, and every row below the target, and OUT/summary.svg
-(bench/plot.py): each sweep's ratios over the sizes. `--sweeps` runs some of them only; the
-summary and the plot read every sweep file in OUT.
+(bench/plot.py): each sweep's ratios over the sizes, and where a fabric_floor sweep ran
+OUT/fabric_floor.md (bench/fabric_table.py): every fabric row against its floor and its best
+peer. `--sweeps` runs some of them only; the summary, the plot and the fabric table read
+every sweep file in OUT.
 """
 import argparse, glob, json, os, re, shlex, statistics, subprocess, sys, time
 
@@ -14,6 +16,7 @@ from peers import Peers, PIN, host_facts, loadavg  # noqa: E402
 from sweeps import (LAT_TARGET, BW_TARGET, all_sweeps, meets, run_row, size_text)  # noqa: E402
 from extras import memory_over_time, micro  # noqa: E402
 from plot import plot  # noqa: E402
+from fabric_table import table as fabric_table  # noqa: E402
 
 EXTRAS = ("memory", "micro")
 
@@ -217,6 +220,10 @@ def main():
             f.write(extras_markdown(extras))
     summary(args.out)
     plot(args.out)
+    fabric = fabric_table(args.out)  # where a fabric_floor sweep ran: its rows beside the peers'
+    if fabric is not None:
+        with open(os.path.join(args.out, "fabric_floor.md"), "w") as f:
+            f.write(fabric)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,25 @@ def qperf_sweep(p, sizes_tcp, sizes_udp):
     return rows
 
 
+def qperf_wire_sweep(p, sizes_tcp, sizes_udp):
+    """A stock qperf client against fabperf's server, which serves qperf's own protocol
+    (src/qperf_wire/), set against the same client against qperf's own server: what the
+    qperf-wire server's data loops give a qperf user. 'fabperf' is fabperf's server here."""
+    rows = []
+    for test, fig, unit, sizes in (("tcp_lat", "lat", "ns", [1, 16 * KI]),
+                                   ("udp_lat", "lat", "ns", [1]),
+                                   ("tcp_bw", "bw", "Bps", sizes_tcp),
+                                   ("udp_bw", "bw", "Bps", sizes_udp)):
+        for size in sizes:
+            rows.append(Row("qperf_wire", test, size, "block", unit,
+                            "same" if fig == "lat" else "apart", "qperf server",
+                            lambda t=test, s=size, f=fig: p.qperf(t, s, f, fabperf_server=True),
+                            lambda t=test, s=size, f=fig: p.qperf(t, s, f),
+                            f"qperf -m {size} {test} against fabperf -lp PORT",
+                            f"qperf -m {size} {test} against qperf -lp PORT"))
+    return rows
+
+
 def iperf3_sweep(p, sizes):
     rows = []
     for size, streams in [(s, 1) for s in sizes] + [(128 * KI, 2)]:
@@ -235,6 +254,7 @@ def nptcp_sweep(p, sizes):
 
 def all_sweeps(p):
     """Every sweep of a full run, by name, in the order they run."""
+    from fabric_floor_sweep import fabric_floor_sweep  # it builds on this module's Row
     return {
         "qperf": lambda: qperf_sweep(p, powers_of_4(1, KI * KI),
                                      powers_of_4(1, 16 * KI) + [32 * KI]),
@@ -246,6 +266,9 @@ def all_sweeps(p):
         "nptcp": lambda: nptcp_sweep(p, [1, 64, KI, 16 * KI, 64 * KI]),
         "floor": lambda: floor_sweep(p, [64, 4 * KI, 64 * KI, KI * KI],
                                      [64, 256, KI, 4 * KI, 32 * KI]),
+        "fabric_floor": lambda: fabric_floor_sweep(p),
+        "qperf_wire": lambda: qperf_wire_sweep(p, [64, 4 * KI, 64 * KI, KI * KI],
+                                               [64, KI, 32 * KI]),
     }
 
 

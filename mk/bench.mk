@@ -6,7 +6,7 @@
 #   BENCH_SECONDS=S     length of each run in whole seconds (default 1); BENCH_REPS=1 for a smoke run
 #   BENCH_REPS=N        runs of each side per row (default 3), alternating
 #   BENCH_SWEEPS=a,b    some sweeps only (qperf iperf3 sockperf fi_pingpong ucx fab nptcp floor
-#                       memory micro; default all)
+#                       fabric_floor qperf_wire memory micro; default all)
 #   BENCH_OUT=DIR       where the tables go (default bench/results)
 #   BENCH_LABEL=TEXT    written into every table's title (e.g. preliminary, smoke)
 BENCH_SECONDS ?= 1
@@ -21,7 +21,7 @@ BENCH_ARGS = --build $(BUILD) --seconds $(BENCH_SECONDS) --reps $(BENCH_REPS) \
 .PHONY: bench bench-build bench-peers
 
 bench-build: build
-	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong floor_stream micro_stats
+	cmake --build $(BUILD) -j $(JOBS) --target floor_pingpong floor_stream floor_fi_send floor_fi_write floor_fi_read floor_fi_atomic micro_stats
 
 bench-peers:
 	@missing=""; for p in $(BENCH_PEERS); do \

@@ -172,10 +172,12 @@ def main():
             for m in IPERF3_SIZES:
                 probe(a.out, f"iperf3_{m}.txt", a.reps, [
                     ("fabperf", fab(m)), ("iperf3", lambda m=m: p.iperf3(size_bytes(m), 1))])
-        if "two" in only:  # two streams: fabperf, the bare floor in three shapes, iperf3
-            size = size_bytes("128K")
+        if "two" in only:  # two streams: fabperf (its default, then each sender), the bare
+            size = size_bytes("128K")  # floor in three shapes, iperf3
             probe(a.out, "two_streams_128K.txt", a.reps,
                   [("fabperf", fab("128K", "--streams", "2"))]
+                  + [(f"fabperf_{m}", fab("128K", "--streams", "2", "--stream_sender", m))
+                     for m in ("threads", "round_robin")]
                   + [(f"bare_{s}", lambda s=s: bare_two_streams(bare, s, size, a.seconds))
                      for s in SHAPES]
                   + [("iperf3", lambda: p.iperf3(size, 2))])

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/units.h"
@@ -37,6 +38,16 @@ cpu_set_t online_cpus() {
 }
 
 }  // namespace
+
+int cpus_for_threads(const std::string& spec, int threads) {
+  cpu_set_t online = online_cpus();
+  if (spec == "any") return CPU_COUNT(&online);
+  if (!spec.empty()) return std::max(1, std::min(threads, CPU_COUNT(&online)));
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) return threads;
+  return CPU_COUNT(&mine);
+}
 
 Status apply_cpu_affinity(const std::string& spec, int offset) {
   if (spec.empty()) return Status::Ok();

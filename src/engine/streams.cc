@@ -59,14 +59,39 @@ int stream_count(const RunOptions& opts) {
   return static_cast<int>(std::max<uint64_t>(1, opts.streams));
 }
 
-Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message,
-                   const StreamDescriptors& descriptors) {
+StreamSender stream_sender(const RunOptions& opts, int streams, std::string* why) {
+  const std::string& mode = opts.stream_sender;
+  auto say = [&](StreamSender s, const std::string& text) {
+    if (why != nullptr) *why = text;
+    return s;
+  };
+  if (mode == "threads") return say(StreamSender::kThreads, "threads (--stream_sender)");
+  if (mode == "round_robin") {
+    return say(StreamSender::kRoundRobin, "round_robin (--stream_sender)");
+  }
+  if (streams < 2) return say(StreamSender::kThreads, "threads (one stream)");
+  const int cpus = cpus_for_threads(opts.cpu_affinity, streams);
+  std::string text = std::to_string(streams) + " streams on " + std::to_string(cpus) + " CPU" +
+                     (cpus == 1 ? "" : "s");
+  if (cpus < streams) return say(StreamSender::kRoundRobin, "round_robin (auto: " + text + ")");
+  return say(StreamSender::kThreads, "threads (auto: " + text + ")");
+}
+
+namespace {
+
+// run_streams and run_streams_round_robin: `threads` measuring threads (n, or one for every
+// stream), the supervisor on the calling thread, and the summing.
+Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
+                          const RoundRobinBody& all, PeerMessage peer_message,
+                          const StreamDescriptors& descriptors) {
   if (n < 1) n = 1;
+  const bool one_thread = static_cast<bool>(all);
+  const int thread_count = one_thread ? 1 : n;
   if (peer_message == PeerMessage::kByRole) {
     peer_message = ctx.role == Role::kClient ? PeerMessage::kFailure : PeerMessage::kEndOfData;
   }
   std::atomic<bool> stop{false}, peer_done{false};
-  std::atomic<int> running{n};
+  std::atomic<int> running{thread_count};
   // Without an eventfd (EMFILE) the supervisor still ends: its poll times out every period.
   // Shared with the signal callback, which the signal thread may run from its own copy after
   // remove_stop_callback: the descriptor stays open (not reused) while any copy exists.
@@ -82,7 +107,7 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
                                                : 0;
   bool omit_pending = omit_until != 0;
   std::vector<std::thread> threads;
-  threads.reserve(slots.size());
+  threads.reserve(static_cast<size_t>(thread_count));
   for (int i = 0; i < n; ++i) {
     StreamSlot& slot = slots[static_cast<size_t>(i)];
     slot.worker.index = i;
@@ -91,18 +116,37 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     slot.worker.peer_done_ = &peer_done;
     slot.worker.live_ = ctx.interval.enabled();
     slot.worker.omit_until_ns = omit_until;
-    threads.emplace_back([&, i, slot_ptr = &slot] {
+  }
+  for (int i = 0; i < thread_count; ++i) {
+    // Thread i serves stream i, or (one thread) every stream, whose figures it keeps in
+    // stream 0's slot where they are not per stream (status, CPU time).
+    threads.emplace_back([&, i, slot_ptr = &slots[static_cast<size_t>(i)]] {
       StreamSlot& s = *slot_ptr;
       std::optional<PrivateFds> own_fds;  // dropped as the thread ends, after its wake()
       if (descriptors) {
-        std::vector<int> keep = descriptors(i);
+        std::vector<int> keep;
+        for (int j = one_thread ? 0 : i; j < (one_thread ? n : i + 1); ++j) {
+          std::vector<int> fds = descriptors(j);
+          keep.insert(keep.end(), fds.begin(), fds.end());
+        }
         keep.push_back(wake_fd);
         own_fds.emplace(std::move(keep));
       }
       s.status = apply_cpu_affinity(ctx.opts.cpu_affinity, i);
       s.sched_start = ThreadSched::of_this_thread();
-      if (s.status.ok()) s.status = body(s.worker);
-      if (s.worker.end_ns == 0) s.worker.end_ns = now_ns();
+      if (s.status.ok()) {
+        if (one_thread) {
+          std::vector<StreamWorker*> workers;
+          for (StreamSlot& each : slots) workers.push_back(&each.worker);
+          s.status = all(workers);
+        } else {
+          s.status = body(s.worker);
+        }
+      }
+      const int64_t end = now_ns();
+      for (StreamSlot& each : slots) {
+        if ((one_thread || &each == &s) && each.worker.end_ns == 0) each.worker.end_ns = end;
+      }
       s.sched_end = ThreadSched::of_this_thread();
       if (!s.status.ok()) stop.store(true);  // one stream failing ends the others
       running.fetch_sub(1);
@@ -201,6 +245,9 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   ctx.mark_end();
 
   SideStats& total = ctx.stats;
+  // The slots whose thread's CPU time and switches were taken: every stream's, or (one thread
+  // for every stream) stream 0's.
+  auto threaded = [&](const StreamSlot& s) { return !one_thread || &s == &slots.front(); };
   // The measured phase starts at the common start, or where --omit's seconds ended.
   const int64_t measured_start = omit_until != 0 ? omit_until : start;
   int64_t last_end = measured_start, user_ns = 0, kernel_ns = 0;
@@ -231,8 +278,10 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     total.lost_msgs += lost;
     total.send_errors += s.worker.send_errors;
     last_end = std::max(last_end, s.worker.end_ns);
-    user_ns += s.sched_end.user_ns - s.sched_from().user_ns;
-    kernel_ns += s.sched_end.sys_ns - s.sched_from().sys_ns;
+    if (threaded(s)) {
+      user_ns += s.sched_end.user_ns - s.sched_from().user_ns;
+      kernel_ns += s.sched_end.sys_ns - s.sched_from().sys_ns;
+    }
     if (n > 1) {
       StreamCounters timed = c;
       if (c.send_bytes > 0) timed.send_time_ns = s.worker.end_ns - measured_start;
@@ -247,11 +296,12 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   // Host noise: the measuring threads' own switches and CPU waits, summed (the supervisor's
   // are not the measurement's); every stream spins with -cp1.
   HostNoise& noise = total.noise;
-  noise.threads = static_cast<uint32_t>(n);
+  noise.threads = static_cast<uint32_t>(thread_count);
   noise.involuntary = noise.voluntary = 0;
   double wait_s = 0;
   bool wait_known = true;
   for (const StreamSlot& s : slots) {
+    if (!threaded(s)) continue;
     const ThreadSched& from = s.sched_from();
     noise.involuntary += s.sched_end.involuntary - from.involuntary;
     noise.voluntary += s.sched_end.voluntary - from.voluntary;
@@ -262,11 +312,11 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
     }
   }
   noise.wait_s = wait_known ? wait_s : -1;
-  noise.pollers = ctx.opts.cq_poll ? static_cast<uint32_t>(n) : 0;
+  noise.pollers = ctx.opts.cq_poll ? static_cast<uint32_t>(thread_count) : 0;
   // Pinned with -ca N, stream i runs on CPU N+i alone: the streams have n CPUs (at most the
   // host's); unpinned, the supervisor's set.
   if (!ctx.opts.cpu_affinity.empty() && ctx.opts.cpu_affinity != "any") {
-    noise.cpus_allowed = std::min<uint32_t>(static_cast<uint32_t>(n),
+    noise.cpus_allowed = std::min<uint32_t>(static_cast<uint32_t>(thread_count),
                                             std::max<uint32_t>(noise.cpus_online, 1));
   }
   // The measuring threads' own CPU, summed (percent of one CPU: N busy streams show N*100).
@@ -279,10 +329,24 @@ Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage 
   if (!peer_status.ok()) return peer_status;
   for (const StreamSlot& s : slots) {
     if (!s.status.ok()) {
-      return n > 1 ? s.status.Prefixed("stream " + std::to_string(s.worker.index)) : s.status;
+      return n > 1 && !one_thread
+                 ? s.status.Prefixed("stream " + std::to_string(s.worker.index))
+                 : s.status;
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status run_streams(TestContext& ctx, int n, const StreamBody& body, PeerMessage peer_message,
+                   const StreamDescriptors& descriptors) {
+  return run_stream_threads(ctx, n, body, nullptr, peer_message, descriptors);
+}
+
+Status run_streams_round_robin(TestContext& ctx, int n, const RoundRobinBody& body,
+                               PeerMessage peer_message, const StreamDescriptors& descriptors) {
+  return run_stream_threads(ctx, n, nullptr, body, peer_message, descriptors);
 }
 
 }  // namespace fabperf

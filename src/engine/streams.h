@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "engine/interval.h"
@@ -113,5 +114,25 @@ using StreamDescriptors = std::function<std::vector<int>(int stream)>;
 Status run_streams(TestContext& ctx, int n, const StreamBody& body,
                    PeerMessage peer_message = PeerMessage::kByRole,
                    const StreamDescriptors& descriptors = nullptr);
+
+// --stream_sender: how a side sends its streams. kThreads: a thread per stream (run_streams).
+// kRoundRobin: one thread writes a whole message to each stream in turn, as iperf3 3.12's
+// sender does: while it blocks on one socket the others drain, and on one host the receiver's
+// CPU carries part of the TCP path (ACK processing sends the queued data), where a thread per
+// stream on one CPU keeps it on the sender's (bench/README.md).
+enum class StreamSender { kThreads, kRoundRobin };
+// The sender a run takes: --stream_sender's, or for "auto" round_robin where this side's
+// sending threads would share CPUs (fewer CPUs in its affinity mask, or its -ca pin, than
+// streams) and a thread per stream otherwise. `why` (if given) says which and why, for -v and
+// JSON.
+StreamSender stream_sender(const RunOptions& opts, int streams, std::string* why = nullptr);
+
+// One thread for every stream: body(workers) moves every stream's data, counting into each
+// worker's counters and setting its end_ns; the rest as run_streams (supervision, summing,
+// per-stream figures). The thread's private descriptor table holds every stream's.
+using RoundRobinBody = std::function<Status(std::vector<StreamWorker*>& workers)>;
+Status run_streams_round_robin(TestContext& ctx, int n, const RoundRobinBody& body,
+                               PeerMessage peer_message = PeerMessage::kByRole,
+                               const StreamDescriptors& descriptors = nullptr);
 
 }  // namespace fabperf

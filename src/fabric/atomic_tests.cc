@@ -107,7 +107,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     if (c == nullptr) return true;
     f.tx_pool.release(c);
     run.completed++;
-    run.last_completion_ns = now_ns();
+    run.last_completion_ns = f.completion_ns();
     return true;
   };
   if (bidirectional) {
@@ -173,11 +173,9 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       return f.status();
     }
     done_op = false;
-    if (!post_atomic(f, *spec, 0, iter, on, true)) return f.status();
-    while (!done_op) {
-      if (!f.progress(on, kSliceMs)) return f.status();
-      int64_t now = now_ns();
-      if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
+    if (!post_atomic(f, *spec, 0, iter, on, true) ||
+        !wait_for(f, [&] { return done_op; }, on)) {
+      return f.status();
     }
     uint64_t old = 0;
     if (!f.get(&old, f.atomic_result(0), sizeof(old))) return f.status();
@@ -226,11 +224,9 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     done_op = false;
     if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, 0, iter, on, true)) return f.status();
-    while (!done_op) {
-      if (!f.progress(on, kSliceMs)) return f.status();
-      int64_t now = now_ns();
-      if (!done_op && (!f.periodic(now) || !f.not_stalled(now))) return f.status();
+    if (!post_atomic(f, *spec, 0, iter, on, true) ||
+        !wait_for(f, [&] { return done_op; }, on)) {
+      return f.status();
     }
     int64_t t1 = now_ns();
     if (iter >= f.warmup) {

@@ -61,6 +61,22 @@ Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
   }
 }
 
+// An active side's wait for its own operation in a latency loop: serves completions until
+// done(), looking at the clock, the peer and the stall limit after every wait, or when
+// busy-polling every 64th empty poll only (as the send ping-pong does): a clock read took
+// 60-80 ns here, about a shm poll's length, and a read per poll doubled the poll period the
+// completion is seen within (bench/README.md, the one-sided latency rows against their floor).
+template <typename Done, typename Fn>
+bool wait_for(FabricSession& f, Done&& done, Fn&& on) {
+  for (uint32_t empty = 0; !done();) {
+    if (!f.progress(on, kSliceMs)) return false;
+    if (done() || (f.busy_poll() && ++empty % 64 != 0)) continue;
+    int64_t now = now_ns();
+    if (!f.periodic(now) || !f.not_stalled(now)) return false;
+  }
+  return true;
+}
+
 // Serves completions until enough() holds. Reliable endpoints give up after the timeout
 // without progress; unreliable ones after a quiet period (the rest counts as lost). The peer
 // is looked at meanwhile, heartbeats both ways included: a deep window on a slow provider
@@ -199,6 +215,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   const bool client = f.ctx.role == Role::kClient;
   const size_t list = window;  // -l: one list, whatever the provider keeps in flight
   window = std::min(window, f.tx_window());
+  f.ctx.stats.info["window"] = window;  // what was kept in flight (-v, JSON; the floor's pairing)
   bool measuring = false;
   uint64_t list_left = 0;  // operations of the current list still to post
   auto list_done = [&] { return run.list_done(f.tx_pool.in_flight()); };
@@ -214,14 +231,15 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     c.send_bytes = c.send_msgs * op_bytes;
     return c;
   };
-  while (true) {
-    int64_t now = now_ns();
+  // Busy-polling with the window full, a pass is one poll: the clock every 16th pass (a read
+  // took as long as a shm poll here, 60-80 ns), every pass otherwise and at the start.
+  int64_t now = 0;
+  for (uint32_t passes = 0;; ++passes) {
+    if (!f.busy_poll() || passes % 16 == 0 || !measuring) now = now_ns();
     if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
     if (!measuring && run.completed >= f.warmup) {
-      if (run.barrier) {
-        FP_RETURN_IF_ERROR(start_barrier(f, run, on));
-        now = now_ns();
-      }
+      if (run.barrier) FP_RETURN_IF_ERROR(start_barrier(f, run, on));
+      now = now_ns();
       measuring = true;
       f.ctx.mark_start();
       f.start_clock(now);

@@ -13,6 +13,7 @@
 #include "fabric/cxi_controls.h"
 #include "fabric/libfabric_loader.h"
 #include "options/option_table.h"
+#include "options/run_options.h"
 #include "fabric/pattern.h"
 #include "fabric/peer_address.h"
 #include "net/control.h"
@@ -233,22 +234,28 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   if (mtu > 0 && needs.ep_type != FI_EP_DGRAM) {
     ctx.stats.info["mtu_size"] = "not settable through libfabric; provider default used";
   }
+  const SessionNeeds sized = sized_needs(needs, peer_hello);
   if (needs.ep_type == FI_EP_MSG) {
-    FP_RETURN_IF_ERROR(open_connected(request, needs));
+    FP_RETURN_IF_ERROR(open_connected(request, sized));
   } else {
-    FP_RETURN_IF_ERROR(open_connectionless(request, needs, peer_hello));
+    FP_RETURN_IF_ERROR(open_connectionless(request, sized, peer_hello));
   }
   ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
   const fi_tx_attr* tx_attr = choice_.info->tx_attr;
   // fi_inject takes no descriptor, so the provider could not tell GPU memory from host memory.
   inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size && !on_gpu_ &&
            !cxi_.no_inject;
+  if (needs.windowed) {
+    inject_bw = inject && *needs.windowed == WindowedOp::kSend && msg_size <= window.inject_max;
+    ctx.stats.info["window_choice"] = window.why;
+    ctx.stats.info["inject"] = inject_bw ? window.inject_max : 0;
+  }
   ctx.stats.info["memory"] = buffer_.describe();
   if (on_gpu_ && !opts.use_hp.empty()) {
     ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
   }
   // Windows no deeper than the provider's queues: a deeper one never fills.
-  size_t tx_window = needs.tx_window, rx_window = needs.rx_window;
+  size_t tx_window = sized.tx_window, rx_window = sized.rx_window;
   if (const fi_tx_attr* tx = choice_.info->tx_attr; tx != nullptr && tx->size > 0 &&
       tx_window > tx->size) {
     ctx.stats.info["tx_depth"] = "lowered from " + std::to_string(tx_window) +
@@ -269,6 +276,37 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   return Status::Ok();
 }
 
+SessionNeeds FabricSession::sized_needs(const SessionNeeds& needs,
+                                        const nlohmann::json& peer_hello) {
+  if (!needs.windowed) return needs;
+  const RunOptions& opts = ctx.opts;
+  // --bw_method lists (the fab_* tools' default) posts lists of -l (--tx_depth), as the
+  // originals do: the per-provider windows are the stream method's.
+  const bool lists = opts.bw_method == "lists";
+  window = window_choice(choice_.provider(), *needs.windowed, msg_size,
+                         lists || given(opts, &RunOptions::tx_depth), opts.tx_depth);
+  if (lists) window.why = "the list size (--tx_depth, -l) of --bw_method lists";
+  if (ctx.role == Role::kServer && peer_hello.contains("window")) {
+    // The client's choice: whether its --tx_depth was given does not travel to the server.
+    window.window = peer_hello.value("window", window.window);
+    window.inject_max = peer_hello.value("inject_max", window.inject_max);
+    window.why = peer_hello.value("window_choice", window.why);
+  }
+  SessionNeeds out = needs;
+  auto sized = [&](size_t n) { return n == needs.tx_window ? window.window : n; };
+  out.tx_slots = sized(needs.tx_slots);
+  out.rx_slots = sized(needs.rx_slots);
+  out.rx_window = sized(needs.rx_window);
+  out.tx_window = window.window;
+  return out;
+}
+
+void FabricSession::add_window(nlohmann::json& hello) const {
+  hello["window"] = window.window;
+  hello["inject_max"] = window.inject_max;
+  hello["window_choice"] = window.why;
+}
+
 Status FabricSession::open_connectionless(const FabricRequest& request, const SessionNeeds& needs,
                                           nlohmann::json peer_hello) {
   (void)request;
@@ -285,6 +323,7 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
   nlohmann::json mine = {{"provider", choice_.provider()},
                          {"name", hex_encode(*name)},
                          {"memory", describe_memory()}};
+  if (needs.windowed) add_window(mine);
   nlohmann::json peer = std::move(peer_hello);
   if (ctx.role == Role::kClient) {
     auto reply = ctx.exchange(mine);
@@ -322,7 +361,9 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
       return check_connection_request(connreq, choice_.provider(), ctx.peer);
     }));
   } else {
-    auto reply = ctx.exchange({{"provider", choice_.provider()}});
+    nlohmann::json hello = {{"provider", choice_.provider()}};
+    if (needs.windowed) add_window(hello);
+    auto reply = ctx.exchange(hello);
     if (!reply.ok()) return reply.status();
     auto server_name = hex_decode(reply->value("name", ""), "server endpoint name");
     if (!server_name.ok()) return server_name.status();

@@ -95,6 +95,13 @@ std::vector<OptionSpec> build_option_rows() {
        .arg_name = "N",
        .help = "Bandwidth tests: N data connections (or endpoints) on N threads per side; "
                "aggregate and per-stream figures (-n counts per stream)"},
+      {.name = "stream_sender", .type = T::kString, .field = &RunOptions::stream_sender,
+       .default_text = "auto", .scope = S::kPerSide, .per_test = true, .group = "test",
+       .arg_name = "Mode",
+       .help = "Socket bandwidth tests with --streams: threads (a thread per stream), "
+               "round_robin (one thread writing each stream in turn, as iperf3) or auto "
+               "(round_robin where the sending threads would share CPUs)",
+       .choices = {"auto", "threads", "round_robin"}},
       {.name = "rate", .type = T::kCount, .field = &RunOptions::rate, .default_text = "0",
        .max = 1e8, .scope = S::kShared, .per_test = true, .group = "test",
        .arg_name = "MsgsPerSec",

@@ -22,6 +22,7 @@ namespace fabperf {
   X(std::string, cpu_affinity)       \
   X(bool, cq_poll)                   \
   X(uint64_t, streams)               \
+  X(std::string, stream_sender)      \
   X(uint64_t, rate)                  \
   X(uint64_t, latency_gap)           \
   X(double, omit)                    \

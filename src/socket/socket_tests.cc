@@ -401,6 +401,47 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
   return Status::Ok();
 }
 
+// --stream_sender round_robin: one thread sends a whole message on each stream's link in turn
+// (iperf3 3.12's sender), each stream until its limit (-t, or -n per stream), ^C or the
+// supervisor. A blocking send on one socket lets the others drain meanwhile.
+Status send_round_robin(TestContext& ctx, std::vector<DataLink>& links, const char* buf,
+                        size_t size, std::vector<StreamWorker*>& workers) {
+  RunLimit limit(ctx.opts);
+  limit.start(workers[0]->start_ns);
+  StridedClock clock(workers[0]->start_ns);
+  size_t active = links.size();
+  std::vector<bool> done(links.size(), false);
+  while (active > 0 && !workers[0]->stopping()) {
+    uint32_t sent_round = 0;
+    for (size_t i = 0; i < links.size(); ++i) {
+      if (done[i]) continue;
+      StreamWorker& w = *workers[i];
+      StreamCounters& c = w.counters;
+      if (limit.done(c.send_msgs, clock.last())) {
+        done[i] = true;
+        w.end_ns = clock.last();
+        --active;
+        continue;
+      }
+      auto sent = links[i].send_msgs(buf, size, 1);
+      if (!sent.ok()) {
+        w.send_errors++;
+        return sent.status().Prefixed("stream " + std::to_string(i));
+      }
+      c.send_msgs += *sent;
+      c.send_bytes += *sent * size;
+      w.publish();
+      sent_round += static_cast<uint32_t>(*sent);
+    }
+    clock.tick_n(sent_round);
+  }
+  const int64_t end = now_ns();
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!done[i]) workers[i]->end_ns = end;
+  }
+  return Status::Ok();
+}
+
 // One stream's receiving loop: counts what arrives until the end (EOF or the end marker) or,
 // on a datagram link, until the sender's end message (peer_said_done) or `quiet_end` says the
 // peer has fallen silent after its end (two-way runs, whose end markers a full buffer may
@@ -523,9 +564,18 @@ Status bw_role(TestContext& ctx) {
   if (bw_sends(ctx)) {
     auto buf = message_buffer(size, true);  // read only: every stream sends from it
     if (!buf.ok()) return buf.status();
-    Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
-      return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
-    }, PeerMessage::kFailure, link_fd(*links));
+    std::string why;
+    Status s;
+    if (stream_sender(ctx.opts, n, &why) == StreamSender::kRoundRobin) {
+      s = run_streams_round_robin(ctx, n, [&](std::vector<StreamWorker*>& workers) -> Status {
+        return send_round_robin(ctx, *links, bytes(*buf), size, workers);
+      }, PeerMessage::kFailure, link_fd(*links));
+    } else {
+      s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
+        return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
+      }, PeerMessage::kFailure, link_fd(*links));
+    }
+    if (n > 1) ctx.stats.info["stream_sender"] = why;
     record_tcp(ctx, fds_of(*links));
     // Only now: a receiver that saw every stream end would send its results (or its end
     // message), which the supervisor, still watching for a failure, would take for one.
@@ -618,7 +668,8 @@ std::vector<TestSpec> build() {
                                              "cq_poll", "access_recv", "rate"};
   const std::vector<const char*> bw_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
                                             "sock_buf_size", "ip_port", "cq_poll",
-                                            "access_recv", "streams", "reverse", "omit"};
+                                            "access_recv", "streams", "stream_sender",
+                                            "reverse", "omit"};
   const std::vector<const char*> bi_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
                                             "sock_buf_size", "ip_port", "cq_poll",
                                             "access_recv", "omit"};

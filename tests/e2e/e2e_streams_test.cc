@@ -1,6 +1,7 @@
 // End-to-end: --streams N for the socket bandwidth tests (per-stream and aggregate figures),
 // busy-poll mode, and CPU affinity recorded in JSON.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,68 @@ TEST_P(Streams, EveryStreamCountsAndTheAggregateIsTheirSum) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sockets, Streams, ::testing::Values("tcp_bw", "udp_bw"));
+
+// --stream_sender round_robin: one thread writes every stream in turn; each stream still
+// counts its own bytes, both ends agree, and the run says which sender it took.
+TEST_P(Streams, OneRoundRobinSenderCountsEveryStream) {
+  json doc = run_json({"--loopback", "-t", "0.3", "--streams", "3", "--stream_sender",
+                       "round_robin", GetParam()});
+  ASSERT_EQ(doc["results"].size(), 1u);
+  const json& r = doc["results"][0];
+  ASSERT_EQ(r["status"], "ok") << r;
+  ASSERT_EQ(r["streams"].size(), 3u) << r;
+  uint64_t sent = 0;
+  for (const json& s : r["streams"]) {
+    EXPECT_GT(s["send_bytes"].get<uint64_t>(), 0u) << s;
+    EXPECT_GT(s["recv_bytes"].get<uint64_t>(), 0u) << s;
+    sent += s["send_bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(sent, r["counters"]["loc"]["send_bytes"].get<uint64_t>());
+  if (std::string(GetParam()) == "tcp_bw") {
+    EXPECT_EQ(sent, r["counters"]["rem"]["recv_bytes"].get<uint64_t>());
+  }
+  EXPECT_EQ(r["info"]["loc"]["stream_sender"], "round_robin (--stream_sender)") << r["info"];
+}
+
+// -n counts per stream in either sender.
+TEST(Streams, RoundRobinSendsTheCountOnEveryStream) {
+  json doc = run_json({"--loopback", "-n", "500", "-m", "1024", "--streams", "2",
+                       "--stream_sender", "round_robin", "tcp_bw"});
+  const json& r = doc["results"][0];
+  ASSERT_EQ(r["status"], "ok") << r;
+  ASSERT_EQ(r["streams"].size(), 2u) << r;
+  for (const json& s : r["streams"]) {
+    EXPECT_EQ(s["send_bytes"], 500 * 1024) << s;
+    EXPECT_EQ(s["recv_bytes"], 500 * 1024) << s;
+  }
+}
+
+// auto takes round_robin where the sending threads would share a CPU (a one-CPU mask, as
+// taskset gives), a thread per stream where each has a CPU of its own (-ca N pins stream i to
+// CPU N+i), and says which and why.
+TEST(Streams, AutoSenderFollowsTheCpus) {
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &saved)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // the child inherits the mask
+  json pinned = run_json({"--loopback", "-t", "0.2", "--streams", "2", "tcp_bw"});
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  ASSERT_EQ(pinned["results"][0]["status"], "ok") << pinned;
+  EXPECT_EQ(pinned["results"][0]["info"]["loc"]["stream_sender"],
+            "round_robin (auto: 2 streams on 1 CPU)");
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU online: no spread case";
+  json spread = run_json({"--loopback", "-t", "0.2", "--streams", "2", "-ca", "0", "tcp_bw"});
+  ASSERT_EQ(spread["results"][0]["status"], "ok") << spread;
+  EXPECT_EQ(spread["results"][0]["info"]["loc"]["stream_sender"],
+            "threads (auto: 2 streams on 2 CPUs)");
+}
 
 TEST(Streams, TextShowsPerStreamLinesWithVerboseOnly) {
   RunOutput plain = run({"--loopback", "-t", "0.3", "--streams", "2", "tcp_bw"});

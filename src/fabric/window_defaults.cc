@@ -1,0 +1,62 @@
+// The per-provider windows of the fabric bandwidth tests, and why each is what it is.
+#include "fabric/window_defaults.h"
+
+namespace fabperf {
+
+namespace {
+
+// One measured default: a provider (its fi_info name), an operation, the sizes it holds for
+// (up to max_size), the window and the inject size.
+struct Tuned {
+  const char* provider;
+  WindowedOp op;
+  uint64_t max_size;
+  size_t window;
+  size_t inject_max;
+};
+
+// Measured with bench/probes/fabric_probe.py, the floor (bench/floor_fi_*.cc) at windows of
+// 16 to 1024 in alternating rounds (bench/README.md, "Per-provider windows"). Rows of one
+// provider and operation go by size, the first whose max_size holds the message.
+// tcp;ofi_rxm writes: a write completes (FI_TRANSMIT_COMPLETE) when the target's reply comes
+// back, so for small writes the rate is the window over that round trip: 1024 in flight (the
+// provider's transmit queue) ran 3.9x 128's rate at 64 B, 3.2x at 4 KiB, 1.5x at 16 KiB in
+// the floor, and fabperf 3.1x, 2.8x and 1.6x against its own --tx_depth 128; at 32 KiB 1.3x
+// in one sitting and level in the next, level from 64 KiB. Everywhere else 128 was as fast
+// as any window tried (16, 64, 256, 512, 1024; 16 ran tcp;ofi_rxm sends at 64 B 3.3x slower).
+constexpr Tuned kTuned[] = {
+    {"shm", WindowedOp::kSend, UINT64_MAX, 128, 0},
+    {"shm", WindowedOp::kWrite, UINT64_MAX, 128, 0},
+    {"tcp;ofi_rxm", WindowedOp::kSend, UINT64_MAX, 128, 0},
+    {"tcp;ofi_rxm", WindowedOp::kWrite, 16384, 1024, 0},
+    {"tcp;ofi_rxm", WindowedOp::kWrite, UINT64_MAX, 128, 0},
+    {"tcp", WindowedOp::kSend, UINT64_MAX, 128, 0},  // rc_* over FI_EP_MSG
+    {"tcp", WindowedOp::kWrite, UINT64_MAX, 128, 0},
+    {"udp;ofi_rxd", WindowedOp::kSend, UINT64_MAX, 128, 0},
+    {"udp;ofi_rxd", WindowedOp::kWrite, UINT64_MAX, 128, 0},
+};
+
+}  // namespace
+
+WindowChoice window_choice(const std::string& provider, WindowedOp op, uint64_t msg_size,
+                           bool tx_depth_given, uint64_t tx_depth) {
+  WindowChoice out;
+  const char* what = op == WindowedOp::kSend ? "sends" : "writes";
+  if (tx_depth_given) {
+    out.window = static_cast<size_t>(tx_depth);
+    out.why = "--tx_depth";
+    return out;
+  }
+  for (const Tuned& t : kTuned) {
+    if (provider != t.provider || op != t.op || msg_size > t.max_size) continue;
+    out.window = t.window;
+    out.inject_max = t.inject_max;
+    out.why = provider + "'s default for " + what + " of this size (measured: bench/README.md)";
+    return out;
+  }
+  out.window = static_cast<size_t>(tx_depth);
+  out.why = "the default --tx_depth (no measured default for " + provider + ")";
+  return out;
+}
+
+}  // namespace fabperf

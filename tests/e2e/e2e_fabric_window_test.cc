@@ -1,0 +1,86 @@
+// End-to-end: the fabric bandwidth tests' per-provider window and inject size
+// (fabric/window_defaults.h): what a run took shows in its JSON (both sides alike, the
+// server following the client), --tx_depth overrides it, and injected sends are all counted.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "e2e_util.h"
+#include "fabric/provider.h"
+#include "fabric/window_defaults.h"
+
+namespace fabperf::testing {
+namespace {
+
+using nlohmann::json;
+
+// The RDM providers here that run sends and writes (shm, tcp;ofi_rxm, udp;ofi_rxd, ...).
+std::vector<std::string> rdm_providers(uint64_t caps) {
+  std::vector<std::string> out;
+  for (const std::string& p : providers_with(FI_EP_RDM, caps)) {
+    if (p == "shm" || p == "tcp;ofi_rxm" || p == "udp;ofi_rxd") out.push_back(p);
+  }
+  return out;
+}
+
+json run_result(const std::vector<std::string>& args, const std::string& provider,
+                const std::string& test) {
+  RunOutput r = run(args, 60);
+  for (int again = 0; again < kProviderFlakeReruns && r.exit_code == 1 &&
+                      known_provider_flake(provider, test, r.err);
+       ++again) {
+    r = run(args, 60);
+  }
+  EXPECT_EQ(r.exit_code, 0) << provider << " " << test << ": " << r.err;
+  if (r.exit_code != 0) return json::object();
+  return json::parse(r.out)["results"][0];
+}
+
+TEST(E2eFabricWindow, EachProviderTakesItsWindowAndSaysSo) {
+  for (const auto& [test, op] : {std::pair{"rdm_send_bw", WindowedOp::kSend},
+                                 std::pair{"rdm_write_bw", WindowedOp::kWrite}}) {
+    for (const std::string& provider : rdm_providers(op == WindowedOp::kSend ? FI_MSG : FI_RMA)) {
+      json r = run_result({"--loopback", "-n", "2000", "-m", "64", "--provider", provider,
+                           "--json", "-", test},
+                          provider, test);
+      if (r.empty()) continue;
+      WindowChoice want = window_choice(provider, op, 64, false, 128);
+      const json& loc = r["info"]["loc"];
+      EXPECT_EQ(loc["window"], want.window) << provider << " " << test << ": " << r["info"];
+      EXPECT_EQ(loc["window_choice"], want.why) << r["info"];
+      EXPECT_EQ(loc["inject"], op == WindowedOp::kSend ? want.inject_max : 0) << r["info"];
+      EXPECT_EQ(r["info"]["rem"]["window_choice"], want.why) << r["info"];
+      EXPECT_EQ(r["info"]["rem"]["inject"], loc["inject"]) << r["info"];
+    }
+  }
+}
+
+TEST(E2eFabricWindow, TxDepthOverridesTheProviderDefault) {
+  for (const std::string& provider : rdm_providers(FI_MSG)) {
+    json r = run_result({"--loopback", "-n", "500", "-m", "64", "--tx_depth", "16", "--provider",
+                         provider, "--json", "-", "rdm_send_bw"},
+                        provider, "rdm_send_bw");
+    if (r.empty()) continue;
+    EXPECT_EQ(r["info"]["loc"]["window"], 16) << r["info"];
+    EXPECT_EQ(r["info"]["loc"]["window_choice"], "--tx_depth") << r["info"];
+  }
+}
+
+// Small sends inject where the provider's default says so: every one still arrives, is
+// counted and checks out (the receiver counts; the sender's injected sends complete as posted).
+TEST(E2eFabricWindow, SmallSendsAreAllCountedAndChecked) {
+  for (const std::string& provider : rdm_providers(FI_MSG)) {
+    json r = run_result({"--loopback", "-n", "5000", "-m", "64", "--verify", "--provider",
+                         provider, "--json", "-", "rdm_send_bw"},
+                        provider, "rdm_send_bw");
+    if (r.empty()) continue;
+    EXPECT_EQ(r["counters"]["loc"]["send_msgs"], 5000) << r["counters"];
+    EXPECT_EQ(r["counters"]["rem"]["recv_msgs"], 5000) << r["counters"];
+    EXPECT_EQ(r["verify"]["errors"], 0) << r["verify"];
+  }
+}
+
+}  // namespace
+}  // namespace fabperf::testing
