@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "cluster/fabric_findings.h"
+
 namespace fabperf::cluster {
 
 std::vector<bool> MatrixRun::alive() const {
@@ -20,6 +22,20 @@ void MatrixRun::judge() {
     judgements.push_back(t.judgement);
   }
   nodes = judge_nodes(judgements, up);
+  if (topology && topology->has_levels()) {
+    fit = fit_fabric(*this);
+    findings = fabric_findings(*this, fit);
+  } else {
+    fit = FabricFit();
+    findings = plain_findings(*this);
+  }
+}
+
+std::vector<std::string> MatrixRun::hosts() const {
+  std::vector<std::string> out;
+  out.reserve(ranks.size());
+  for (const RankStatus& r : ranks) out.push_back(r.host);
+  return out;
 }
 
 size_t MatrixRun::host_count() const {

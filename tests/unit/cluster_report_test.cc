@@ -153,9 +153,9 @@ TEST(ClusterReport, CsvHasOneRowPerMeasuredOrFailedPair) {
   ASSERT_EQ(lines.size(), 21u);  // header, 10 latency, 10 bandwidth (one failed)
   EXPECT_EQ(lines[0],
             "test,figure,unit,client,client_host,server,server_host,value,status,retest,"
-            "verdict,error");
+            "verdict,error,client_switch,server_switch");
   EXPECT_NE(text.find("tcp_bw,bandwidth.recv_Bps,B/s,1,n1,2,n2,,failed,,bad_link,server: no "
-                      "answer within 5 s"),
+                      "answer within 5 s,,"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("tcp_lat,latency_ns.p50,ns,0,n0,1,n1,20010,ok,,,"), std::string::npos)

@@ -1,0 +1,117 @@
+// Choosing the pairs to re-measure alone and packing them into rounds that share nothing.
+#include "cluster/retest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cluster/locate.h"
+#include "cluster/matrix_run.h"
+
+namespace fabperf::cluster {
+
+namespace {
+
+// Severity given to an element's pairs, so they come before every link.
+constexpr double kElementFirst = 1e9;
+
+// With switch levels: first a few pairs through each bad element (the element's own evidence,
+// pairs whose other elements are healthy), then the links the fit leaves unexplained.
+std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit) {
+  const Topology& topo = *run.topology;
+  std::vector<bool> up = run.alive();
+  std::vector<RetestPair> elements, links;
+  ElementId path[kMaxPathElements];
+  for (size_t t = 0; t < run.tests.size(); ++t) {
+    const TestFit& tf = fit.tests[t];
+    if (!tf.valid) continue;
+    const FigureMatrix& m = run.tests[t].matrix;
+    std::unordered_map<ElementId, uint32_t> taken;
+    m.for_each_sorted([&](int a, int b, std::optional<double> v) {
+      if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)] || m.retest(a, b)) return;
+      // A failed pair is the worst of links, below the elements.
+      double r = v ? pair_residual(run, tf, t, a, b, *v) : kElementFirst / 2;
+      size_t k = topo.path(a, b, path);
+      int bad = -1, bad_count = 0;
+      for (size_t i = 0; i < k; ++i) {
+        if (element_bad(tf, path[i])) {
+          bad = static_cast<int>(i);
+          ++bad_count;
+        }
+      }
+      if (v && bad_count == 1 && taken[path[bad]] < kElementRetests) {
+        ++taken[path[bad]];
+        elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
+      } else if (r > tf.link_threshold) {
+        links.push_back({t, {a, b}, r});
+      }
+    });
+  }
+  std::stable_sort(links.begin(), links.end(),
+                   [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  elements.insert(elements.end(), links.begin(), links.end());
+  return elements;
+}
+
+std::vector<RetestPair> suspect_candidates(const MatrixRun& run) {
+  std::vector<RetestPair> all;
+  std::vector<bool> up = run.alive();
+  for (size_t t = 0; t < run.tests.size(); ++t) {
+    for (const Suspect& s : run.tests[t].judgement.suspects) {
+      if (up[static_cast<size_t>(s.client)] && up[static_cast<size_t>(s.server)] && !s.retest) {
+        all.push_back({t, {s.client, s.server}, s.severity});
+      }
+    }
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  return all;
+}
+
+}  // namespace
+
+std::vector<RetestPair> retest_candidates(const MatrixRun& run, const FabricFit* fit,
+                                          size_t limit) {
+  if (fit == nullptr || !run.topology || !run.topology->has_levels()) {
+    std::vector<RetestPair> all = suspect_candidates(run);
+    if (all.size() > limit) all.resize(limit);
+    return all;
+  }
+  // The bad elements' few pairs come on top of the `limit` links.
+  std::vector<RetestPair> all = fabric_candidates(run, *fit);
+  size_t elements = 0;
+  while (elements < all.size() && all[elements].severity >= kElementFirst) ++elements;
+  if (all.size() > elements + limit) all.resize(elements + limit);
+  return all;
+}
+
+std::vector<PlannedRound> pack_alone(const std::vector<RetestPair>& pairs, const Topology* topo) {
+  std::vector<PlannedRound> rounds;
+  if (topo == nullptr) {
+    for (const RetestPair& p : pairs) rounds.push_back({{p.pair}, {p.test}, true});
+    return rounds;
+  }
+  // Per round: the ranks and shared elements taken.
+  std::vector<std::unordered_set<uint64_t>> taken;
+  ElementId path[kMaxPathElements];
+  for (const RetestPair& p : pairs) {
+    size_t k = topo->path(p.pair.client, p.pair.server, path);
+    size_t r = 0;
+    for (; r < rounds.size(); ++r) {
+      if (rounds[r].tests.front() != p.test) continue;
+      bool clash = false;
+      for (size_t i = 0; i < k && !clash; ++i) clash = taken[r].count(path[i]) > 0;
+      if (!clash) break;
+    }
+    if (r == rounds.size()) {
+      rounds.push_back({{}, {p.test}, true});
+      taken.emplace_back();
+    }
+    rounds[r].pairs.push_back(p.pair);
+    for (size_t i = 0; i < k; ++i) taken[r].insert(path[i]);
+  }
+  return rounds;
+}
+
+}  // namespace fabperf::cluster
