@@ -26,6 +26,7 @@ Coordinator::Coordinator(CoordinatorConfig config, MatrixRun& run, RoundSource& 
       fleet_(fleet),
       progress_(config_.progress, config_.progress_terminal),
       running_(run.tests.size()),
+      running_median_(run.tests.size(), 0.0),
       busy_(static_cast<size_t>(run.size()), 0) {
   const MatrixOptions& o = *config_.opts;
   double planned;

@@ -66,6 +66,7 @@ class Coordinator : private FleetEvents {
   double overhead_s_ = 0.3;  // measured per step beyond -t, to fit -t into a budget
   uint64_t suspects_so_far_ = 0;
   std::vector<Histogram> running_;  // per test, values so far (progress only)
+  std::vector<double> running_median_;  // per test, the median of running_, refreshed now and then
   std::vector<uint64_t> busy_;      // per rank: the last step it was a client in
   uint64_t step_stamp_ = 0;
 };

@@ -16,8 +16,13 @@ void Coordinator::note(size_t test, const std::optional<double>& value) {
     return;
   }
   uint64_t v = static_cast<uint64_t>(std::max(0.0, *value));
-  if (h.count() >= 8) {
-    double median = static_cast<double>(h.value_at_percentile(50));
+  // The median read again now and then: reading it costs a walk of the histogram.
+  uint64_t n = h.count();
+  if (n >= 8 && (n < 64 || n % 1024 == 0)) {
+    running_median_[test] = static_cast<double>(h.value_at_percentile(50));
+  }
+  if (n >= 8) {
+    double median = running_median_[test];
     bool lower = run_.tests[test].figure.better == Better::kLower;
     if (lower ? *value > median * run_.tol.lat_ratio : *value < median * run_.tol.bw_ratio) {
       ++suspects_so_far_;

@@ -20,19 +20,25 @@ namespace {
 constexpr uint32_t kFirmPairs = 16;
 // The chance that some healthy pair of the job looks flapping: the binomial test's level.
 constexpr double kFlapAlpha = 0.01;
+// A flapping link's slow runs are at least this many times off.
+constexpr double kFlapFactor = 2.0;
 
-// P(X >= k) for X ~ Binomial(m, p), summed in logs (m is small, p may be tiny).
-double binomial_tail(uint32_t k, uint32_t m, double p) {
-  if (k == 0) return 1;
-  if (p <= 0) return 0;
-  if (p >= 1) return 1;
-  double total = 0;
-  for (uint32_t i = k; i <= m; ++i) {
-    double log_term = std::lgamma(m + 1.0) - std::lgamma(i + 1.0) - std::lgamma(m - i + 1.0) +
-                      i * std::log(p) + (m - i) * std::log1p(-p);
-    total += std::exp(log_term);
+
+// P(X >= k) where X is the sum of independent Binomial(m[i], p[i]): the chance that a healthy
+// pair has `k` slow runs or more, each test at its own rate of slow runs.
+double binomial_tail(uint32_t k, const std::vector<uint32_t>& m, const std::vector<double>& p) {
+  std::vector<double> dist = {1.0};  // P(X = j) so far
+  for (size_t i = 0; i < m.size(); ++i) {
+    double q = std::clamp(p[i], 0.0, 1.0);
+    for (uint32_t run = 0; run < m[i]; ++run) {
+      dist.push_back(0.0);
+      for (size_t j = dist.size() - 1; j > 0; --j) dist[j] = dist[j] * (1 - q) + dist[j - 1] * q;
+      dist[0] *= 1 - q;
+    }
   }
-  return std::min(1.0, total);
+  double tail = 0;
+  for (size_t j = k; j < dist.size(); ++j) tail += dist[j];
+  return std::min(1.0, tail);
 }
 
 uint64_t pair_key(int a, int b, int n) {
@@ -63,81 +69,123 @@ Finding element_finding(const MatrixRun& run, ElementId id) {
   return f;
 }
 
-// Elements bad in some test, with their retests' verdict.
-void element_findings(const MatrixRun& run, const FabricFit& fit, std::vector<Finding>& out) {
+// Per test, the elements bad in it: beyond the threshold and the noise, and not cleared by
+// their pairs re-measured alone in that test (most of them fine alone: the company they kept).
+struct BadElements {
+  std::vector<std::vector<bool>> bad;             // [test][element]
+  std::vector<std::vector<uint32_t>> retested;    // [test][element]
+  std::vector<std::vector<uint32_t>> confirmed;   // [test][element]
+  std::vector<float> explained;  // per element: its largest factor over the tests it is bad in
+};
+
+BadElements bad_elements(const MatrixRun& run, const FabricFit& fit) {
   const Topology& topo = *run.topology;
-  const size_t elements = topo.element_count();
+  const size_t elements = topo.element_count(), tests = run.tests.size();
   std::vector<bool> up = run.alive();
-  // Retested pairs through each bad element, and how many of those are still bad alone.
-  std::unordered_map<ElementId, std::pair<uint32_t, uint32_t>> retests;
+  BadElements out;
+  out.bad.assign(tests, std::vector<bool>(elements, false));
+  out.retested.assign(tests, std::vector<uint32_t>(elements, 0));
+  out.confirmed.assign(tests, std::vector<uint32_t>(elements, 0));
+  out.explained.assign(elements, 0.0f);
   ElementId path[kMaxPathElements];
-  for (size_t t = 0; t < run.tests.size(); ++t) {
+  for (size_t t = 0; t < tests; ++t) {
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
+    for (size_t id = 0; id < elements; ++id) {
+      ElementId e = static_cast<ElementId>(id);
+      ElementKind kind = topo.element_kind(e);
+      if (kind == ElementKind::kNode && !up[id]) continue;
+      // A switch with one rank is that rank's node.
+      if (kind == ElementKind::kSwitch &&
+          topo.members()[id - topo.first_id(ElementKind::kSwitch)].size() < 2) {
+        continue;
+      }
+      out.bad[t][id] = element_bad(tf, e);
+    }
     run.tests[t].matrix.for_each_retest([&](int a, int b, double v) {
       if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
       double r = pair_residual(run, tf, t, a, b, v);
       size_t k = topo.path(a, b, path);
       for (size_t i = 0; i < k; ++i) {
-        if (!element_bad(tf, path[i])) continue;
-        auto& [tried, still] = retests[path[i]];
-        ++tried;
-        if (r + tf.factor[path[i]] > tf.element_threshold) ++still;
+        if (!out.bad[t][path[i]]) continue;
+        ++out.retested[t][path[i]];
+        if (r + tf.factor[path[i]] > tf.element_threshold) ++out.confirmed[t][path[i]];
       }
     });
+    for (size_t id = 0; id < elements; ++id) {
+      if (!out.bad[t][id]) continue;
+      if (out.retested[t][id] > 0 && out.confirmed[t][id] * 2 <= out.retested[t][id]) {
+        out.bad[t][id] = false;
+        continue;
+      }
+      out.explained[id] = std::max(out.explained[id], tf.factor[id]);
+    }
   }
+  return out;
+}
+
+void element_findings(const MatrixRun& run, const FabricFit& fit, const BadElements& bad,
+                      std::vector<Finding>& out) {
+  const size_t elements = run.topology->element_count();
   for (size_t id = 0; id < elements; ++id) {
     ElementId e = static_cast<ElementId>(id);
-    ElementKind kind = topo.element_kind(e);
-    if (kind == ElementKind::kNode && !up[id]) continue;
-    if (kind == ElementKind::kSwitch) {
-      // A switch with one rank is that rank's node.
-      if (topo.members()[id - topo.first_id(ElementKind::kSwitch)].size() < 2) continue;
-    }
     Finding f;
-    bool bad = false;
+    bool any = false;
     double worst = 0;
     for (size_t t = 0; t < run.tests.size(); ++t) {
+      if (!bad.bad[t][id]) continue;
       const TestFit& tf = fit.tests[t];
-      if (!element_bad(tf, e)) continue;
-      if (!bad) f = element_finding(run, e);
-      bad = true;
+      if (!any) f = element_finding(run, e);
+      any = true;
       f.tests.push_back(t);
       worst = std::max(worst, static_cast<double>(tf.factor[e]));
       f.evidence = std::max(f.evidence, tf.pairs[e]);
+      f.retested += bad.retested[t][id];
+      f.confirmed += bad.confirmed[t][id];
       double noise = 1.2533 * tf.spread / std::sqrt(static_cast<double>(tf.pairs[e]));
       if (tf.pairs[e] >= kFirmPairs && tf.factor[e] / noise >= 2 * kElementZ) f.firm = true;
+      if (bad.retested[t][id] > 0 && tf.pairs[e] >= 2 * kMinElementPairs) f.firm = true;
     }
-    if (!bad) continue;
+    if (!any) continue;
     f.severity = std::exp(worst);
-    if (auto it = retests.find(e); it != retests.end()) {
-      f.retested = it->second.first;
-      f.confirmed = it->second.second;
-      if (f.confirmed * 2 <= f.retested) continue;  // fine alone: the company it kept
-      f.firm = f.evidence >= kMinElementPairs * 2;
-    }
     out.push_back(f);
   }
 }
 
 struct LinkEvidence {
   Finding finding;
-  uint32_t hits = 0, runs = 0;
+  std::vector<uint32_t> hits;  // per test: its slow runs
+  double worst = 0;            // the largest residual among its slow runs
 };
 
-// The links the elements do not explain.
-void link_findings(const MatrixRun& run, const FabricFit& fit, std::vector<Finding>& out) {
+// The links the elements do not explain. A pair is slow in a test when what is left of it,
+// once every element on its path is taken out (an element bad in another test at its factor
+// there: a node that contention hides in one test is still that node), is beyond the link
+// threshold and beyond the test's own noise.
+void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements& bad,
+                   std::vector<Finding>& out) {
   const int n = run.size();
+  const Topology& topo = *run.topology;
   std::vector<bool> up = run.alive();
   std::unordered_map<uint64_t, LinkEvidence> links;
-  uint64_t hits_total = 0, runs_total = 0, pairs_total = 0;
-  auto slow = [&](const TestFit& tf, size_t t, int a, int b, double v) {
-    return pair_residual(run, tf, t, a, b, v) > tf.link_threshold;
-  };
+  const size_t tests = run.tests.size();
+  std::vector<uint64_t> hits_total(tests, 0), runs_total(tests, 0);
+  uint64_t pairs_total = 0;
+  ElementId path[kMaxPathElements];
   for (size_t t = 0; t < run.tests.size(); ++t) {
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
+    const double limit = link_limit(tf);
+    // A slow run of a flapping link: a flap is at least kFlapFactor off, well out of the
+    // jitter of single runs around a baseline drawn from their best.
+    const double flap_limit = std::max(limit, std::log(kFlapFactor));
     const FigureMatrix& m = run.tests[t].matrix;
+    auto left = [&](int a, int b, double v) {
+      double r = pair_residual(run, tf, t, a, b, v);
+      size_t k = topo.path(a, b, path);
+      for (size_t i = 0; i < k; ++i) r -= std::max(0.0f, bad.explained[path[i]] - tf.factor[path[i]]);
+      return r;
+    };
     m.for_each([&](int a, int b, std::optional<double> v) {
       if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
       ++pairs_total;
@@ -153,27 +201,35 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, std::vector<Findi
       }
       uint32_t runs = m.measurements(a, b);
       uint32_t hits = 0;
+      double worst = 0;
       if (const std::vector<float>* worse = m.worse_values(a, b)) {
-        for (float w : *worse) hits += slow(tf, t, a, b, w) ? 1 : 0;
+        for (float w : *worse) {
+          double r = left(a, b, w);
+          if (r > flap_limit) {
+            ++hits;
+            worst = std::max(worst, r);
+          }
+        }
       }
-      bool best_slow = slow(tf, t, a, b, *v);
+      double residual = left(a, b, *v);
+      bool best_slow = residual > limit;
       if (best_slow) hits = runs;  // the best of its runs was slow: every run was
-      runs_total += runs;
-      hits_total += hits;
+      runs_total[t] += runs;
+      hits_total[t] += hits;
       auto alone = m.retest(a, b);
-      bool alone_slow = alone && slow(tf, t, a, b, *alone);
+      bool alone_slow = alone && left(a, b, *alone) > limit;
       bool persistent = best_slow && (alone ? alone_slow : runs >= 2);
       if (!persistent && hits == 0 && !alone_slow) return;
       LinkEvidence& l = links[pair_key(a, b, n)];
       l.finding.kind = FindingKind::kLink;
       l.finding.a = a;
       l.finding.b = b;
-      l.hits += hits;
-      l.runs += runs;
-      double sev = std::exp(std::max(0.0, pair_residual(run, tf, t, a, b, *v)));
+      l.hits.resize(tests, 0);
+      l.hits[t] += hits;
+      l.worst = std::max(l.worst, worst);
       if (persistent) {
         l.finding.tests.push_back(t);
-        l.finding.severity = std::max(l.finding.severity, sev);
+        l.finding.severity = std::max(l.finding.severity, std::exp(residual));
         l.finding.evidence = std::max<uint32_t>(l.finding.evidence, runs);
         l.finding.retested += alone ? 1 : 0;
         l.finding.confirmed += alone_slow ? 1 : 0;
@@ -181,20 +237,33 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, std::vector<Findi
       }
     });
   }
-  double p0 = runs_total > 0 ? static_cast<double>(hits_total) / static_cast<double>(runs_total) : 0;
+  // Each test's rate of slow runs over the whole job: mostly noise, since faults are few.
+  std::vector<double> p0(tests, 0.0);
+  for (size_t t = 0; t < tests; ++t) {
+    p0[t] = runs_total[t] > 0 ? static_cast<double>(hits_total[t]) / runs_total[t] : 0;
+  }
   double level = kFlapAlpha / std::max<double>(1, static_cast<double>(pairs_total));
   for (auto& [key, l] : links) {
     Finding& f = l.finding;
-    if (f.tests.empty() && l.runs >= 2 && l.hits > 0 && l.hits < l.runs &&
-        binomial_tail(l.hits, l.runs, p0) < level) {
+    // Every run of the pair in every test, slow or not.
+    std::vector<uint32_t> runs_of(tests, 0);
+    uint32_t runs = 0, hits = 0;
+    for (size_t t = 0; t < tests; ++t) {
+      runs_of[t] = run.tests[t].matrix.pair_measurements(f.a, f.b);
+      runs += runs_of[t];
+      hits += l.hits.empty() ? 0 : l.hits[t];
+    }
+    if (f.tests.empty() && runs >= 2 && hits > 0 && hits < runs &&
+        binomial_tail(hits, runs_of, p0) < level) {
       // Slow in more of its runs than the job's noise explains: flapping.
       for (size_t t = 0; t < run.tests.size(); ++t) f.tests.push_back(t);
       f.firm = true;
-      f.evidence = l.runs;
+      f.evidence = runs;
+      f.severity = std::exp(l.worst);
     }
     if (f.tests.empty()) continue;
-    f.slow_runs = l.hits;
-    f.runs = l.runs;
+    f.slow_runs = hits;
+    f.runs = runs;
     if (f.severity == 0) f.severity = 1;
     out.push_back(f);
   }
@@ -213,8 +282,9 @@ std::vector<Finding> fabric_findings(const MatrixRun& run, const FabricFit& fit)
     f.firm = true;
     out.push_back(f);
   }
-  element_findings(run, fit, out);
-  link_findings(run, fit, out);
+  BadElements bad = bad_elements(run, fit);
+  element_findings(run, fit, bad, out);
+  link_findings(run, fit, bad, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& x, const Finding& y) {
     bool ux = x.kind == FindingKind::kUnreachable, uy = y.kind == FindingKind::kUnreachable;
     if (ux != uy) return ux;

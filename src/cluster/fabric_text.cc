@@ -17,7 +17,7 @@ constexpr size_t kFindingsShown = 30;
 
 void write_findings_text(const MatrixRun& run, std::FILE* out) {
   nlohmann::json cov = coverage_json(run);
-  fmt::print(out, "\ncoverage: {} of {} pairs measured ({} pair runs, {:.3g}% of all-pairs'), {} rounds",
+  fmt::print(out, "\ncoverage: {} of {} pairs measured ({} pair runs, {:.2f}% of one all-pairs pass), {} rounds",
              cov["pairs_measured"].get<uint64_t>(), cov["pairs_total"].get<uint64_t>(),
              cov["measurements"].get<uint64_t>(), 100 * cov["fraction"].get<double>(),
              run.rounds_done);

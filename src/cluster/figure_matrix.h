@@ -81,6 +81,11 @@ class FigureMatrix {
   // How many times the pair was measured (1 when once, 0 when never), and the values worse
   // than the kept one by kWorseBy (nullptr: none).
   uint32_t measurements(int client, int server) const;
+  // Both directions together (a triangle holds them in one cell).
+  uint32_t pair_measurements(int a, int b) const {
+    return layout_ == MatrixLayout::kTriangle ? measurements(a, b)
+                                              : measurements(a, b) + measurements(b, a);
+  }
   const std::vector<float>* worse_values(int client, int server) const;
   uint64_t repeats_total() const { return repeats_; }
   // Bytes held for the cells (not the error texts and retests).

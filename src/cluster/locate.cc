@@ -129,6 +129,24 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
             medians.count(i) > 0 ? static_cast<float>(std::max(0.0, medians.median(i))) : 0.0f;
       }
     }
+    // Each class's baseline again, from the pairs whose path the fit finds clean: where the
+    // plan measured mostly around suspects (adaptive's localising), a plain median of the
+    // class would sit on the slow pairs.
+    medians.reset(kPathClasses);
+    m.for_each([&](int a, int b, std::optional<double> v) {
+      if (!v || !usable(a, b)) return;
+      size_t k = topo.path(a, b, path);
+      double total = 0;
+      for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];
+      if (total > fit.element_threshold / 2) return;
+      int c = static_cast<int>(topo.path_class(a, b));
+      medians.add(static_cast<size_t>(c), log_off(value_of(m, a, b, *v), fit.base[c], better) - total);
+    });
+    for (int c = 0; c < kPathClasses; ++c) {
+      if (medians.count(static_cast<size_t>(c)) < kMinElementPairs) continue;
+      double shift = medians.median(static_cast<size_t>(c));
+      fit.base[c] *= better == Better::kLower ? std::exp(shift) : std::exp(-shift);
+    }
   }
   // What is left: the pairs' own noise.
   medians.reset(1);

@@ -40,7 +40,17 @@ struct FabricFit {
 inline constexpr double kElementZ = 5.0;
 inline constexpr uint32_t kMinElementPairs = 3;
 
+// A pair is slow only this many of its test's robust deviations off too: where contention
+// makes a test's spread wide, only pairs far off stand out of it.
+inline constexpr double kLinkNoise = 4.0;
+
 FabricFit fit_fabric(const MatrixRun& run);
+
+// The residual beyond which a pair is slow in a test.
+inline double link_limit(const TestFit& fit) {
+  return fit.link_threshold > kLinkNoise * fit.spread ? fit.link_threshold
+                                                      : kLinkNoise * fit.spread;
+}
 
 // The log of how much worse `value` is than `base` (figure's direction); <0 better.
 double log_off(double value, double base, Better better);

@@ -43,7 +43,7 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
       if (v && bad_count == 1 && taken[path[bad]] < kElementRetests) {
         ++taken[path[bad]];
         elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
-      } else if (r > tf.link_threshold) {
+      } else if (r > link_limit(tf)) {
         links.push_back({t, {a, b}, r});
       }
     });
