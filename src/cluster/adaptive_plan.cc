@@ -294,7 +294,11 @@ std::optional<PlannedRound> AdaptivePlan::next(const MatrixRun& run) {
         if (queue_.empty()) phase_ = Phase::kRetest;
         break;
       case Phase::kRetest:
-        phase_ = Phase::kDone;
+        if (retest_planned_) {
+          phase_ = Phase::kDone;
+          break;
+        }
+        retest_planned_ = true;
         for (PlannedRound& r : retest(run)) queue_.push_back(std::move(r));
         break;
       case Phase::kDone:

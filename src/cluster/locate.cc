@@ -114,13 +114,22 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
         double total = 0;
         for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];
         bool inside = topo.switch_of(a) == topo.switch_of(b);
+        // A switch takes from its inside pairs what its nodes, unless clearly slow, do not:
+        // each inside pair has two of its nodes, each pair leaving it one, so noise the
+        // nodes took would feed back into the switch sweep after sweep.
+        double nodes_noise = 0;
+        if (range.first == switch0) {
+          for (size_t i = 0; i < 2; ++i) {
+            if (fit.factor[path[i]] <= fit.element_threshold) nodes_noise += fit.factor[path[i]];
+          }
+        }
         for (size_t i = 0; i < k; ++i) {
           size_t e = path[i];
           if (e < range.first || e >= range.first + range.count) continue;
           if (range.first == switch0 && !inside && intra[e - switch0] >= kMinElementPairs) {
             continue;
           }
-          medians.add(e - range.first, r - (total - fit.factor[e]));
+          medians.add(e - range.first, r - (total - fit.factor[e]) + nodes_noise);
         }
       });
       for (size_t i = 0; i < range.count; ++i) {
@@ -136,11 +145,13 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
     m.for_each([&](int a, int b, std::optional<double> v) {
       if (!v || !usable(a, b)) return;
       size_t k = topo.path(a, b, path);
-      double total = 0;
-      for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];
-      if (total > fit.element_threshold / 2) return;
+      for (size_t i = 0; i < k; ++i) {
+        if (fit.factor[path[i]] > fit.element_threshold / 2) return;
+      }
+      // Its raw residual: the small factors the fit gives healthy elements are noise, and
+      // all of them >= 0: taking them out would push the baseline further each sweep.
       int c = static_cast<int>(topo.path_class(a, b));
-      medians.add(static_cast<size_t>(c), log_off(value_of(m, a, b, *v), fit.base[c], better) - total);
+      medians.add(static_cast<size_t>(c), log_off(value_of(m, a, b, *v), fit.base[c], better));
     });
     for (int c = 0; c < kPathClasses; ++c) {
       if (medians.count(static_cast<size_t>(c)) < kMinElementPairs) continue;
