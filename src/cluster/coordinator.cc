@@ -109,7 +109,10 @@ void Coordinator::measure() {
   size_t k = 0, stride = 1;
   while (true) {
     std::optional<PlannedRound> round = rounds_.next(run_);
-    if (!round) break;
+    if (!round) {
+      run_.rounds_planned = k;  // the plan has ended: its guesses of more rounds are void
+      break;
+    }
     size_t total = k + 1 + rounds_.rounds_left();
     std::string why;
     if (should_stop(&why)) {
