@@ -68,6 +68,15 @@ std::shared_ptr<const Topology> place_topology(Topology topo, const std::vector<
   return std::make_shared<const Topology>(std::move(topo));
 }
 
+Result<std::shared_ptr<const BaselineRun>> load_job_baseline(const MatrixOptions& opts) {
+  if (opts.baseline.empty()) return std::shared_ptr<const BaselineRun>();
+  std::vector<BaselineTest> tests;
+  for (const PlannedRun& run : opts.runs) {
+    tests.push_back({run.spec->name, figure_for(*run.spec).path});
+  }
+  return load_baseline(opts.baseline, tests);
+}
+
 PatternSpec job_pattern(const MatrixOptions& opts, int ranks, const Topology* topology) {
   if (!opts.pattern_given && ranks > kAdaptiveAbove && topology != nullptr &&
       topology->has_levels()) {
@@ -159,6 +168,7 @@ int run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
     run.simulation["score"] =
         score_findings(findings_json(run), run.simulation["faults"], every_pair);
   }
+  if (setup.baseline) run.baseline = compare_with_baseline(run, *setup.baseline);
   run.elapsed_s = static_cast<double>(fleet.now_ns() - setup.started_ns) / 1e9;
   if (!run.simulated.empty()) {
     run.simulation["wall_s"] = static_cast<double>(now_ns() - wall_started) / 1e9;
@@ -177,6 +187,8 @@ int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions&
   Status usage = model.ok() ? Status::Ok() : model.status();
   auto topo = load_job_topology(opts);
   if (usage.ok() && !topo.ok()) usage = topo.status();
+  auto baseline = load_job_baseline(opts);
+  if (usage.ok() && !baseline.ok()) usage = baseline.status();
   if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
   if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
   if (!usage.ok()) {
@@ -190,6 +202,7 @@ int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions&
   setup.hosts = model->host_names();
   setup.stop = stop;
   setup.simulated = opts.simulate;
+  setup.baseline = *baseline;
   if (topo->has_value()) {
     setup.topology = place_topology(std::move(**topo), setup.hosts, "--topology " + opts.topology,
                                     stderr);

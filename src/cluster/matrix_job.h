@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/baseline.h"
 #include "cluster/fleet.h"
 #include "cluster/matrix_options.h"
 #include "cluster/round_source.h"
@@ -30,7 +31,11 @@ struct JobSetup {
   std::string topology_source;
   std::string simulated;  // the model file, on a simulated run
   nlohmann::json simulation;  // the model's faults, on a simulated run
+  std::shared_ptr<const BaselineRun> baseline;  // --baseline, read and checked
 };
+
+// --baseline EARLIER.json read and checked against the job's tests (null without the option).
+Result<std::shared_ptr<const BaselineRun>> load_job_baseline(const MatrixOptions& opts);
 
 // --topology FILE read (not yet placed); nullopt without the option.
 Result<std::optional<Topology>> load_job_topology(const MatrixOptions& opts);

@@ -107,6 +107,8 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
       usage = make_rounds(opts, n, nullptr).status();
     }
   }
+  auto baseline = load_job_baseline(opts);
+  if (usage.ok() && !baseline.ok()) usage = baseline.status();
   if (usage.ok()) usage = ensure_descriptors(n);
   if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
   if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
@@ -164,6 +166,7 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
   for (const Result<RankCard>& card : cards) setup.hosts.push_back(card.ok() ? card->host : "?");
   setup.stop = stop;
   setup.started_ns = started_ns;
+  setup.baseline = *baseline;
   if (topology->has_value()) {
     setup.topology = place_topology(std::move(**topology), setup.hosts,
                                     "--topology " + opts.topology, progress);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/baseline.h"
 #include "cluster/matrix_run.h"
 #include "report/qperf_format.h"
 
@@ -195,6 +196,7 @@ void write_matrix_text(const MatrixRun& run, std::FILE* out) {
                n.bad_links, n.links, why.empty() ? "" : " (behind " + why + ")");
   }
   write_findings_text(run, out);
+  fmt::print(out, "{}", baseline_text(run.baseline));
   size_t bad_links = 0, bad_nodes = 0;
   for (const Finding& f : run.findings) {
     bad_links += f.kind == FindingKind::kLink;
