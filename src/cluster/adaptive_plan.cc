@@ -294,12 +294,14 @@ std::optional<PlannedRound> AdaptivePlan::next(const MatrixRun& run) {
         if (queue_.empty()) phase_ = Phase::kRetest;
         break;
       case Phase::kRetest:
-        if (retest_planned_) {
+        // Waves, as the coordinator's: a link still slow alone is measured alone again.
+        if (retest_waves_ >= kPairRetests) {
           phase_ = Phase::kDone;
           break;
         }
-        retest_planned_ = true;
+        ++retest_waves_;
         for (PlannedRound& r : retest(run)) queue_.push_back(std::move(r));
+        if (queue_.empty()) phase_ = Phase::kDone;
         break;
       case Phase::kDone:
         return std::nullopt;

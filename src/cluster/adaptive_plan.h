@@ -71,7 +71,7 @@ class AdaptivePlan : public RoundSource {
   Phase phase_ = Phase::kScreen;
   std::deque<PlannedRound> queue_;
   size_t localise_done_ = 0;
-  bool retest_planned_ = false;
+  size_t retest_waves_ = 0;
   uint64_t screen_pairs_ = 0;
   std::vector<std::vector<int>> under_;
   std::vector<std::vector<int>> group_ranks_;

@@ -144,30 +144,37 @@ void Coordinator::measure() {
 
 void Coordinator::retests() {
   if (config_.opts->retest == 0) return;
-  run_.judge();
-  std::vector<RetestPair> all = retest_candidates(run_, &run_.fit, config_.opts->retest);
-  run_.retests_planned = all.size();
-  if (all.empty()) return;
   const Topology* topo =
       run_.topology && run_.topology->has_levels() ? run_.topology.get() : nullptr;
-  std::vector<PlannedRound> rounds = pack_alone(all, topo);
-  progress_.line(fmt::format("matrix: re-measuring {} suspect link{} alone{}", all.size(),
-                             all.size() == 1 ? "" : "s",
-                             topo != nullptr && rounds.size() < all.size()
-                                 ? fmt::format(" in {} rounds (pairs that share no switch or "
-                                               "link together)",
-                                               rounds.size())
-                                 : ""));
-  for (const PlannedRound& round : rounds) {
-    std::string why;
-    if (should_stop(&why)) {
-      if (run_.stopped.empty()) {
-        run_.stopped = fmt::format("{} after {} of {} retests", why, run_.retests_done, all.size());
+  // With a topology, waves: a link still slow alone is measured alone again, until its runs
+  // decide it (retest.h); without one, the worst suspects once.
+  const size_t waves = topo != nullptr ? kPairRetests : 1;
+  for (size_t wave = 0; wave < waves; ++wave) {
+    run_.judge();
+    std::vector<RetestPair> all = retest_candidates(run_, &run_.fit, config_.opts->retest);
+    if (all.empty()) return;
+    run_.retests_planned += all.size();
+    std::vector<PlannedRound> rounds = pack_alone(all, topo);
+    progress_.line(fmt::format("matrix: re-measuring {} suspect link{} alone{}{}", all.size(),
+                               all.size() == 1 ? "" : "s",
+                               topo != nullptr && rounds.size() < all.size()
+                                   ? fmt::format(" in {} rounds (pairs that share no switch or "
+                                                 "link together)",
+                                                 rounds.size())
+                                   : "",
+                               wave > 0 ? fmt::format(" (again: {} of {})", wave + 1, waves) : ""));
+    for (const PlannedRound& round : rounds) {
+      std::string why;
+      if (should_stop(&why)) {
+        if (run_.stopped.empty()) {
+          run_.stopped = fmt::format("{} after {} of {} retests", why, run_.retests_done,
+                                     run_.retests_planned);
+        }
+        return;
       }
-      break;
+      run_step(round.tests.front(), round.pairs, pair_time(1), true);
+      run_.retests_done += round.pairs.size();
     }
-    run_step(round.tests.front(), round.pairs, pair_time(1), true);
-    run_.retests_done += round.pairs.size();
   }
 }
 

@@ -154,25 +154,43 @@ void element_findings(const MatrixRun& run, const FabricFit& fit, const BadEleme
 
 struct LinkEvidence {
   Finding finding;
-  std::vector<uint32_t> hits;  // per test: its slow runs
-  double worst = 0;            // the largest residual among its slow runs
+  std::vector<uint32_t> hits, runs;  // per test: its runs at least kFlapFactor off, of its runs
+  double worst = 0;                  // the largest residual among those
 };
 
-// The links the elements do not explain. A pair is slow in a test when what is left of it,
-// once every element on its path is taken out (an element bad in another test at its factor
-// there: a node that contention hides in one test is still that node), is beyond the link
-// threshold and beyond the test's own noise.
+// What one pair's runs in one test say: its rounds (the best kept, the worse remembered) and
+// its re-measurements alone.
+struct PairRuns {
+  uint32_t runs = 0;     // rounds and retests
+  uint32_t slow = 0;     // beyond the link limit
+  uint32_t flaps = 0;    // beyond the flap limit
+  uint32_t alone = 0, alone_slow = 0;
+  bool best_slow = false;
+  double residual = 0;  // of the best
+  double worst = 0;     // the largest residual among the flaps
+};
+
+// The links the elements do not explain. Each pair's runs -- rounds, passes, retests alone --
+// are tested against the job's own rate of slow runs in that test (the noise, since faults are
+// few): a pair slow in every run is a link when that many slow runs in a row are unlikely
+// for any healthy pair of the job (the rate to the power of its runs, below kFlapAlpha over
+// the pairs); a pair slow in some of its runs (at least kFlapFactor off) is flapping when its
+// count is as unlikely (a binomial tail). What is left of a pair is its value off its class,
+// less every element on its path -- an element bad in another test at its factor there: a node
+// that contention hides in one test is still that node -- judged beyond the link threshold and
+// the test's own noise.
 void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements& bad,
                    std::vector<Finding>& out) {
   const int n = run.size();
   const Topology& topo = *run.topology;
+  const size_t tests = run.tests.size();
   std::vector<bool> up = run.alive();
   std::unordered_map<uint64_t, LinkEvidence> links;
-  const size_t tests = run.tests.size();
-  std::vector<uint64_t> hits_total(tests, 0), runs_total(tests, 0);
+  std::vector<uint64_t> runs_total(tests, 0), slow_total(tests, 0), flaps_total(tests, 0);
   uint64_t pairs_total = 0;
+  std::unordered_map<uint64_t, PairRuns> persistent;  // key * tests + t
   ElementId path[kMaxPathElements];
-  for (size_t t = 0; t < run.tests.size(); ++t) {
+  for (size_t t = 0; t < tests; ++t) {
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
     const double limit = link_limit(tf);
@@ -199,69 +217,97 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
         l.finding.evidence = 1;
         return;
       }
-      uint32_t runs = m.measurements(a, b);
-      uint32_t hits = 0;
-      double worst = 0;
+      PairRuns p;
+      uint32_t rounds = m.measurements(a, b);
+      p.runs = rounds;
+      p.residual = left(a, b, *v);
+      p.best_slow = p.residual > limit;
       if (const std::vector<float>* worse = m.worse_values(a, b)) {
         for (float w : *worse) {
           double r = left(a, b, w);
+          p.slow += r > limit;
           if (r > flap_limit) {
-            ++hits;
-            worst = std::max(worst, r);
+            ++p.flaps;
+            p.worst = std::max(p.worst, r);
           }
         }
       }
-      double residual = left(a, b, *v);
-      bool best_slow = residual > limit;
-      if (best_slow) hits = runs;  // the best of its runs was slow: every run was
-      runs_total[t] += runs;
-      hits_total[t] += hits;
-      auto alone = m.retest(a, b);
-      bool alone_slow = alone && left(a, b, *alone) > limit;
-      bool persistent = best_slow && (alone ? alone_slow : runs >= 2);
-      if (!persistent && hits == 0 && !alone_slow) return;
+      if (p.best_slow) p.slow = rounds;  // the best of its rounds was slow: every one was
+      if (p.residual > flap_limit) {
+        p.flaps = rounds;
+        p.worst = std::max(p.worst, p.residual);
+      }
+      if (const std::vector<float>* alone = m.retests(a, b)) {
+        for (float w : *alone) {
+          double r = left(a, b, w);
+          ++p.runs;
+          ++p.alone;
+          p.alone_slow += r > limit;
+          p.slow += r > limit;
+          p.flaps += r > flap_limit;
+        }
+      }
+      runs_total[t] += p.runs;
+      slow_total[t] += p.slow;
+      flaps_total[t] += p.flaps;
+      if (p.flaps == 0 && !(p.best_slow && p.alone_slow == p.alone)) return;
       LinkEvidence& l = links[pair_key(a, b, n)];
       l.finding.kind = FindingKind::kLink;
       l.finding.a = a;
       l.finding.b = b;
       l.hits.resize(tests, 0);
-      l.hits[t] += hits;
-      l.worst = std::max(l.worst, worst);
-      if (persistent) {
-        l.finding.tests.push_back(t);
-        l.finding.severity = std::max(l.finding.severity, std::exp(residual));
-        l.finding.evidence = std::max<uint32_t>(l.finding.evidence, runs);
-        l.finding.retested += alone ? 1 : 0;
-        l.finding.confirmed += alone_slow ? 1 : 0;
-        l.finding.firm = l.finding.firm || alone_slow || runs >= 3;
-      }
+      l.runs.resize(tests, 0);
+      l.hits[t] += p.flaps;
+      l.runs[t] += p.runs;
+      l.worst = std::max(l.worst, p.worst);
+      if (p.best_slow && p.alone_slow == p.alone) persistent[pair_key(a, b, n) * tests + t] = p;
     });
   }
-  // Each test's rate of slow runs over the whole job: mostly noise, since faults are few.
-  std::vector<double> p0(tests, 0.0);
-  for (size_t t = 0; t < tests; ++t) {
-    p0[t] = runs_total[t] > 0 ? static_cast<double>(hits_total[t]) / runs_total[t] : 0;
-  }
   double level = kFlapAlpha / std::max<double>(1, static_cast<double>(pairs_total));
+  // Each test's rates of slow runs over the whole job (at least one run in all of them).
+  std::vector<double> p_slow(tests, 0.0), p_flap(tests, 0.0);
+  for (size_t t = 0; t < tests; ++t) {
+    double runs = std::max<double>(1, static_cast<double>(runs_total[t]));
+    p_slow[t] = std::max(1.0, static_cast<double>(slow_total[t])) / runs;
+    p_flap[t] = std::max(1.0, static_cast<double>(flaps_total[t])) / runs;
+  }
+  for (const auto& [key, p] : persistent) {
+    size_t t = key % tests;
+    if (std::pow(p_slow[t], p.runs) >= level) continue;  // as likely noise as not
+    Finding& f = links[key / tests].finding;
+    f.tests.push_back(t);
+    f.severity = std::max(f.severity, std::exp(p.residual));
+    f.evidence = std::max(f.evidence, p.runs);
+    f.retested += p.alone;
+    f.confirmed += p.alone_slow;
+    f.firm = true;
+  }
   for (auto& [key, l] : links) {
     Finding& f = l.finding;
-    // Every run of the pair in every test, slow or not.
-    std::vector<uint32_t> runs_of(tests, 0);
     uint32_t runs = 0, hits = 0;
+    l.runs.assign(tests, 0);  // every run of the pair, in the tests where none was slow too
+    l.hits.resize(tests, 0);
     for (size_t t = 0; t < tests; ++t) {
-      runs_of[t] = run.tests[t].matrix.pair_measurements(f.a, f.b);
-      runs += runs_of[t];
-      hits += l.hits.empty() ? 0 : l.hits[t];
+      const FigureMatrix& m = run.tests[t].matrix;
+      l.runs[t] = m.pair_measurements(f.a, f.b);
+      for (auto* alone : {m.retests(f.a, f.b), m.retests(f.b, f.a)}) {
+        l.runs[t] += alone != nullptr ? static_cast<uint32_t>(alone->size()) : 0;
+      }
+      runs += l.runs[t];
+      hits += l.hits[t];
     }
     if (f.tests.empty() && runs >= 2 && hits > 0 && hits < runs &&
-        binomial_tail(hits, runs_of, p0) < level) {
+        binomial_tail(hits, l.runs, p_flap) < level) {
       // Slow in more of its runs than the job's noise explains: flapping.
-      for (size_t t = 0; t < run.tests.size(); ++t) f.tests.push_back(t);
+      for (size_t t = 0; t < tests; ++t) {
+        if (l.hits[t] > 0) f.tests.push_back(t);
+      }
       f.firm = true;
       f.evidence = runs;
       f.severity = std::exp(l.worst);
     }
     if (f.tests.empty()) continue;
+    std::sort(f.tests.begin(), f.tests.end());
     f.slow_runs = hits;
     f.runs = runs;
     if (f.severity == 0) f.severity = 1;

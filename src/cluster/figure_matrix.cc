@@ -247,13 +247,23 @@ const std::string* FigureMatrix::error(int client, int server) const {
 }
 
 void FigureMatrix::set_retest(int client, int server, double value) {
-  retests_[key(client, server)] = static_cast<float>(value);
+  std::vector<float>& values = retests_[key(client, server)];
+  if (values.size() < kMaxRetests) {
+    values.push_back(static_cast<float>(value));
+  } else {
+    values.back() = static_cast<float>(value);
+  }
+}
+
+const std::vector<float>* FigureMatrix::retests(int client, int server) const {
+  auto it = retests_.find(key(client, server));
+  return it == retests_.end() ? nullptr : &it->second;
 }
 
 std::optional<double> FigureMatrix::retest(int client, int server) const {
   auto it = retests_.find(key(client, server));
-  if (it == retests_.end()) return std::nullopt;
-  return it->second;
+  if (it == retests_.end() || it->second.empty()) return std::nullopt;
+  return it->second.back();
 }
 
 size_t FigureMatrix::bytes() const {

@@ -72,8 +72,11 @@ class FigureMatrix {
   void fail(int client, int server, const std::string& error);
   bool failed(int client, int server) const;
   const std::string* error(int client, int server) const;
+  // A pair may be re-measured alone more than once (each value kept, up to kMaxRetests);
+  // retest() is the last of them.
   void set_retest(int client, int server, double value);
   std::optional<double> retest(int client, int server) const;
+  const std::vector<float>* retests(int client, int server) const;
   uint64_t measured_count() const { return measured_; }
   uint64_t failed_count() const { return failed_; }
   // Unordered pairs with a value or a failure, each once.
@@ -101,12 +104,14 @@ class FigureMatrix {
   // Every stored cell, by client then server.
   template <typename Fn>
   void for_each_sorted(Fn fn) const;
-  // Every pair re-measured alone, as fn(client, server, value).
+  // Every value of a pair re-measured alone, as fn(client, server, value).
   template <typename Fn>
   void for_each_retest(Fn fn) const {
-    for (const auto& [k, v] : retests_) {
-      fn(static_cast<int>(k / static_cast<uint64_t>(ranks_)),
-         static_cast<int>(k % static_cast<uint64_t>(ranks_)), static_cast<double>(v));
+    for (const auto& [k, values] : retests_) {
+      for (float v : values) {
+        fn(static_cast<int>(k / static_cast<uint64_t>(ranks_)),
+           static_cast<int>(k % static_cast<uint64_t>(ranks_)), static_cast<double>(v));
+      }
     }
   }
   size_t retest_count() const { return retests_.size(); }
@@ -114,6 +119,7 @@ class FigureMatrix {
   static constexpr size_t kMaxErrorTexts = 100000;
   static constexpr size_t kMaxWorseLogged = 1000000;
   static constexpr double kWorseBy = 1.1;
+  static constexpr size_t kMaxRetests = 8;
 
  private:
   uint64_t key(int client, int server) const {
@@ -139,7 +145,7 @@ class FigureMatrix {
   uint64_t pairs_ = 0;
   uint64_t repeats_ = 0;
   std::unordered_map<uint64_t, std::string> errors_;
-  std::unordered_map<uint64_t, float> retests_;
+  std::unordered_map<uint64_t, std::vector<float>> retests_;
   std::vector<uint8_t> counts_;  // dense: repeats per cell (saturating), once any repeat
   std::unordered_map<uint64_t, uint8_t> sparse_counts_;
   std::unordered_map<uint64_t, std::vector<float>> worse_;

@@ -15,9 +15,14 @@ namespace {
 
 // Severity given to an element's pairs, so they come before every link.
 constexpr double kElementFirst = 1e9;
+// As the findings' test (fabric_findings.cc): the chance that some healthy pair is named.
+constexpr double kLinkAlpha = 0.01;
 
 // With switch levels: first a few pairs through each bad element (the element's own evidence,
-// pairs whose other elements are healthy), then the links the fit leaves unexplained.
+// pairs whose other elements are healthy) until kElementRetests of them were re-measured, then
+// the links the fit leaves unexplained: slow in their best run and in every retest so far, not
+// yet decided (kPairRetests at most; a link in a single pass of 10,000 ranks needs three: a
+// healthy pair slow in its round and once alone is one in a million, and there are 50 million).
 std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit) {
   const Topology& topo = *run.topology;
   std::vector<bool> up = run.alive();
@@ -27,11 +32,33 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
     const FigureMatrix& m = run.tests[t].matrix;
+    const double limit = link_limit(tf);
     std::unordered_map<ElementId, uint32_t> taken;
+    uint64_t pairs = 0, slow = 0;
+    // The share of pairs slow at their best: the rate a healthy pair's run is slow at.
+    m.for_each([&](int a, int b, std::optional<double> v) {
+      if (!v || !up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+      ++pairs;
+      slow += pair_residual(run, tf, t, a, b, *v) > limit;
+      if (!m.retests(a, b)) return;
+      size_t k = topo.path(a, b, path);
+      for (size_t i = 0; i < k; ++i) {
+        if (element_bad(tf, path[i])) ++taken[path[i]];
+      }
+    });
+    const double rate = std::max<double>(1, static_cast<double>(slow)) /
+                        std::max<double>(1, static_cast<double>(pairs));
+    const double level = kLinkAlpha / std::max<double>(1, static_cast<double>(pairs));
     m.for_each_sorted([&](int a, int b, std::optional<double> v) {
-      if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)] || m.retest(a, b)) return;
-      // A failed pair is the worst of links, below the elements.
-      double r = v ? pair_residual(run, tf, t, a, b, *v) : kElementFirst / 2;
+      if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+      const std::vector<float>* alone = m.retests(a, b);
+      size_t retested = alone != nullptr ? alone->size() : 0;
+      if (!v) {
+        // A failed pair: the worst of links, below the elements; once.
+        if (retested == 0) links.push_back({t, {a, b}, kElementFirst / 2});
+        return;
+      }
+      double r = pair_residual(run, tf, t, a, b, *v);
       size_t k = topo.path(a, b, path);
       int bad = -1, bad_count = 0;
       for (size_t i = 0; i < k; ++i) {
@@ -40,12 +67,18 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
           ++bad_count;
         }
       }
-      if (v && bad_count == 1 && taken[path[bad]] < kElementRetests) {
+      if (retested == 0 && bad_count == 1 && taken[path[bad]] < kElementRetests) {
         ++taken[path[bad]];
         elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
-      } else if (r > link_limit(tf)) {
-        links.push_back({t, {a, b}, r});
+        return;
       }
+      if (r <= limit || retested >= kPairRetests) return;
+      for (size_t i = 0; i < retested; ++i) {
+        if (pair_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
+      }
+      uint32_t runs = m.measurements(a, b) + static_cast<uint32_t>(retested);
+      if (std::pow(rate, runs) < level) return;  // decided
+      links.push_back({t, {a, b}, r});
     });
   }
   std::stable_sort(links.begin(), links.end(),

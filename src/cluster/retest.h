@@ -21,8 +21,10 @@ struct RetestPair {
   double severity = 0;  // worst first
 };
 
-// Pairs through a bad element re-measured alone to confirm it.
+// Pairs through a bad element re-measured alone to confirm it, and how many times a link
+// slow alone is re-measured again until its runs decide it.
 inline constexpr size_t kElementRetests = 3;
+inline constexpr size_t kPairRetests = 3;
 
 // Pairs worst first, both ranks alive, none re-measured before: with `fit` (a topology of
 // levels), kElementRetests pairs through each bad element and at most `limit` links the fit
