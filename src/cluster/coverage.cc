@@ -16,10 +16,22 @@ nlohmann::json element_coverage(const MatrixRun& run, ElementKind kind) {
   size_t first = t.first_id(kind), count = t.id_count(kind), covered = 0, total = 0;
   for (size_t i = 0; i < count; ++i) {
     ElementId id = static_cast<ElementId>(first + i);
+    // Only what a pair of the job can cross: a switch with two ranks, links between switches
+    // with ranks, a node that answered.
+    Element e = t.element(id);
+    auto empty = [&](int sw) { return t.members()[static_cast<size_t>(sw)].empty(); };
+    if (kind == ElementKind::kNode && !run.ranks[i].alive) continue;
     if (kind == ElementKind::kSwitch && t.members()[i].size() < 2) continue;
-    if (kind == ElementKind::kUplink && t.kind() != TopologyKind::kDragonfly &&
-        t.switches()[i].parent < 0 && t.kind() == TopologyKind::kTree) {
-      continue;  // a root's uplinks lead nowhere
+    if (kind == ElementKind::kLocalLink && (empty(e.a) || empty(e.b))) continue;
+    if (kind == ElementKind::kUplink && t.kind() == TopologyKind::kDragonfly) {
+      auto group_empty = [&](int g) {
+        const std::vector<int>& sws = t.group_switches(g);
+        return std::all_of(sws.begin(), sws.end(), empty);
+      };
+      if (group_empty(e.a) || group_empty(e.b)) continue;
+    } else if (kind == ElementKind::kUplink) {
+      bool root = t.switches()[i].parent < 0 && t.kind() == TopologyKind::kTree;
+      if (root || empty(e.a)) continue;  // a root's uplinks lead nowhere
     }
     ++total;
     uint32_t best = 0;

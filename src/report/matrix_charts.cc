@@ -4,7 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include <tuple>
+
 #include "report/chart_model.h"
+#include "report/matrix_fabric_charts.h"
+#include "report/matrix_values.h"
 #include "report/report_sections.h"
 
 namespace fabperf::report {
@@ -45,21 +49,20 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   const std::string name = string_at(test, "test"), figure = string_at(test, "figure");
   nlohmann::json sec =
       section(id, name + ": " + figure + (run_label.empty() ? "" : " (" + run_label + ")"));
-  const nlohmann::json empty = nlohmann::json::array();
-  const nlohmann::json& values =
-      test.contains("values") && test["values"].is_array() ? test["values"] : empty;
-  const size_t n = values.size();
+  // The values in any of the JSON's forms (report/matrix_values.h), placed where the ranks
+  // list puts their ranks: by switch when the run had a topology.
+  const size_t n = ranks.is_array() ? ranks.size() : 0;
+  const std::vector<size_t> place = rank_positions(ranks, n);
+  std::vector<std::tuple<size_t, size_t, double>> values;
+  for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
+    if (v && std::isfinite(*v)) values.emplace_back(a, b, *v);
+  }).IgnoreError();
   double lo = 0, hi = 0;
   size_t measured = 0;
-  for (const nlohmann::json& row : values) {
-    if (!row.is_array()) continue;
-    for (const nlohmann::json& v : row) {
-      if (!v.is_number() || !std::isfinite(v.get<double>())) continue;
-      const double d = v.get<double>();
-      lo = measured == 0 ? d : std::min(lo, d);
-      hi = measured == 0 ? d : std::max(hi, d);
-      ++measured;
-    }
+  for (const auto& [a, b, d] : values) {
+    lo = measured == 0 ? d : std::min(lo, d);
+    hi = measured == 0 ? d : std::max(hi, d);
+    ++measured;
   }
   const std::string json_unit = string_at(test, "unit");
   const DisplayUnit unit = unit_for(json_unit, std::max(std::fabs(lo), std::fabs(hi)));
@@ -76,23 +79,18 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   }
   auto color = [&](double v) { return heat_color(bad != good ? (v - good) / (bad - good) : 0.0); };
 
-  nlohmann::json labels = nlohmann::json::array();
-  for (size_t i = 0; i < n; ++i) labels.push_back(rank_label(ranks, i));
+  nlohmann::json labels(n, "");
+  for (size_t i = 0; i < n; ++i) labels[place[i]] = rank_label(ranks, i);
   nlohmann::json heat =
       chart("heatmap", id + "-heatmap", figure + " by pair",
             axis("server rank (column)", "", false), axis("client rank (row)", "", false));
   heat["labels"] = labels;
   heat["unit"] = unit.name;
   heat["cells"] = nlohmann::json::array();
-  for (size_t row = 0; row < n; ++row) {
-    if (!values[row].is_array()) continue;
-    for (size_t col = 0; col < values[row].size() && col < n; ++col) {
-      const nlohmann::json& v = values[row][col];
-      if (!v.is_number() || !std::isfinite(v.get<double>())) continue;
-      const double d = v.get<double>();
-      heat["cells"].push_back({col, row, rounded(d / unit.divisor), color(d)});
-    }
+  for (const auto& [row, col, d] : values) {
+    heat["cells"].push_back({place[col], place[row], rounded(d / unit.divisor), color(d)});
   }
+  heat["separators"] = switch_separators(ranks, n);
   // [[text, colour], ...], best first (json::array: pairs of strings would make an object).
   heat["legend"] = nlohmann::json::array();
   for (double v : {good, mid_value, bad}) {
@@ -115,7 +113,7 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
     for (const nlohmann::json& s : *it) {
       auto a = index_at(s, "a", n), b = index_at(s, "b", n);
       const std::string verdict = string_at(s, "verdict");
-      if (a && b) heat["suspects"].push_back({*b, *a, verdict});
+      if (a && b) heat["suspects"].push_back({place[*b], place[*a], verdict});
       auto v = number_at(s, "value");
       nlohmann::json verdict_cell = text_cell(verdict);
       verdict_cell["c"] = "bad";
@@ -176,14 +174,24 @@ std::vector<nlohmann::json> matrix_sections(const nlohmann::json& matrix,
                                             const std::string& id_prefix) {
   std::vector<nlohmann::json> out;
   const nlohmann::json ranks = matrix.value("ranks", nlohmann::json::array());
+  if (auto f = findings_section(matrix, run_label, id_prefix + "-findings")) out.push_back(*f);
   if (auto it = matrix.find("tests"); it != matrix.end() && it->is_array()) {
     for (size_t i = 0; i < it->size(); ++i) {
       if (!(*it)[i].is_object()) continue;
-      out.push_back(
-          heatmap_section((*it)[i], ranks, run_label, id_prefix + "-m" + std::to_string(i)));
+      std::string id = id_prefix + "-m" + std::to_string(i);
+      if (ranks.size() > kNodeHeatmapMax) {  // by switch, with drill-downs (fabric charts)
+        for (nlohmann::json& sec : switch_heatmap_sections(matrix, (*it)[i], run_label, id)) {
+          out.push_back(std::move(sec));
+        }
+        continue;
+      }
+      out.push_back(heatmap_section((*it)[i], ranks, run_label, id));
     }
   }
-  out.push_back(nodes_section(matrix, run_label, id_prefix + "-nodes"));
+  if (auto b = baseline_section(matrix, run_label, id_prefix + "-baseline")) out.push_back(*b);
+  if (ranks.size() <= kNodeHeatmapMax) {
+    out.push_back(nodes_section(matrix, run_label, id_prefix + "-nodes"));
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "browser_util.h"
 #include "e2e_cluster_util.h"
 #include "e2e_util.h"
 #include "fabric_test_util.h"
@@ -187,6 +188,46 @@ TEST(SimulateE2E, BadModelAndTopologyFilesExit2WithTheirPlace) {
                                   ": 1 host of the job not in the file (judged as nodes only): "
                                   "n00383; 1 host of the file not in the job: ghost1"))
       << r.err;
+}
+
+// The page of a fleet: a heatmap by leaf and the drill-down of the leaf the findings name, drawn
+// by the browser without an error, and the difference from a baseline run.
+TEST(SimulateE2E, ReportDrawsAFleetBySwitchAndTheBaseline) {
+  std::string why;
+  std::string chromium = find_chromium(&why);
+  if (chromium.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  json tree = {{"kind", "fat_tree"}, {"leaves", 20}, {"hosts_per_leaf", 16}, {"spines", 2}};
+  std::string before = write_model(dir, fabric_model(320, tree), "before.json");
+  std::string after = write_model(
+      dir, fabric_model(320, tree, json::parse(R"([{"kind": "slow_switch", "switch": "leaf007", "factor": 3}])")),
+      "after.json");
+  ASSERT_EQ(run({"--matrix", "--simulate", before, "tcp_lat", "--json", dir.file("b.json")}, 120).exit_code, 0);
+  RunOutput r = run({"--matrix", "--simulate", after, "tcp_lat", "--baseline", dir.file("b.json"),
+                     "--json", dir.file("a.json")},
+                    120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "regression switch leaf007 in tcp_lat: ")) << r.out;
+  RunOutput page = run({"report", dir.file("a.json"), "-o", dir.file("r.html")}, 60);
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  PageView view = open_page(chromium, dir.file("r.html"), dir.file("r.png"), 1200, 2000);
+  ASSERT_TRUE(view.ok) << view.error;
+  for (const std::string& line : view.console) ADD_FAILURE() << "console: " << line;
+  auto figures = elements(view.dom, "figure");
+  std::set<std::string> ids;
+  for (auto& f : figures) {
+    EXPECT_EQ(f["data-rendered"], "yes") << f["id"];
+    EXPECT_GT(std::atoi(f["data-elements"].c_str()), 0) << f["id"];
+    ids.insert(f["id"]);
+  }
+  bool by_switch = false, drill = false, change = false;
+  for (const std::string& id : ids) {
+    by_switch |= id.find("-m0-heatmap") != std::string::npos;
+    drill |= id.find("-m0-d0-heatmap") != std::string::npos;
+    change |= id.find("-baseline-t1") != std::string::npos;
+  }
+  EXPECT_TRUE(by_switch && drill && change) << view.dom.substr(0, 3000);
+  EXPECT_TRUE(contains(view.dom, "switch leaf007"));
 }
 
 class TopologyUnderMpirun : public ::testing::Test {
