@@ -80,7 +80,11 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
   for (int c = 0; c < kPathClasses; ++c) {
     fit.has_class[c] = classes[c].count() > 0;
     if (fit.has_class[c]) {
-      fit.base[c] = std::max(1e-12, static_cast<double>(classes[c].value_at_percentile(50)) / kScale);
+      // A start on the healthy side: a quarter of the class may be faster than its healthy
+      // paths' median (jitter), but most of it may be slow (a small fabric with half its
+      // global links bad). The sweeps then take the baseline from the clean pairs' median.
+      double q = better == Better::kLower ? 25 : 75;
+      fit.base[c] = std::max(1e-12, static_cast<double>(classes[c].value_at_percentile(q)) / kScale);
     }
   }
   fit.valid = fit.has_class[0] || fit.has_class[1] || fit.has_class[2];
