@@ -262,19 +262,35 @@ def cmd_mpirun(args):
         json.dump(res, f, indent=1)
 
 
+def parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def find_rank0(mpirun_pid):
-    """The fabperf child of mpirun whose environment says PMIX_RANK=0."""
+    """The fabperf under this mpirun (its parent chain reaches it) whose environment says
+    PMIX_RANK=0."""
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = f.read().split(b"\0")
-            with open(f"/proc/{pid}/comm") as f:
-                comm = f.read().strip()
         except OSError:
             continue
-        if comm == "fabperf" and b"PMIX_RANK=0" in env:
+        if b"PMIX_RANK=0" not in env:
+            continue
+        p, steps = int(pid), 0
+        while p > 1 and p != mpirun_pid and steps < 16:
+            p, steps = parent_of(p), steps + 1
+        try:
+            exe = os.path.realpath(f"/proc/{pid}/exe")
+        except OSError:
+            continue
+        if p == mpirun_pid and os.path.samefile(exe, FABPERF):
             return int(pid)
     return None
 
