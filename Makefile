@@ -9,9 +9,12 @@ RELEASE_BUILD ?= build-release
 # chromium: the HTML report tests render each page headless (tests/e2e/e2e_report_test.cc).
 # openmpi-bin and libpmix-dev: --matrix's launcher (mpirun brings a PMIx server) and headers.
 # man-db and groff-base: the man page tests render every generated page (e2e_manual_test.cc).
+# slurmctld, slurmd, slurm-client and munge: a private one-host Slurm for the srun tests
+# (tests/support/slurm_cluster.sh; its pmix plugin loads libpmix-dev's libpmix.so).
 DEBIAN_PACKAGES := cmake g++ make pkg-config libfabric-dev libfabric-bin nlohmann-json3-dev \
                    libfmt-dev libgtest-dev libbenchmark-dev iproute2 libssl-dev qperf \
-                   chromium openmpi-bin libpmix-dev man-db groff-base
+                   chromium openmpi-bin libpmix-dev man-db groff-base \
+                   slurmctld slurmd slurm-client munge
 
 .PHONY: all build deps demo test clean install bench
 

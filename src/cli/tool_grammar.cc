@@ -61,6 +61,15 @@ Status apply(CommandLine& cl, const ToolSpelling& s, const std::string& typed,
                                                         : value;
   auto parsed = parse_option_value(*s.spec, text, typed);
   if (!parsed.ok()) return invalid(s, value, parsed.status());
+  if (s.cxi->max > 0) {
+    // The originals' tighter limits (-l: (MAX_CQ_DEPTH / 4) - 1 = 16382).
+    const uint64_t* n = std::get_if<uint64_t>(&*parsed);
+    if (n != nullptr && static_cast<double>(*n) > s.cxi->max) {
+      return Status::Usage("Invalid " + noun_of(s) + ": " + value + " (" + value +
+                           " is out of range (" + std::to_string(uint64_t(s.spec->min)) + " to " +
+                           std::to_string(uint64_t(s.cxi->max)) + "))");
+    }
+  }
   cl.assignments.push_back({s.spec, Side::kBoth, *parsed, typed});
   if (s.spec->field == FieldRef(&ProgramOptions::host)) cl.host = value;
   return Status::Ok();

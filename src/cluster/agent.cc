@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "cluster/pair_runner.h"
@@ -15,8 +16,11 @@ namespace {
 
 // Beyond the deadline rank 0 announced, how long an agent waits for its last word.
 constexpr double kDeadlineGrace = 15;
-// Connections at once (rank 0 needs one; the others are refused or time out in the handshake).
+// Connections waiting to prove the key at once (rank 0 needs one; a newer one cuts the oldest,
+// so strangers holding connections cannot keep rank 0 out).
 constexpr size_t kMaxSessions = 8;
+// How long a connection may take to prove the key (rank 0's handshake takes milliseconds).
+constexpr double kProveWithin = 2;
 
 }  // namespace
 
@@ -63,19 +67,24 @@ Status Agent::serve(double connect_wait_s) {
     }
     pollfd pfd{listener_.get(), POLLIN, 0};
     if (poll(&pfd, 1, 200) <= 0) continue;
-    int fd = accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    SockAddr peer;
+    peer.len = sizeof peer.storage;
+    int fd = accept4(listener_.get(), peer.get(), &peer.len, SOCK_CLOEXEC);
     if (fd < 0) continue;
     reap(false);
-    if (sessions_.size() >= kMaxSessions) {
+    // Rank 0 connects once, from one of its addresses: nobody else has any business here.
+    if (coordinated_.load() || !allow_.allows(peer) || sessions_.size() >= 2 * kMaxSessions) {
       Fd drop(fd);
       continue;
     }
+    if (sessions_.size() >= kMaxSessions) cut_oldest();
     auto done = std::make_shared<std::atomic<bool>>(false);
-    sessions_.push_back({std::thread([this, fd, done] {
-                           session(fd);
+    auto cut = std::make_shared<std::atomic<bool>>(false);
+    sessions_.push_back({std::thread([this, fd, done, cut] {
+                           session(fd, cut.get());
                            done->store(true);
                          }),
-                         done});
+                         done, cut, now_ns()});
   }
   stop_worker(config_.timeout_s + 2);
   reap(true);
@@ -94,13 +103,26 @@ void Agent::reap(bool all) {
   }
 }
 
-void Agent::session(int fd) {
+void Agent::cut_oldest() {
+  SessionThread* oldest = nullptr;
+  for (SessionThread& s : sessions_) {
+    if (!s.done->load() && !s.cut->load() &&
+        (oldest == nullptr || s.accepted_ns < oldest->accepted_ns)) {
+      oldest = &s;
+    }
+  }
+  // Rank 0's own session is past its handshake (coordinated_): no new one is accepted then.
+  if (oldest != nullptr) oldest->cut->store(true);
+}
+
+void Agent::session(int fd, const std::atomic<bool>* cut) {
   ControlChannel ch(fd);
   ch.set_peer_label("rank 0");
   ch.set_max_body(64 * 1024);
-  ch.set_cancel(&closing_);
+  ch.set_cancel(cut);  // during the handshake: a newer connection may cut this one
   CoordinatorHello hello;
-  Status s = accept_coordinator(ch, config_.key, config_.timeout_s, &hello);
+  Status s = accept_coordinator(ch, config_.key, std::min(config_.timeout_s, kProveWithin), &hello);
+  ch.set_cancel(&closing_);
   if (s.ok() && coordinated_.exchange(true)) s = Status::Failed("rank 0 is already connected");
   if (!s.ok()) {
     // Best effort: the connection is dropped either way.

@@ -17,6 +17,7 @@
 #include "cluster/bootstrap.h"
 #include "cluster/figure_matrix.h"
 #include "net/socket.h"
+#include "security/access.h"
 
 namespace fabperf::cluster {
 
@@ -37,6 +38,8 @@ class Agent {
   ~Agent();
 
   uint16_t port() const { return port_; }
+  // Addresses rank 0 connects from (empty: any); only before serve().
+  void set_allow(AllowList allow) { allow_ = std::move(allow); }
   // Serves rank 0 until it ends the job (Ok); Failed when rank 0 does not connect within
   // `connect_wait_s`, its connection breaks, or the deadline it announced passes;
   // Interrupted on *stop.
@@ -54,7 +57,6 @@ class Agent {
   };
 
   Agent(Config config, Fd listener, uint16_t port);
-  void session(int fd);
   void session_loop(ControlChannel& ch);
   void start_run(ControlChannel& ch, const nlohmann::json& body);
   // Stops the running measurement; false when it did not end within the timeout.
@@ -65,6 +67,7 @@ class Agent {
   std::vector<FigureDef> figures_;
   Fd listener_;
   uint16_t port_;
+  AllowList allow_;
   std::atomic<bool> closing_{false};
   std::atomic<int64_t> deadline_ns_{0};
   std::atomic<bool> coordinated_{false};
@@ -73,7 +76,12 @@ class Agent {
   struct SessionThread {
     std::thread thread;
     std::shared_ptr<std::atomic<bool>> done;
+    std::shared_ptr<std::atomic<bool>> cut;  // set: it ends (a stranger making room)
+    int64_t accepted_ns = 0;
   };
+  void session(int fd, const std::atomic<bool>* cut);
+  // Makes room for a new connection: cuts the oldest one that has not proved the key.
+  void cut_oldest();
   void reap(bool all);
 
   std::mutex mu_;  // guards result_

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -24,6 +25,8 @@ struct RankCard {
   std::string tests;  // fingerprint of its tests and their options (same on every rank)
   int64_t pid = 0;
   std::string error;  // non-empty: this rank cannot serve, and why
+  // Every address its connections to peers may come from (its --bind, else its host's).
+  std::vector<std::string> addrs;
 
   nlohmann::json to_json() const;
   // Checks every field a peer sent: types, port ranges, lengths.
@@ -46,6 +49,11 @@ class Bootstrap {
   virtual Status exchange(double timeout_s) = 0;
   // One rank's card, waiting at most timeout_s for a rank that has not published yet.
   virtual Result<RankCard> lookup(int rank, double timeout_s) = 0;
+  // After a successful exchange: copies every rank's card, then lets go of the launcher's PMIx
+  // connection. Slurm's mpi/pmix plugin ends the whole job step when a connected PMIx client
+  // dies (a lost connection), rank 0 and its report included; a rank that has let go dies
+  // alone. Lookup then answers from the copy. A no-op where nothing needs letting go.
+  virtual void let_go(double timeout_s) { (void)timeout_s; }
   // Asks the launcher to end every process of the job (ranks that hang do not end otherwise).
   virtual void abort_job(const std::string& why) = 0;
   virtual void finalize() = 0;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <utility>
 
 #include "cluster/adaptive_plan.h"
 #include "cluster/coordinator.h"
@@ -29,22 +30,21 @@ int exit_code_of(const MatrixRun& run, bool interrupted) {
   return failed ? 1 : 0;
 }
 
+// Rank 0's files (--json, --csv, --html); a file it cannot write makes a clean job's exit 1.
 int write_reports(const MatrixRun& run, const MatrixOptions& opts, int code) {
-  if (!opts.json.empty()) {
-    Status w = write_matrix_json(run, opts.json);
+  using Writer = Status (*)(const MatrixRun&, const std::string&);
+  const std::pair<const std::string*, Writer> files[] = {{&opts.json, write_matrix_json},
+                                                         {&opts.csv, write_matrix_csv},
+                                                         {&opts.html, write_matrix_html}};
+  for (const auto& [path, write] : files) {
+    if (path->empty()) continue;
+    Status w = write(run, *path);
     if (!w.ok()) {
       std::fprintf(stderr, "%s\n", w.message().c_str());
       code = code == 0 ? 1 : code;
     }
   }
-  if (!opts.csv.empty()) {
-    Status w = write_matrix_csv(run, opts.csv);
-    if (!w.ok()) {
-      std::fprintf(stderr, "%s\n", w.message().c_str());
-      code = code == 0 ? 1 : code;
-    }
-  }
-  if (opts.json != "-" && opts.csv != "-") write_matrix_text(run, stdout);
+  if (opts.json != "-" && opts.csv != "-" && opts.html != "-") write_matrix_text(run, stdout);
   std::fflush(stdout);
   std::fflush(stderr);
   return code;
@@ -191,6 +191,7 @@ int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions&
   if (usage.ok() && !baseline.ok()) usage = baseline.status();
   if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
   if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
+  if (usage.ok() && !opts.html.empty()) usage = check_writable(opts.html, "--html");
   if (!usage.ok()) {
     std::fprintf(stderr, "%s\n", usage.message().c_str());
     return usage.exit_code();

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cluster/matrix_run.h"
 #include "core/clock.h"
@@ -172,7 +173,6 @@ std::string open_object(const nlohmann::json& j) {
   return text;
 }
 
-// The document, streamed: a DOM of the values would take gigabytes at thousands of ranks.
 // The ranks in the order the reports show them: by group and switch when there is a topology.
 std::vector<int> display_order(const MatrixRun& run) {
   if (run.topology && run.topology->ranks() == run.size()) return run.topology->order();
@@ -230,7 +230,11 @@ void write_document(const MatrixRun& run, std::FILE* f) {
                      {"verdict", node_state_name(n->state)},
                      {"bad_links", n->bad_links},
                      {"links", n->links},
-                     {"bad_in", bad_in}});
+                     {"bad_in", bad_in},
+                     // x times the other nodes' median link, where the node rule found it slow
+                     {"slowdown", optional_number(n->slowdown > 0 ? std::optional<double>(
+                                                                         n->slowdown)
+                                                                   : std::nullopt)}});
   }
   nlohmann::json head = {{"tool", "fabperf"},      {"mode", "matrix"},
                          {"schema", kSchema},      {"version", FABPERF_VERSION},
@@ -293,6 +297,19 @@ void write_document(const MatrixRun& run, std::FILE* f) {
 }
 
 }  // namespace
+
+Result<std::string> matrix_json_text(const MatrixRun& run) {
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* f = open_memstream(&buf, &size);
+  if (f == nullptr) return Status::Failed("--html: out of memory for the report");
+  write_document(run, f);
+  bool ok = std::fclose(f) == 0;
+  std::string text(buf != nullptr ? buf : "", size);
+  std::free(buf);
+  if (!ok) return Status::Failed("--html: out of memory for the report");
+  return text;
+}
 
 Status write_matrix_json(const MatrixRun& run, const std::string& path) {
   return write_file_atomically(

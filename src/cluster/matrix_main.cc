@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "cluster/agent.h"
 #include "cluster/agent_fleet.h"
@@ -35,10 +36,14 @@ constexpr const char* kHowToLaunch =
     "(docs/cluster.md says why --enable-recovery and --kill-on-bad-exit=0: a rank that dies must\n"
     "not take rank 0 and its report with it)";
 
-// Only one rank prints what every rank would say alike.
+// Only one rank prints what every rank would say alike: the launcher's rank 0, by whichever
+// variable the launcher sets (PMIx, Slurm's srun with or without PMIx, PMI-1/2, Open MPI).
 bool speaks_for_job() {
-  const char* rank = std::getenv("PMIX_RANK");
-  return rank == nullptr || std::string(rank) == "0";
+  for (const char* name : {"PMIX_RANK", "SLURM_PROCID", "PMI_RANK", "OMPI_COMM_WORLD_RANK"}) {
+    const char* rank = std::getenv(name);
+    if (rank != nullptr) return std::string(rank) == "0";
+  }
+  return true;
 }
 
 // Rank 0 holds a connection to every rank's agent: raise the soft descriptor limit as far as
@@ -63,8 +68,11 @@ int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& 
   start_services(cl, o, env, boot, stop, services);
   std::string me = fmt::format("fabperf --matrix rank {} ({})", boot.rank(), services.card.host);
   Status s = boot.publish(services.card);
-  // A rank missing from the exchange is rank 0's to report, not this rank's.
-  if (s.ok()) boot.exchange(o.start_timeout_s).IgnoreError();
+  // A rank missing from the exchange is rank 0's to report, not this rank's. After a complete
+  // exchange this rank needs the launcher no more: it lets go, so that its own death later
+  // cannot take the job step (and rank 0's report) down under Slurm.
+  const bool exchanged = s.ok() && boot.exchange(o.start_timeout_s).ok();
+  if (exchanged) boot.let_go(o.timeout_s);
   if (!s.ok() || !services.card.error.empty()) {
     std::fprintf(stderr, "%s: %s; rank 0 reports it unreachable\n", me.c_str(),
                  (!s.ok() ? s : Status::Failed(services.card.error)).message().c_str());
@@ -76,6 +84,12 @@ int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& 
     return 1;
   }
   if (!rank0->error.empty()) return 0;  // rank 0 says why, and ends the job
+  std::vector<RankCard> peers;
+  for (int r = 0; exchanged && r < boot.size(); ++r) {
+    auto card = boot.lookup(r, o.timeout_s);
+    if (card.ok() && card->error.empty()) peers.push_back(*card);
+  }
+  open_to_peers(services, peers, &*rank0);
   s = services.agent->serve(o.start_timeout_s + 30);
   if (s.code() == Code::kInterrupted) return 130;
   if (!s.ok()) {
@@ -112,19 +126,16 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
   if (usage.ok()) usage = ensure_descriptors(n);
   if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
   if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
+  if (usage.ok() && !opts.html.empty()) usage = check_writable(opts.html, "--html");
   RankServices services;
   if (usage.ok()) {
     start_services(cl, opts, env, boot, stop, services);
   } else {
-    services.card = {0,
-                     host_name(),
-                     "",
-                     0,
-                     0,
-                     "",
-                     tests_fingerprint(opts.runs),
-                     getpid(),
-                     "rank 0: " + usage.message()};
+    services.card.rank = 0;
+    services.card.host = host_name();
+    services.card.tests = tests_fingerprint(opts.runs);
+    services.card.pid = getpid();
+    services.card.error = "rank 0: " + usage.message();
   }
   Deadline start_up = Deadline::After(opts.start_timeout_s);
   Status s = boot.publish(services.card);
@@ -152,6 +163,11 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
     double wait = std::max(1.0, std::min(5.0, start_up.remaining_ms() / 1000.0));
     cards.push_back(boot.lookup(r, exchanged.ok() ? opts.start_timeout_s : wait));
   }
+  std::vector<RankCard> peers;
+  for (const Result<RankCard>& card : cards) {
+    if (exchanged.ok() && card.ok() && card->error.empty()) peers.push_back(*card);
+  }
+  open_to_peers(services, peers, &services.card);
   std::thread agent_thread;
   if (services.agent) {
     Agent* agent = services.agent.get();
@@ -214,6 +230,7 @@ int maybe_run_matrix(const std::vector<std::string>& argv, const CommandLine& cl
   }
   if (!options->simulate.empty()) return run_simulated_job(argv, *options, &stop_flag());
   if (!pmix_launched()) {
+    if (!speaks_for_job()) return 2;
     std::string hint = non_pmix_launcher_hint();
     std::fprintf(stderr, "fabperf --matrix: no PMIx launcher started this process%s%s.\n%s\n",
                  hint.empty() ? "" : ": ", hint.c_str(), kHowToLaunch);

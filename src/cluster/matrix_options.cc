@@ -83,8 +83,9 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
   o.bind = p.bind;
   o.json = p.json;
   o.csv = p.csv;
-  if (o.json == "-" && o.csv == "-") {
-    return Status::Usage("--json - and --csv - cannot share standard output");
+  o.html = p.html;
+  if ((o.json == "-") + (o.csv == "-") + (o.html == "-") > 1) {
+    return Status::Usage("only one of --json -, --csv - and --html - can have standard output");
   }
   return o;
 }

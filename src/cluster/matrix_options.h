@@ -36,7 +36,7 @@ struct MatrixOptions {
   uint64_t count = 0;    // -n, when given
   double timeout_s = 5;  // -to: the control deadline of every pair's run, and the servers'
   std::string bind;      // --bind: where this rank's server and agent listen
-  std::string json, csv;
+  std::string json, csv, html;  // rank 0's reports ("-": standard output)
   std::string simulate;  // --simulate FABRIC.json: a simulated fabric, no launcher
   std::string topology;  // --topology FILE
   std::string baseline;  // --baseline EARLIER.json

@@ -82,6 +82,10 @@ struct MatrixRun {
 // Renderers. `path` "-" is standard output.
 Status write_matrix_json(const MatrixRun& run, const std::string& path);
 Status write_matrix_csv(const MatrixRun& run, const std::string& path);
+// The report page (`fabperf report` of the --json document): heatmaps, suspects, nodes.
+Status write_matrix_html(const MatrixRun& run, const std::string& path);
+// The --json document as text (what write_matrix_json writes).
+Result<std::string> matrix_json_text(const MatrixRun& run);
 void write_matrix_text(const MatrixRun& run, std::FILE* out);
 
 }  // namespace fabperf::cluster

@@ -92,6 +92,14 @@ void test_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
   }
 }
 
+// Three significant digits in fixed notation (never "2.75e+03"): a cell far above the
+// baseline's unit keeps its digits before the point.
+std::string cell_number(double v) {
+  const double a = std::fabs(v);
+  const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
 // The matrix itself, for jobs small enough to read it (rows: clients), in one unit chosen
 // from the baseline; suspects marked '*', failures 'x'.
 void matrix_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
@@ -137,7 +145,7 @@ void matrix_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
       auto v = t.matrix.get(ca, cb);
       std::string cell = a == b                    ? "-"
                          : t.matrix.failed(ca, cb) ? "x"
-                         : v                       ? fmt::format("{:.3g}", *v / scale)
+                         : v                       ? cell_number(*v / scale)
                                                    : ".";
       if (v &&
           suspect[static_cast<size_t>(ca) * static_cast<size_t>(n) + static_cast<size_t>(cb)]) {
@@ -192,8 +200,11 @@ void write_matrix_text(const MatrixRun& run, std::FILE* out) {
     std::string tests;
     for (size_t t : n.bad_in) tests += (tests.empty() ? "" : ", ") + run.tests[t].test;
     std::string why = behind(run, n.rank);
-    fmt::print(out, "    rank {}: bad in {}: {} of {} links bad{}\n", who(run, n.rank), tests,
-               n.bad_links, n.links, why.empty() ? "" : " (behind " + why + ")");
+    std::string slow =
+        n.slowdown > 0 ? fmt::format("its median link {:.1f}x the other nodes', ", n.slowdown)
+                       : "";
+    fmt::print(out, "    rank {}: bad in {}: {}{} of {} links bad{}\n", who(run, n.rank), tests,
+               slow, n.bad_links, n.links, why.empty() ? "" : " (behind " + why + ")");
   }
   write_findings_text(run, out);
   fmt::print(out, "{}", baseline_text(run.baseline));

@@ -1,5 +1,6 @@
 // Bootstrap over PMIx: Put/Commit of this rank's card, a fence with data collection (and a
 // timeout, so a rank that never arrives cannot hold the others), Get of peers' cards.
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -76,9 +77,11 @@ class PmixBootstrap : public Bootstrap {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (auto it = cache_.find(rank); it != cache_.end()) return it->second;
+      if (auto it = missing_.find(rank); it != missing_.end()) return it->second;
     }
     if (rank < 0 || rank >= size_)
       return Status::Failed("rank " + std::to_string(rank) + " is not in the job");
+    if (finalized_) return Status::Failed("published no address before the start-up exchange");
     pmix_proc_t peer;
     std::memset(&peer, 0, sizeof peer);
     std::memcpy(peer.nspace, me_.nspace, sizeof peer.nspace);
@@ -107,6 +110,19 @@ class PmixBootstrap : public Bootstrap {
     std::lock_guard<std::mutex> lock(mu_);
     cache_[rank] = *card;
     return *card;
+  }
+
+  void let_go(double timeout_s) override {
+    if (finalized_) return;
+    // After the fence the cards are local: each Get is a lookup in this process's copy.
+    for (int r = 0; r < size_; ++r) {
+      auto card = lookup(r, timeout_s);
+      if (!card.ok()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        missing_.emplace(r, card.status());
+      }
+    }
+    finalize();
   }
 
   void abort_job(const std::string& why) override {
@@ -138,9 +154,10 @@ class PmixBootstrap : public Bootstrap {
   pmix_proc_t me_;
   int size_;
   int local_size_;
-  bool finalized_ = false;
+  std::atomic<bool> finalized_{false};
   std::mutex mu_;
   std::unordered_map<int, RankCard> cache_;
+  std::unordered_map<int, Status> missing_;  // after let_go: why a rank has no card
 };
 
 // A uint32 attribute of the whole job (PMIX_JOB_SIZE, PMIX_LOCAL_SIZE).

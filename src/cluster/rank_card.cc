@@ -6,6 +6,7 @@ namespace fabperf::cluster {
 namespace {
 
 constexpr size_t kMaxField = 1024;
+constexpr size_t kMaxAddrs = 32;
 
 Result<std::string> text_field(const nlohmann::json& j, const char* name, bool required) {
   auto it = j.find(name);
@@ -38,7 +39,8 @@ nlohmann::json RankCard::to_json() const {
                       {"agent_port", agent_port},
                       {"key", key},
                       {"tests", tests},
-                      {"pid", pid}};
+                      {"pid", pid},
+                      {"addrs", addrs}};
   if (!error.empty()) j["error"] = error;
   return j;
 }
@@ -65,6 +67,17 @@ Result<RankCard> RankCard::from_json(const nlohmann::json& j) {
   auto addr = text_field(j, "addr", true);
   if (!addr.ok()) return addr.status();
   card.addr = *addr;
+  if (auto it = j.find("addrs"); it != j.end()) {
+    if (!it->is_array() || it->size() > kMaxAddrs) {
+      return Status::Failed("card field \"addrs\" is not a short list");
+    }
+    for (const nlohmann::json& a : *it) {
+      if (!a.is_string() || a.get_ref<const std::string&>().size() > 64) {
+        return Status::Failed("card field \"addrs\" holds something not an address");
+      }
+      card.addrs.push_back(a.get<std::string>());
+    }
+  }
   auto key = text_field(j, "key", true);
   if (!key.ok()) return key.status();
   card.key = *key;

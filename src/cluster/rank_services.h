@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "cluster/agent.h"
@@ -25,10 +26,15 @@ struct RankServices {
   ~RankServices();
 };
 
-// Starts the server (serving in a thread, with the app's tests and isolation of fabric runs)
-// and the agent (not yet serving), and fills the card.
+// Starts the server (listening, with the app's tests and isolation of fabric runs; serving
+// from open_to_peers) and the agent (not yet serving), and fills the card.
 void start_services(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& env,
                     Bootstrap& boot, const std::atomic<bool>* stop, RankServices& s);
+
+// Once the job's cards are known (`peers` empty when the start-up exchange failed: then the key
+// alone keeps strangers out): the server takes connections only from the peers' addresses and
+// starts serving; the agent takes them only from rank 0's.
+void open_to_peers(RankServices& s, const std::vector<RankCard>& peers, const RankCard* rank0);
 
 std::string host_name();
 

@@ -50,6 +50,11 @@ struct TestJudgement {
   std::vector<uint32_t> links;    // per rank: its pairs measured or failed in this test
   std::vector<uint32_t> bad;      // per rank: its suspects not cleared by a retest
   std::vector<bool> bad_node;     // per rank: bad in this test
+  // Per rank, the leave-one-out node rule: how many times worse its median link is than the
+  // median of the other nodes' median links (0: not judged), and whether that is beyond the
+  // threshold drawn from the other nodes alone.
+  std::vector<double> slowdown;
+  std::vector<bool> slow_node;
   static constexpr size_t kMaxListedSuspects = 10000;
 };
 
@@ -62,7 +67,8 @@ TestJudgement judge_links(const FigureMatrix& matrix, Better better, const Toler
                           const std::vector<bool>& alive);
 
 // After the retests: a suspect that was within the threshold alone is contention; a rank with
-// at least node_fraction of its links bad is a bad node, and its links' verdict is bad_node.
+// at least node_fraction of its links bad, or slow by the leave-one-out rule, is a bad node,
+// and its links' verdict is bad_node.
 void settle(TestJudgement& judgement, const FigureMatrix& matrix, Better better,
             const Tolerances& tol);
 
@@ -74,6 +80,7 @@ struct NodeJudgement {
   NodeState state = NodeState::kOk;
   uint32_t links = 0;          // in its worst test
   uint32_t bad_links = 0;      // in its worst test
+  double slowdown = 0;         // its median link vs the other nodes' (x times), where slow
   std::vector<size_t> bad_in;  // indexes of the tests in which it is bad
 };
 

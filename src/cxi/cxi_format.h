@@ -37,20 +37,43 @@ struct SideMemory {
   static SideMemory from_json(const nlohmann::json& j);
 };
 
-// The options a summary shows: this process's (-t/-r/-g, -n ...), the run's, the sizes.
-struct SummaryView {
-  const ProgramOptions& program;
-  const RunOptions& run;
+// The run as its client asked for it: both sides' summaries show it (the originals' server
+// adopts every option its client sends), so the client sends it in HELLO (OwnOptions::said,
+// "run") and a server prints its block from what it received.
+struct RunView {
+  bool by_duration = false;
+  double duration = 0;                  // -D
+  uint64_t iters = 0;                   // -n (shown without -D)
   uint64_t min_size = 0, max_size = 0;  // -s MIN[:MAX] (atomics: the type's size)
-  // Each side's own buffers; unset: this process's (one process, or a test of the layout).
-  std::optional<SideMemory> client, server;
-  std::optional<bool> bidirectional;  // unset: program.bidirectional (the client's -b)
-  std::optional<uint64_t> iters;      // unset: program.iters (a server shows the client's)
+  bool report_all = false;
+  bool bidirectional = false;
+  uint64_t buf_size = 4294967296, buf_align = 64;  // --buf-sz, --buf-align
+  // Operations of a list in flight at once, where the client's provider holds fewer than -l
+  // (its transmit queue); 0: the whole list.
+  uint64_t in_flight = 0;
 
-  bool by_duration() const { return given(run, &RunOptions::time); }
-  bool is_range() const { return min_size != max_size; }
-  bool both_ways() const { return bidirectional.value_or(program.bidirectional); }
+  static RunView of(const ProgramOptions& p, bool by_duration, double duration,
+                    uint64_t min_size, uint64_t max_size);
+  nlohmann::json to_json() const;
+  // What a peer said, each field checked (a missing or malformed one keeps its default).
+  static RunView from_json(const nlohmann::json& j);
 };
+
+// What a summary shows: the client's run, this side's options for it, each side's buffers.
+struct SummaryView {
+  RunView asked;
+  RunOptions run;           // this side's options for the run (-v, -d, the client's switches)
+  SideMemory client, server;
+  int gpus_found = -1;      // this side's GPU runtime's devices ("Found N GPU(s)"; -1: none)
+
+  bool by_duration() const { return asked.by_duration; }
+  bool is_range() const { return asked.min_size != asked.max_size; }
+  bool both_ways() const { return asked.bidirectional; }
+};
+
+// A tool's summary view from a process's own command line (client, or one-process tools).
+SummaryView own_summary_view(const ProgramOptions& p, const RunOptions& run, bool by_duration,
+                             uint64_t min_size, uint64_t max_size);
 
 // The originals' separator: as many dashes as the tool's table header is wide (72 for the
 // latency tools, 51 for the bandwidth and loopback tools).
@@ -76,8 +99,18 @@ std::string bandwidth_row(const Tool& tool, uint64_t size, std::optional<uint64_
                           double bytes_per_s, double ops_per_s);
 
 // "Max RDMA Buf : N (M used)": the buffer the originals' layout takes for the largest size,
-// list_size writes each NEXT_MULTIPLE(size, align) apart, capped at --buf-sz.
-uint64_t rdma_buffer_used(uint64_t max_size, uint64_t list_size, uint64_t align, uint64_t cap);
+// list_size writes each NEXT_MULTIPLE(size, align) apart, capped at --buf-sz, then rounded up
+// to `page` (the page or huge page size, as get_hugepages_needed rounds it; 0: not rounded).
+uint64_t rdma_buffer_used(uint64_t max_size, uint64_t list_size, uint64_t align, uint64_t cap,
+                          uint64_t page = 0);
+
+// The huge pages one side's buffers take as the originals count them (get_hugepages_needed):
+// each of its host buffers (initiator, target; both with -b or in fab_loopback_bw) rounded up
+// to whole pages of `use_hp` ("2M", "1G"). 0 when no buffer is in host memory ("Disabled -
+// Not Applicable") or huge pages are off.
+uint64_t hugepages_needed(const Tool& tool, const SummaryView& o, bool server);
+// Bytes of one huge page of `use_hp` (0 when none).
+uint64_t hugepage_bytes(const std::string& use_hp);
 
 // Packets an operation of `size` bytes takes at the originals' 2048-byte payload.
 inline uint64_t packets_per_op(uint64_t size) { return size == 0 ? 1 : (size + 2047) / 2048; }

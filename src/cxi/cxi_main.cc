@@ -3,10 +3,15 @@
 #include "cxi/cxi_main.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "cli/tool_grammar.h"
+#include "core/cycle_clock.h"
 #include "cxi/cxi_plan.h"
 #include "cxi/cxi_reporter.h"
+#include "cxi/sysfs.h"
 #include "fabric/gpu_runtime.h"
 #include "options/gpu_spec.h"
 #include "stats/latency.h"
@@ -20,11 +25,46 @@ int fail(const std::string& message, int code = 1) {
   return code;
 }
 
+// The originals' "Found N GPU(s)": the devices this process's GPU runtime reports, when one of
+// its own buffers is on a GPU (-1: none is, or the runtime does not say).
+int gpus_found(const ProgramOptions& p) {
+  if (p.tx_gpu < 0 && p.rx_gpu < 0) return -1;
+  const int64_t index = p.tx_gpu >= 0 ? p.tx_gpu : p.rx_gpu;
+  auto spec = parse_gpu_spec(p.gpu_type.empty() ? std::to_string(index)
+                                                : p.gpu_type + ":" + std::to_string(index));
+  if (!spec.ok()) return -1;
+  auto runtime = open_gpu(*spec);
+  if (!runtime.ok()) return -1;
+  auto count = (*runtime)->device_count();
+  return count.ok() ? *count : -1;
+}
+
+// The originals exit 1 for every error, bad usage included; the shared modes say 2 there.
+int as_originals(int code) { return code == 2 ? 1 : code; }
+
 std::string usage(const Tool& tool) {
   std::string out = "Usage:\n" + tool_synopsis(tool);
   out += std::string("\n") + tool.name + ": " + tool.summary + " (" + tool.original +
          " on any libfabric provider).\n\nOptions:\n";
   return out + tool_usage_options(tool.bit);
+}
+
+// The originals' check before allocating (get_hugepages_needed): this side's pages are free,
+// else "Insufficient 2M huge pages. Need N to run".
+Status check_free_hugepages(const Tool& tool, const SummaryView& view) {
+  const uint64_t needed = hugepages_needed(tool, view, false);
+  if (needed == 0) return Status::Ok();
+  const uint64_t page = hugepage_bytes(view.run.use_hp);
+  const std::string name = page == (uint64_t{1} << 30) ? "1G" : "2M";
+  const std::string file = sysfs_root() + "/kernel/mm/hugepages/hugepages-" +
+                           std::to_string(page / 1024) + "kB/free_hugepages";
+  const std::string text = read_line(file);
+  if (text.empty()) return Status::Failed("Unable to open " + file);
+  if (std::strtoull(text.c_str(), nullptr, 10) < needed) {
+    return Status::Failed("Insufficient " + name + " huge pages. Need " + std::to_string(needed) +
+                          " to run");
+  }
+  return Status::Ok();
 }
 
 int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
@@ -35,36 +75,49 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
     std::fprintf(stderr, "%s: warning: %s\n", tool.name, plan->cxi_warning.c_str());
   }
   const ProgramOptions& p = cl.program;
+  // -c cycles: cxi_send_lat's check that the CPUs run at one frequency (the counter's rate is
+  // fitted against CLOCK_MONOTONIC_RAW either way).
+  if (plan->runs.at(0).params.local.clock == "cycles" && !p.ignore_cpu_freq_mismatch) {
+    std::ifstream in("/proc/cpuinfo");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string mismatch = cpu_frequency_mismatch(text.str());
+    if (!mismatch.empty()) std::fprintf(stderr, "%s\n", mismatch.c_str());
+  }
   info.percentiles = default_percentiles();
   if (!p.percentiles.empty()) info.percentiles = *parse_percentiles(p.percentiles);
   std::vector<std::unique_ptr<Reporter>> reporters;
   Endpoints ep{plan->device, plan->provider, false, "", loopback ? "127.0.0.1" : cl.host};
-  {
-    reporters.push_back(make_tool_reporter(tool, p, plan->runs.at(0).params.local,
-                                           plan->sizes.front(), plan->sizes.back(), ep,
-                                           loopback));
-  }
+  // The run as this client asks for it: its summary, and (in HELLO) the server's.
+  const RunOptions& first = plan->runs.at(0).params.local;
+  SummaryView view = own_summary_view(p, first, plan->by_duration, plan->sizes.front(),
+                                      plan->sizes.back());
+  if (plan->tx_queue > 0 && plan->tx_queue < first.tx_depth) view.asked.in_flight = plan->tx_queue;
+  view.gpus_found = gpus_found(p);
+  if (Status pages = check_free_hugepages(tool, view); !pages.ok()) return fail(pages.message());
+  reporters.push_back(make_tool_reporter(tool, p, view, ep, loopback));
   // fabperf's JSON document and its HTML report, beside the tool's own tables.
   // The tool's table holds standard output: fabperf's documents go there only one at a time.
   if ((p.json == "-") + (p.html == "-") + (p.json_stream == "-") > 1) {
-    return fail("only one of --json, --html and --json-stream can be - (standard output)", 2);
+    return fail("only one of --json, --html and --json-stream can be - (standard output)");
   }
   for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
                                    std::pair{&p.html, &make_html_reporter}}) {
     if (path->empty()) continue;
     auto r = make(*path);
-    if (!r.ok()) return fail(r.status().message(), 2);
+    if (!r.ok()) return fail(r.status().message());
     reporters.push_back(std::move(*r));
   }
   if (!p.json_stream.empty()) {
     auto r = make_json_stream_reporter(
         p.json_stream, given(p, &ProgramOptions::interval) ? p.interval : 0);
-    if (!r.ok()) return fail(r.status().message(), 2);
+    if (!r.ok()) return fail(r.status().message());
     reporters.push_back(std::move(*r));
   }
-  // The client's own buffers and -n, for the server's summary.
+  // The client's own buffers and the run it asks for, for the server's summary.
   nlohmann::json own = SideMemory::of(p).to_json();
   own["iters"] = p.iters;
+  own["run"] = view.asked.to_json();
   return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env, own);
 }
 
@@ -115,20 +168,26 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args, R
     std::printf("%s version: %s (fabperf)\n", tool->name, FABPERF_VERSION);
     return 0;
   }
+  if (cl.program.emu_mode) {
+    std::fprintf(stderr, "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
+                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool->name);
+  }
   switch (tool->kind) {
     case ToolKind::kLatency:
     case ToolKind::kBandwidth: {
-      if (!cl.host.empty()) return run_pair_or_loopback(*tool, cl, info, env, false);
+      if (!cl.host.empty()) return as_originals(run_pair_or_loopback(*tool, cl, info, env, false));
       auto own = server_own_options(*tool, cl);
       if (!own.ok()) return fail(own.status().message());
-      auto observer = make_tool_server_observer(*tool, cl.program, stdout);
-      return run_server_mode(cl, env, observer.get(),
-                             "Listening on port " + std::to_string(cl.program.listen_port) +
-                                 " for client to connect...\n",
-                             tool->name, &*own);
+      auto observer =
+          make_tool_server_observer(*tool, cl.program, stdout, gpus_found(cl.program));
+      return as_originals(run_server_mode(
+          cl, env, observer.get(),
+          "Listening on port " + std::to_string(cl.program.listen_port) +
+              " for client to connect...\n",
+          tool->name, &*own));
     }
     case ToolKind::kLoopback:
-      return run_pair_or_loopback(*tool, cl, info, env, true);
+      return as_originals(run_pair_or_loopback(*tool, cl, info, env, true));
     case ToolKind::kHeatsink:
       return run_heatsink_check(*tool, cl, *env.tests);
     case ToolKind::kStat:

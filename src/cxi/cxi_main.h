@@ -15,8 +15,8 @@ namespace fabperf::cxi {
 // True when `program` (argv[0]'s basename) is one of the fab_* tools (or a cxi_* name).
 bool is_cxi_program(const std::string& program);
 
-// Runs the tool; returns the exit status (0 ok, 1 error as the originals, 2 bad usage;
-// fab_heatsink_check 2 when a target failed).
+// Runs the tool; returns the exit status (0 ok, 1 any error, bad usage included, as the
+// originals; 130 interrupted; fab_heatsink_check 2 when a target failed).
 int cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
              const SessionEnv& env);
 

@@ -5,6 +5,7 @@
 
 #include "fabric/gpu_runtime.h"
 #include "fabric/libfabric_loader.h"
+#include "fabric/peer_address.h"
 #include "fabric/provider.h"
 #include "options/gpu_spec.h"
 
@@ -26,13 +27,48 @@ Assignment assign(FieldRef field, OptionValue value, Side side = Side::kBoth) {
   return Assignment{&spec, side, std::move(value), prefix + std::string(spec.name)};
 }
 
-uint64_t caps_of(const Tool& tool) {
+// The numeric IP address of a domain whose provider speaks IP ("" otherwise): where the
+// control connection must come from so the peer check ties this side's fabric address to it.
+std::string domain_ip(const FabricChoice& choice) {
+  const fi_info* info = choice.info.get();
+  if (info == nullptr || info->src_addr == nullptr || !uses_ip_addresses(info)) return "";
+  const auto* bytes = static_cast<const uint8_t*>(info->src_addr);
+  auto address = decode_fabric_address(info->addr_format, choice.provider(),
+                                       std::vector<uint8_t>(bytes, bytes + info->src_addrlen));
+  if (!address.ok() || address->kind != FabricAddressKind::kIp || address->ips.empty()) return "";
+  return address->ips.front().host();
+}
+
+}  // namespace
+
+uint64_t tool_caps(const Tool& tool) {
   if (tool.bit & (kCxiSendLat | kCxiSendBw)) return FI_MSG;
   if (is_atomic(tool)) return FI_ATOMIC;
   return FI_RMA;
 }
 
-}  // namespace
+DomainInUse domain_in_use(const std::string& provider, uint64_t caps, const std::string& domain,
+                          const std::string& local_host) {
+  FabricRequest want;
+  want.ep_type = FI_EP_RDM;
+  want.caps = caps;
+  want.provider = provider;
+  want.domain = domain;
+  want.node = local_host;
+  auto choice = select_fabric(want);
+  if (!choice.ok() || choice->info->domain_attr->name == nullptr) return {domain, provider};
+  return {choice->info->domain_attr->name, choice->provider()};
+}
+
+std::string domain_address(const std::string& provider, const std::string& domain) {
+  FabricRequest want;
+  want.ep_type = FI_EP_RDM;
+  want.caps = FI_RMA;
+  want.provider = provider;
+  want.domain = domain;
+  auto choice = select_fabric(want);
+  return choice.ok() ? domain_ip(*choice) : "";
+}
 
 Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
                                bool bidirectional) {
@@ -73,12 +109,15 @@ uint64_t atomic_type_bytes(const std::string& type) {
   return 0;
 }
 
+bool duration_given(const CommandLine& cl) {
+  return std::any_of(cl.assignments.begin(), cl.assignments.end(), [](const Assignment& a) {
+    return a.spec->field == FieldRef(&RunOptions::time);
+  });
+}
+
 Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   ProgramOptions& p = cl.program;
-  const bool by_duration =
-      std::any_of(cl.assignments.begin(), cl.assignments.end(), [](const Assignment& a) {
-        return a.spec->field == FieldRef(&RunOptions::time);
-      });
+  const bool by_duration = duration_given(cl);
   if (given(p, &ProgramOptions::iters) && by_duration && tool.kind != ToolKind::kHeatsink) {
     return Status::Usage("-n/--iters and -D/--duration cannot both be given");
   }
@@ -93,6 +132,11 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   const bool bw = tool.kind != ToolKind::kLatency && tool.list_size > 0;
   uint64_t list = given(own, &RunOptions::tx_depth) ? own.tx_depth : tool.list_size;
   if (bw) a.push_back(assign(&RunOptions::tx_depth, list));
+  // Reads and fetching atomics keep the whole list in flight too, as the originals post it
+  // (fabperf's own dialect keeps --rd_atomic, 16, of them).
+  if (bw && (tool.bit & (kCxiReadBw | kCxiAtomicBw))) {
+    a.push_back(assign(&RunOptions::rd_atomic, std::max<uint64_t>(list, 1)));
+  }
   uint64_t size = is_atomic(tool) ? atomic_type_bytes(own.atomic_type) : tool.size;
   a.push_back(assign(&RunOptions::msg_size, size));
   // -n counts iterations; a bandwidth tool's iteration is a list of operations.
@@ -101,8 +145,9 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
     if (p.iters > UINT64_MAX / per_iter) return Status::Usage("Invalid iteration count: too many");
     a.push_back(assign(&RunOptions::no_msgs, p.iters * per_iter));
   }
-  // Bandwidth tools warm up with one list; latency tools with --warmup iterations.
-  if (bw) a.push_back(assign(&RunOptions::warmup, per_iter));
+  // Latency tools warm up with --warmup iterations. Bandwidth tools: the originals' lists
+  // have no warm-up; --stream (fabperf's window) warms up with one list.
+  if (bw) a.push_back(assign(&RunOptions::warmup, own.bw_method == "stream" ? per_iter : 0));
   // -t/-r: this process's own buffers, as in the originals. A pair tool's client sends (or,
   // for reads, initiates) from its -t buffer, and its -r matters with -b only; the server
   // keeps its own -t/-r (cxi_main's server_own_options). fab_loopback_bw and
@@ -162,7 +207,7 @@ Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry
       gpu_here = true;
     }
   }
-  want.caps = caps_of(tool) | (gpu_here ? FI_HMEM : 0);
+  want.caps = tool_caps(tool) | (gpu_here ? FI_HMEM : 0);
   want.provider = own.provider;
   want.domain = own.domain;
   want.cxi_svc_id = plan.cxi.svc_id;
@@ -173,6 +218,11 @@ Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry
   plan.cxi_warning = cxi_switch_warning(plan.cxi, plan.provider);
   const char* domain = choice->info->domain_attr->name;
   plan.device = domain != nullptr ? domain : "";
+  plan.by_duration = duration_given(cl);
+  if (const fi_tx_attr* tx = choice->info->tx_attr; tx != nullptr) plan.tx_queue = tx->size;
+  // -d NAME of a provider that speaks IP: the control connection comes from that device's
+  // address, so the server's peer check finds this side's fabric address on it.
+  if (!own.domain.empty() && cl.program.bind.empty()) cl.program.bind = domain_ip(*choice);
   if (own.provider.empty()) {
     Assignment chosen = assign(&RunOptions::provider, plan.provider);
     cl.assignments.push_back(chosen);

@@ -19,6 +19,8 @@ struct ToolPlan {
   std::vector<PlannedRun> runs;        // one per size
   std::vector<uint64_t> sizes;
   std::string provider, device;        // where the runs happen, chosen before they start
+  uint64_t tx_queue = 0;               // the provider's transmit queue (0: unknown)
+  bool by_duration = false;            // -D given
   CxiControls cxi;                     // the cxi switches as the provider's controls
   std::string cxi_warning;             // switches given that do not apply here ("" if none)
 };
@@ -33,6 +35,9 @@ Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry
 // list, put in front of the user's options (which win), in place. Usage error for -n with -D.
 Status apply_tool_defaults(const Tool& tool, CommandLine& cl);
 
+// -D was given (the run is timed, not counted).
+bool duration_given(const CommandLine& cl);
+
 // The sizes a command line runs: -s MIN[:MAX], else the one size in force.
 std::vector<uint64_t> tool_sizes(const CommandLine& cl);
 
@@ -42,6 +47,22 @@ std::vector<uint64_t> tool_sizes(const CommandLine& cl);
 // buffer both sends and receives, so -t and -r must agree (a usage error otherwise).
 Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,
                                bool bidirectional = false);
+
+// The domain a run of `provider` uses on this side, as the fabric session chooses it: the one
+// named (-d), else, for providers that speak IP, the one holding this side's address on the
+// control connection (`local_host`), else the provider's first; and the provider as chosen
+// ("tcp;ofi_rxm" for "tcp"). The names given when none is found.
+struct DomainInUse {
+  std::string domain, provider;
+};
+DomainInUse domain_in_use(const std::string& provider, uint64_t caps, const std::string& domain,
+                          const std::string& local_host);
+
+// The numeric IP address of `domain` where `provider` speaks IP ("" otherwise, or unknown).
+std::string domain_address(const std::string& provider, const std::string& domain);
+
+// What the tool needs of a provider: FI_RMA, FI_MSG or FI_ATOMIC.
+uint64_t tool_caps(const Tool& tool);
 
 // The cxi switches of the tool's runs under options `own` (fabric/cxi_controls.h).
 CxiControls tool_cxi_controls(const Tool& tool, const RunOptions& own);

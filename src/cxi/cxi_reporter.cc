@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/text.h"
+#include "cxi/cxi_plan.h"
 #include "stats/latency.h"
 
 namespace fabperf::cxi {
@@ -24,13 +25,10 @@ std::string pid_text(const std::string& host, int64_t pid) {
 
 class ToolReporter : public Reporter {
  public:
-  ToolReporter(const Tool& tool, const ProgramOptions& program, const RunOptions& run,
-               uint64_t min_size, uint64_t max_size, Endpoints endpoints, bool loopback)
+  ToolReporter(const Tool& tool, const ProgramOptions& program, SummaryView view,
+               Endpoints endpoints, bool loopback)
       : tool_(tool),
-        program_(program),
-        run_(run),
-        min_size_(min_size),
-        max_size_(max_size),
+        view_(std::move(view)),
         ep_(std::move(endpoints)),
         loopback_(loopback),
         latency_(tool.kind == ToolKind::kLatency),
@@ -44,11 +42,13 @@ class ToolReporter : public Reporter {
   void on_start(const RunInfo& info) override {
     ep_.local = pid_text(info.local_host, getpid());
     ep_.remote = pid_text(ep_.remote, info.server_pid);
-    SummaryView view{program_, run_, min_size_, max_size_, {}, {}, {}, {}};
-    view.client = SideMemory::of(program_);
+    // The domain the runs use: this side's address on the control connection decides it
+    // where the provider speaks IP (the session binds there).
+    ep_.device = domain_in_use(view_.run.provider, tool_caps(tool_), view_.run.domain,
+                               info.local_host).domain;
     // The server's own buffers, as it said when the session opened (one process: ours).
-    view.server = loopback_ ? SideMemory::of(program_) : SideMemory::from_json(info.server_options);
-    out(stdout, summary_block(tool_, view, ep_));
+    if (!loopback_) view_.server = SideMemory::from_json(info.server_options);
+    out(stdout, summary_block(tool_, view_, ep_));
     header_ = latency_ ? latency_header(tool_, percentiles_) : bandwidth_header(tool_);
     if (!every_) out(stdout, header_);
   }
@@ -94,9 +94,7 @@ class ToolReporter : public Reporter {
   }
 
   const Tool& tool_;
-  ProgramOptions program_;
-  RunOptions run_;
-  uint64_t min_size_, max_size_;
+  SummaryView view_;
   Endpoints ep_;
   bool loopback_;
   bool latency_;
@@ -108,30 +106,32 @@ class ToolReporter : public Reporter {
 
 class ToolServerObserver : public ServerObserver {
  public:
-  ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f)
-      : tool_(tool), program_(program), out_(f) {}
+  ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f,
+                     int gpus_found)
+      : tool_(tool), program_(program), out_(f), gpus_found_(gpus_found) {}
 
   void on_run_start(const SessionInfo& session, const TestSpec& spec,
                     const RunOptions& run) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (started_) return;
+    const bool latency = tool_.kind == ToolKind::kLatency;
+    if (started_) {
+      // The original's run_lat_passive: a separator and the line, once per size.
+      if (latency) out(out_, dash_line(tool_) + "See client for results.\n");
+      return;
+    }
     started_ = true;
     Endpoints ep;
     ep.server = true;
-    ep.provider = run.provider;
-    ep.device = run.domain;
+    // This server's own -d, else the domain holding its address on the client's connection
+    // (where its session binds), of the provider the client chose.
+    DomainInUse used = domain_in_use(run.provider, tool_caps(tool_), run.domain,
+                                     session.local_host);
+    ep.provider = used.provider;
+    ep.device = used.domain;
     ep.local = pid_text(session.local_host, getpid());
     ep.remote = pid_text(session.peer_host, session.peer_pid);
-    SummaryView view{program_, run, run.msg_size, run.msg_size, {}, {}, {}, {}};
-    view.client = SideMemory::from_json(session.peer_options);
-    view.server = SideMemory::of(program_);
-    view.bidirectional = spec.kind == TestKind::kBiBandwidth;
-    if (auto it = session.peer_options.find("iters");
-        it != session.peer_options.end() && it->is_number_unsigned()) {
-      view.iters = it->get<uint64_t>();
-    }
-    std::string text = summary_block(tool_, view, ep);
-    if (tool_.kind == ToolKind::kLatency) text += "See client for results.\n" + dash_line(tool_);
+    std::string text = summary_block(tool_, view_of(session, spec, run), ep);
+    if (latency) text += "See client for results.\n";
     out(out_, text);
   }
 
@@ -146,15 +146,41 @@ class ToolServerObserver : public ServerObserver {
 
   void on_session_end(const SessionInfo&) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (header_done_) out(out_, dash_line(tool_));
+    if (header_done_ || (started_ && tool_.kind == ToolKind::kLatency)) out(out_, dash_line(tool_));
     header_done_ = false;
     started_ = false;
   }
 
  private:
+  // The run the client asked for (its RunView), this server's own options for it, and each
+  // side's buffers. A client that sent no view (none does today) gets the run's own figures.
+  SummaryView view_of(const SessionInfo& session, const TestSpec& spec,
+                      const RunOptions& run) const {
+    SummaryView view;
+    const auto said = session.peer_options.find("run");
+    if (said != session.peer_options.end()) {
+      view.asked = RunView::from_json(*said);
+    } else {
+      view.asked.min_size = view.asked.max_size = run.msg_size;
+      view.asked.iters = json_iters(session.peer_options);
+    }
+    view.asked.bidirectional = spec.kind == TestKind::kBiBandwidth;
+    view.run = run;
+    view.client = SideMemory::from_json(session.peer_options);
+    view.server = SideMemory::of(program_);
+    view.gpus_found = gpus_found_;
+    return view;
+  }
+
+  static uint64_t json_iters(const nlohmann::json& j) {
+    auto it = j.find("iters");
+    return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+  }
+
   const Tool& tool_;
   ProgramOptions program_;
   std::FILE* out_;
+  int gpus_found_;
   std::mutex mu_;
   bool started_ = false;
   bool header_done_ = false;
@@ -178,17 +204,16 @@ std::string result_row(const Tool& tool, const TestResult& r, bool server) {
 }
 
 std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOptions& program,
-                                             const RunOptions& first_run, uint64_t min_size,
-                                             uint64_t max_size, Endpoints endpoints,
+                                             SummaryView view, Endpoints endpoints,
                                              bool loopback) {
-  return std::make_unique<ToolReporter>(tool, program, first_run, min_size, max_size,
-                                        std::move(endpoints), loopback);
+  return std::make_unique<ToolReporter>(tool, program, std::move(view), std::move(endpoints),
+                                        loopback);
 }
 
 std::unique_ptr<ServerObserver> make_tool_server_observer(const Tool& tool,
                                                           const ProgramOptions& program,
-                                                          std::FILE* f) {
-  return std::make_unique<ToolServerObserver>(tool, program, f);
+                                                          std::FILE* f, int gpus_found) {
+  return std::make_unique<ToolServerObserver>(tool, program, f, gpus_found);
 }
 
 }  // namespace fabperf::cxi

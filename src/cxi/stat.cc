@@ -1,10 +1,12 @@
-// fab_stat: cxi_stat's layout for every device libfabric offers (each device once, whatever
-// the number of providers on it): -l (bare names), -m (bare MACs), the per-device fields from
-// sysfs (cxi's own where the device is a cxi NIC), -a (PCIe AER), -r (the link's codeword
-// rates, where telemetry counters exist) and --traffic (RX/TX rates of network devices).
+// fab_stat: cxi_stat's layout for the devices libfabric offers (each device once, whatever
+// the number of providers on it; the cxi ones alone where there are any, unless --all):
+// -l (bare names), -m (bare MACs), the per-device fields from sysfs (cxi's own where the
+// device is a cxi NIC), -a (PCIe AER), -r (the link's rates, stat_rates.h) and --traffic
+// (RX/TX rates of network devices).
 // The sysfs root is $FABPERF_SYSFS_ROOT (default /sys), so tests run over a fake tree.
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "cxi/cxi_main.h"
+#include "cxi/stat_rates.h"
 #include "cxi/sysfs.h"
 #include "fabric/fabric_list.h"
 #include "fabric/libfabric_loader.h"
@@ -83,6 +86,15 @@ std::vector<Device> devices_of(const std::vector<DomainInfo>& domains) {
   return out;
 }
 
+// A cxi NIC: offered by the cxi provider, or one the cxi driver lists in sysfs.
+bool is_cxi_device(const Device& d) {
+  if (!d.cxi_dir.empty()) return true;
+  for (const DomainInfo& info : d.offers) {
+    if (info.provider == "cxi") return true;
+  }
+  return false;
+}
+
 std::string mac_of(const Device& d) {
   if (!d.netdev.empty()) return read_line(sysfs_root() + "/class/net/" + d.netdev + "/address");
   return d.offers.front().link_address;
@@ -123,9 +135,12 @@ void print_device(const Device& d) {
     std::printf("    Part Number: %s\n", or_na(read_line(d.cxi_dir + "/fru/part_number")).c_str());
     std::printf("    Serial Number: %s\n", or_na(read_line(d.cxi_dir + "/fru/serial_number")).c_str());
   }
-  std::string driver = info.driver;
-  if (driver.empty() && !d.dev_dir.empty()) driver = link_name(d.dev_dir + "/driver");
-  std::printf("    Driver: %s\n", or_na(driver).c_str());
+  if (!cxi) {
+    // (an addition: cxi_stat's layout has no Driver line, and a cxi device shows none)
+    std::string driver = info.driver;
+    if (driver.empty() && !d.dev_dir.empty()) driver = link_name(d.dev_dir + "/driver");
+    std::printf("    Driver: %s\n", or_na(driver).c_str());
+  }
   std::string fw = cxi ? read_line(d.cxi_dir + "/uc/qspi_blob_version") : "";
   if (fw.empty()) fw = info.firmware;
   std::printf("    FW Version: %s\n", or_na(fw).c_str());
@@ -191,52 +206,19 @@ void print_aer(const Device& d) {
   }
 }
 
-// A telemetry counter: "123@1700000000.5" (value@time) or a bare value.
-bool read_counter(const std::string& path, double& value, double& when) {
-  std::string s = read_line(path);
-  if (s.empty()) return false;
-  char* end = nullptr;
-  value = std::strtod(s.c_str(), &end);
-  if (end == s.c_str()) return false;
-  when = *end == '@' ? std::strtod(end + 1, nullptr) : -1;
-  return true;
-}
-
 void sleep_s(double s) {
   timespec ts{static_cast<time_t>(s), static_cast<long>((s - static_cast<time_t>(s)) * 1e9)};
   nanosleep(&ts, nullptr);
 }
 
-// -r: codeword rates from the cxi driver's telemetry counters, sampled -p seconds apart
-// (cxi_stat reads the same counters through the CSRs).
-struct RateSample {
-  double v0 = 0, t0 = -1;
-  bool ok = false;
-};
-const char* const kRateCounters[][2] = {{"Good CW", "hni_pcs_good_cw"},
-                                        {"Corrected CW", "hni_pcs_corrected_cw"},
-                                        {"Uncorrected CW", "hni_pcs_uncorrected_cw"}};
-
-std::vector<RateSample> first_rate_samples(const Device& d) {
-  std::vector<RateSample> out(3);
-  if (d.cxi_dir.empty()) return out;
-  for (size_t c = 0; c < 3; ++c) {
-    out[c].ok = read_counter(d.cxi_dir + "/telemetry/" + kRateCounters[c][1], out[c].v0, out[c].t0);
-  }
-  return out;
-}
-
-void print_rates(const Device& d, const std::vector<RateSample>& first, double pause) {
-  std::printf("    Rates:\n");
-  bool shown = false;
-  for (size_t c = 0; c < 3; ++c) {
-    double v1 = 0, t1 = -1;
-    if (!first[c].ok || !read_counter(d.cxi_dir + "/telemetry/" + kRateCounters[c][1], v1, t1)) continue;
-    double dt = first[c].t0 >= 0 && t1 > first[c].t0 ? t1 - first[c].t0 : pause;
-    std::printf("        %s: %.2f/s\n", kRateCounters[c][0], (v1 - first[c].v0) / dt);
-    shown = true;
-  }
-  if (!shown) std::printf("        N/A (no link counters for this device; --traffic shows its traffic)\n");
+// -r: cxi_stat's rates, from the second reading of the device's counters.
+void print_rates(const Device& d, const LinkCounters& first, double pause) {
+  const std::string c1 = d.cxi_dir + "/port", c2 = d.cxi_dir + "/port/0";
+  const std::string speed =
+      d.cxi_dir.empty() ? "" : first_line({c2 + "/link/speed", c1 + "/speed"});
+  const std::string state =
+      d.cxi_dir.empty() ? "" : first_line({c2 + "/link/config/pause_map", c1 + "/pause"});
+  std::fputs(first.report(LinkCounters::read(d.cxi_dir), pause, speed, state).c_str(), stdout);
 }
 
 // --traffic: each network device's byte and packet rates from its netdev statistics.
@@ -291,6 +273,14 @@ int run_stat(const Tool&, const CommandLine& cl) {
     return 1;
   }
   std::vector<Device> devices = devices_of(shown_domains);
+  // Where there are cxi devices, they alone (as cxi_stat lists), so scripts looping over
+  // fab_stat -l meet no lo, eth0 or shm; --all, --provider or -d show the others.
+  const bool any_cxi = std::any_of(devices.begin(), devices.end(), is_cxi_device);
+  if (any_cxi && !o.all_devices && own.provider.empty() && own.domain.empty()) {
+    devices.erase(std::remove_if(devices.begin(), devices.end(),
+                                 [](const Device& d) { return !is_cxi_device(d); }),
+                  devices.end());
+  }
   if (o.list || o.mac_list) {
     // Bare names or MACs, one a line, as cxi_stat prints them for scripts (a device without
     // a MAC has no line under -m).
@@ -300,12 +290,12 @@ int run_stat(const Tool&, const CommandLine& cl) {
     }
     return 0;
   }
-  std::vector<std::vector<RateSample>> first;
+  std::vector<LinkCounters> first;
   if (o.rates) {
     bool any = false;
     for (const Device& d : devices) {
-      first.push_back(first_rate_samples(d));
-      for (const RateSample& r : first.back()) any |= r.ok;
+      first.push_back(LinkCounters::read(d.cxi_dir));
+      any |= first.back().any();
     }
     if (any) sleep_s(o.pause);
   }

@@ -1,4 +1,4 @@
-// The latency loop's gap between iterations.
+// The latency loop's gap between iterations: a real one, or the CXI tools' busy-wait.
 #include "engine/latency_loop.h"
 
 namespace fabperf {
@@ -14,6 +14,17 @@ void wait_gap(int64_t gap_ns) {
   }
   while (now_ns() < until) {
   }
+}
+
+nlohmann::json GapRecord::to_json() const {
+  return {{"mode", original ? "original" : "exact"},
+          {"how", original ? "busy-wait as the CXI tools' active_sleep: it ends once the times "
+                             "since its start add up to the gap"
+                           : "sleep, then spin to the end of the gap"},
+          {"asked_us", asked_ns / 1000},
+          {"mean_us",
+           count > 0 ? static_cast<double>(total_ns) / static_cast<double>(count) / 1e3 : 0.0},
+          {"gaps", count}};
 }
 
 }  // namespace fabperf

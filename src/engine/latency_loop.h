@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "core/clock.h"
 #include "core/status.h"
 #include "engine/run_limit.h"
@@ -27,6 +29,35 @@ struct Sample {
 // Waits `gap_ns`: sleeps most of it and spins the last stretch, so short gaps stay exact.
 void wait_gap(int64_t gap_ns);
 
+// The CXI tools' busy-wait between iterations (active_sleep, utils_common.c), reproduced: on
+// every pass it adds the time since its start to a sum, and ends once the sum reaches
+// `gap_ns`. It therefore spins about sqrt(2 * gap * c) (c: one clock read), 7-10 us for their
+// default 1000 us gap, never sleeping. --latency_gap_mode original (the fab_* default).
+// `now` is the clock (tests give a fake one); returns the time spun.
+template <typename Now>
+int64_t spin_like_originals(int64_t gap_ns, Now&& now) {
+  const int64_t start = now();
+  int64_t sum = 0, t = start;
+  // Ends: the clock moves on, so each pass adds more than the one before.
+  while (sum < gap_ns) {
+    t = now();
+    sum += t - start;
+  }
+  return t - start;
+}
+inline void wait_gap_like_originals(int64_t gap_ns) {
+  spin_like_originals(gap_ns, [] { return now_ns(); });
+}
+
+// The gaps a loop kept: how they were made and how long they measured, for the run's info.
+struct GapRecord {
+  bool original = false;  // wait_gap_like_originals, else wait_gap
+  int64_t asked_ns = 0;
+  int64_t total_ns = 0;
+  uint64_t count = 0;
+  nlohmann::json to_json() const;
+};
+
 // Runs `once(iteration, t0)` (returning Result<Sample>) until the limit; t0 is the clock as the
 // iteration begins (one read serves the limit and the sample: on shm a round trip is a few
 // clock reads long). `periodic(now)` (returning Status) is the test's look at its peer; it
@@ -37,6 +68,7 @@ template <typename Once, typename Periodic>
 Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
   const uint64_t warmup = ctx.opts.warmup;
   const int64_t gap_ns = static_cast<int64_t>(ctx.opts.latency_gap) * 1000;
+  GapRecord gaps{ctx.opts.latency_gap_mode == "original", gap_ns, 0, 0};
   RunLimit limit(ctx.opts);
   uint64_t measured = 0;
   int64_t next_check = now_ns() + kPeerCheckNs;
@@ -56,8 +88,16 @@ Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
     }
     int64_t now = t0 + sample->ns;
     if (gap_ns > 0) {
-      wait_gap(gap_ns);
+      // After warm-up iterations too, as the originals.
+      const int64_t before = now_ns();
+      if (gaps.original) {
+        wait_gap_like_originals(gap_ns);
+      } else {
+        wait_gap(gap_ns);
+      }
       now = now_ns();
+      gaps.total_ns += now - before;
+      ++gaps.count;
     }
     if (!warming) ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     if (now >= next_check) {
@@ -67,6 +107,7 @@ Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
   }
   ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
   ctx.mark_end();
+  if (gaps.count > 0) ctx.stats.info["latency_gap"] = gaps.to_json();
   return Status::Ok();
 }
 

@@ -101,6 +101,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   FabricSession& f = **session;
   WindowRun run;
   run.op_bytes = spec.type_size;  // as send_bytes counts them below
+  run.lists = ctx.opts.bw_method == "lists";
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
@@ -115,9 +116,11 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     }, on);
   }
   if (ctx.role == Role::kServer) {
+    FP_RETURN_IF_ERROR(passive_start(f, run, on));
     FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
     return f.send_done({{"served", true}});
   }
+  run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
     return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
   }, on));
@@ -126,7 +129,9 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   ctx.stats.send_msgs = measured;
   ctx.stats.send_bytes = measured * spec.type_size;
   ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
-  return finish_client(f, {{"sent", run.posted}}, on).status();
+  FP_RETURN_IF_ERROR(finish_client(f, {{"sent", run.posted}}, on).status());
+  if (run.lists) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
+  return Status::Ok();
 }
 
 // qperf's ver_* tests: one atomic at a time on a word starting at 0, so operation i must

@@ -96,19 +96,22 @@ Status unsupported_transport(TestContext& ctx) {
 const std::vector<TestSpec>& fabric_tests() {
   using K = TestKind;
   constexpr fi_ep_type MSG = FI_EP_MSG, DGRAM = FI_EP_DGRAM, RDM = FI_EP_RDM;
-  const auto lat = with_common({"access_recv", "verify", "latency_gap"});
-  const auto bw = with_common({"tx_depth", "access_recv", "verify"});
-  const auto ud = with_common({"tx_depth", "access_recv", "verify", "mtu_size"});
-  const auto ud_lat = with_common({"access_recv", "verify", "mtu_size", "latency_gap"});
-  const auto rma_bw = with_common({"tx_depth", "verify"});
-  const auto rma_lat = with_common({"verify", "latency_gap"});
-  const auto read_bw = with_common({"tx_depth", "rd_atomic", "verify"});
-  const auto rate = with_common({"tx_depth", "rd_atomic"});
+  const auto lat =
+      with_common({"access_recv", "verify", "latency_gap", "latency_gap_mode", "clock"});
+  const auto bw = with_common({"tx_depth", "access_recv", "verify", "bw_method"});
+  const auto ud = with_common({"tx_depth", "access_recv", "verify", "mtu_size", "bw_method"});
+  const auto ud_lat = with_common(
+      {"access_recv", "verify", "mtu_size", "latency_gap", "latency_gap_mode", "clock"});
+  const auto rma_bw = with_common({"tx_depth", "verify", "bw_method"});
+  const auto rma_lat = with_common({"verify", "latency_gap", "latency_gap_mode"});
+  const auto read_bw = with_common({"tx_depth", "rd_atomic", "verify", "bw_method"});
+  const auto rate = with_common({"tx_depth", "rd_atomic", "bw_method"});
   const auto ver = with_common({});
   const auto amo = with_common({"tx_depth", "rd_atomic", "atomic_op", "atomic_type", "cswap_op",
-                                "fetching"});
+                                "fetching", "bw_method"});
   const auto amo_lat =
-      with_common({"atomic_op", "atomic_type", "cswap_op", "fetching", "latency_gap"});
+      with_common({"atomic_op", "atomic_type", "cswap_op", "fetching", "latency_gap",
+                   "latency_gap_mode"});
   const auto none = std::vector<const char*>{"msg_size"};
 
   static const std::vector<TestSpec> tests = {

@@ -169,6 +169,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
                 : bidirectional ? "peer (its completed writes)" : "writer (completed writes)";
   if (!fill_tx(f)) return f.status();
   WindowRun run;
+  run.lists = ctx.opts.bw_method == "lists";
   RmaCounters counters;
   Handler on;
   on = rma_handler(f, run, counters, &on);
@@ -186,6 +187,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     return check_written_slots(f, on, peer.value("sent", uint64_t{0}), false);
   }
   if (writing) {
+    run.barrier = run.lists;  // the lists' start barrier (-b: both sides', above)
     FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
       return post_write(f, index, with_data, on);
     }, on));
@@ -194,7 +196,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     ctx.stats.send_bytes = measured * f.msg_size;
     ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
   } else {
-    ctx.mark_start();
+    FP_RETURN_IF_ERROR(passive_start(f, run, on));
   }
   nlohmann::json mine = {{"sent", run.posted},
                          {"measured", run.measured(f.warmup)},
@@ -204,6 +206,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     auto reply = finish_client(f, mine, on);
     if (!reply.ok()) return reply.status();
     peer = *reply;
+    if (run.lists) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
   } else if (!run.peer_done) {
     auto msg = serve_until_peer_done(f, on);
     if (!msg.ok()) return msg.status();
@@ -235,6 +238,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   WindowRun run;
+  run.lists = ctx.opts.bw_method == "lists";
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
@@ -252,10 +256,12 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
     }, on);
   }
   if (ctx.role == Role::kServer) {
+    FP_RETURN_IF_ERROR(passive_start(f, run, on));
     auto done = serve(f, on);
     if (!done.ok()) return done.status();
     return f.send_done({{"served", true}});
   }
+  run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
     return post_read(f, index, on);
   }, on));
@@ -264,7 +270,9 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   ctx.stats.send_msgs = measured;
   ctx.stats.send_bytes = measured * f.msg_size;
   ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
-  return finish_client(f, {{"sent", run.posted}}, on).status();
+  FP_RETURN_IF_ERROR(finish_client(f, {{"sent", run.posted}}, on).status());
+  if (run.lists) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
+  return Status::Ok();
 }
 
 namespace {

@@ -84,11 +84,33 @@ struct WindowRun {
   // Bytes one operation moves, as the test counts send_bytes (0: the message size); the
   // interval meter (--interval) counts measured posts by it.
   uint64_t op_bytes = 0;
-  bool barrier = false;     // both sides issue: meet at a start barrier after the warm-up
+  bool barrier = false;     // meet the peer at a start barrier after the warm-up
   bool peer_ready = false;  // the peer's start barrier message has arrived
+  // --bw_method lists (the CXI tools' method, their default): post a list of `window`
+  // operations (fewer at once where the provider's queue is shallower), wait until all of it
+  // has completed and, with `list_answers`, until the receiver has answered it, then post the
+  // next; the run limit is looked at between lists only.
+  bool lists = false;
+  bool list_answers = false;  // each list waits for its answer (send: the receiver's word)
+  uint64_t answers = 0;       // answers received (the caller's handler counts them)
+  uint64_t lists_posted = 0;
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
+  // Lists: the next one may start once the last has completed (and been answered).
+  bool list_done(size_t in_flight) const {
+    return in_flight == 0 && (!list_answers || answers >= lists_posted);
+  }
 };
+
+// How a windowed run issued its operations, for the JSON (the two methods' figures differ).
+inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t window,
+                                    uint64_t warmup) {
+  if (!run.lists) return {{"method", "stream"}, {"window", window}, {"warmup", warmup}};
+  return {{"method", "lists"},          {"list_size", list},
+          {"lists", run.lists_posted},  {"in_flight_max", window},
+          {"answered", run.list_answers}, {"answers", run.answers},
+          {"warmup", warmup}};
+}
 
 // The start barrier of a bi-directional run: this side's warm-up is complete; tell the peer
 // and wait for its word, serving completions meanwhile (the peer's warm-up may need this
@@ -115,6 +137,25 @@ Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
   return Status::Ok();
 }
 
+// The passive side of a unidirectional run: with --bw_method lists its half of the start
+// barrier, before the initiator's first list, as the originals' run_bw_passive (the end
+// barrier is the end-of-test exchange); then its measured phase starts.
+template <typename Fn>
+Status passive_start(FabricSession& f, WindowRun& run, Fn&& on) {
+  if (run.lists) FP_RETURN_IF_ERROR(start_barrier(f, run, on));
+  f.ctx.mark_start();
+  run.start_ns = now_ns();
+  return Status::Ok();
+}
+
+// A list run's time as the originals take it (run_bw_active): from the start barrier to now,
+// just after the end barrier.
+inline int64_t lists_time_ns(const WindowRun& run, TestContext& ctx) {
+  ctx.stats.info["bw_timed"] =
+      "from the start barrier to the end barrier (TCP), as the CXI tools time a run";
+  return now_ns() - run.start_ns;
+}
+
 // Keeps up to `window` operations in flight through post_one(index) (which takes a tx
 // context and posts), first the warm-up ones, then the measured phase. The client stops at
 // its time or count; a server at its count (-n) or when the client's end message arrives
@@ -122,12 +163,17 @@ Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
 // provider whose queue is shallower than the window frees one slot at a time, and the window
 // would never fill (a --tx_depth 8192 run went on for minutes). Returns once every posted
 // operation has completed. Ticks the interval meter (--interval) with the loop's clock and
-// finishes it with the measured posts.
+// finishes it with the measured posts. With `run.lists` (the CXI tools' method) the same loop
+// posts `window` operations as one list (as many in flight as the provider takes), waits for
+// all of it (and its answer), and looks at the limit only between lists.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
+  const size_t list = window;  // -l: one list, whatever the provider keeps in flight
   window = std::min(window, f.tx_window());
   bool measuring = false;
+  uint64_t list_left = 0;  // operations of the current list still to post
+  auto list_done = [&] { return run.list_done(f.tx_pool.in_flight()); };
   // What --interval counts: the measured operations completed so far (posts run ahead of
   // completions by the window, and a provider that buffers takes a whole window at once),
   // and at the end the measured posts, every one of them completed by then: the test's send
@@ -176,13 +222,23 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
         more = !run.peer_done && (measuring || run.posted < f.warmup);
       }
     }
+    if (run.lists && list_left > 0) more = true;  // a list is posted whole
     if (!more && measuring) break;
+    if (run.lists && more && list_left == 0) {
+      if (list_done()) {
+        list_left = list;
+        ++run.lists_posted;
+      } else {
+        more = false;  // this list is still under way
+      }
+    }
     // Posts until the window is full, the limit is reached, or a millisecond has passed (the
     // outer loop's looks at the peer and the clock must not wait on a trickle of slots).
     const int64_t look_again = now + 1'000'000;
     for (uint32_t posts = 0; more && f.tx_pool.in_flight() < window; ++posts) {
       if (!post_one(run.posted)) return f.status();
       ++run.posted;
+      if (run.lists && --list_left == 0) break;
       if (!measuring) {
         more = run.posted < f.warmup;
       } else if (f.count_limit() > 0) {
@@ -193,7 +249,9 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
         if (t >= look_again) break;
       }
     }
-    if (!f.progress(on, f.tx_pool.in_flight() > 0 ? kSliceMs : 0)) return f.status();
+    // Something to wait for: operations in flight, or (lists) the receiver's answer.
+    const bool waiting = f.tx_pool.in_flight() > 0 || (run.lists && !list_done());
+    if (!f.progress(on, waiting ? kSliceMs : 0)) return f.status();
     if (client && run.barrier && !run.peer_ready && f.control_message_waiting()) {
       // The server reached the start barrier first (this side is still warming up).
       auto msg = f.read_peer_done();
@@ -205,7 +263,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
-    if (f.tx_pool.in_flight() > 0 && !f.not_stalled(now)) return f.status();
+    if (waiting && !f.not_stalled(now)) return f.status();
   }
   // The window still in flight completes: intervals go on through it (a deep window on a
   // slow provider takes long).
@@ -215,9 +273,10 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       int64_t t = now_ns();
       if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
     }
-    return f.tx_pool.in_flight() == 0;
+    return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
   }, false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
+  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
   return drained;
 }
 

@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <optional>
 
+#include "core/cycle_clock.h"
 #include "engine/latency_loop.h"
 #include "fabric/pattern.h"
 #include "fabric/roles.h"
@@ -33,6 +35,14 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
       std::min<int64_t>(kMaxReplyWaitNs, static_cast<int64_t>(ctx.timeout_s() * 1e9));
   if (!f.fill_tx(0)) return f.status();
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
+  // -c cycles (fab_send_lat): each sample timed by the cycle counter, as cxi_send_lat's.
+  std::optional<CycleClock> cycles;
+  if (ctx.opts.clock == "cycles") {
+    auto calibrated = CycleClock::calibrate();
+    if (!calibrated.ok()) return calibrated.status();
+    cycles = *calibrated;
+    ctx.stats.info["clock"] = cycles->describe();
+  }
 
   bool got_tx = false, got_rx = false;
   uint64_t seq = 0;
@@ -65,6 +75,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   uint64_t sent = 0;
   auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
     got_tx = got_rx = false;
+    const int64_t start = cycles ? cycles->now_ns() : t0;
     ++seq;
     if (seq_on && !f.put(f.tx(0), &seq, kSeqBytes)) return f.status();
     bool completes = true;
@@ -82,12 +93,12 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
       if (lost && got_tx) break;
       if (!f.periodic(now) || !f.not_stalled(now)) return f.status();
     }
-    int64_t t1 = now_ns();
+    int64_t t1 = cycles ? cycles->now_ns() : now_ns();
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.msg_size;
     if (lost) ctx.stats.lost_msgs++;
     ++sent;
-    return Sample{t1 - t0, lost};
+    return Sample{t1 - start, lost};
   };
   FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
   auto done = finish_client(f, {{"sent", sent}}, on);
@@ -158,10 +169,18 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   }
 
   WindowRun run;
+  // --bw_method lists: a receiver answers each list with an empty message, and a sender
+  // waits for that answer before its next list, as cxi_send_bw's response PUT.
+  run.lists = ctx.opts.bw_method == "lists";
+  run.list_answers = run.lists && !unreliable;  // a lost answer would stall the sender
   uint64_t received = 0;
   int64_t rx_start = 0, rx_last = 0, tx_last = 0;
   volatile uint64_t sink = 0;
   std::function<bool(const fi_cq_data_entry&)> on;
+  static const char kAnswer = 0;  // never read: answers carry no bytes
+  auto answer = [&] {
+    return f.post("fi_inject", [&] { return fi_inject(f.ep(), &kAnswer, 0, f.peer()); }, on);
+  };
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c->kind == OpKind::kTx) {
@@ -171,11 +190,16 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
       return true;
     }
     f.rx_pool.release(c);
+    if (run.list_answers && e.len == 0) {  // the peer's answer to one of this side's lists
+      ++run.answers;
+      return f.post_recv(c->slot, on);
+    }
     int64_t now = now_ns();
     ++received;
     if (received == 1 || received == f.warmup) {
       rx_start = now;
-      if (!sending) ctx.mark_start();  // a pure receiver's measured phase starts here
+      // A pure receiver's measured phase starts here (with lists: at the start barrier).
+      if (!sending && !run.lists) ctx.mark_start();
     }
     rx_last = now;
     if (received > f.warmup || f.warmup == 0) {
@@ -184,15 +208,22 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     }
     if (f.verify && !f.check_rx(f.rx(c->slot), e.len)) return false;
     if (f.access_recv) sink = sink + f.touch(f.rx(c->slot), e.len);
+    // A whole list arrived: answer it (the sender's next list waits for this).
+    if (run.list_answers && received % window == 0 && !answer()) return false;
     return f.post_recv(c->slot, on);
   };
   if (receiving) {
     for (uint32_t slot = 0; slot < f.rx_pool.capacity(); ++slot) {
       if (!f.post_recv(slot % f.rx_slots(), on)) return f.status();
     }
+  } else if (run.list_answers && !f.post_recv(0, on)) {  // a sender's receive for answers
+    return f.status();
   }
 
-  if (!sending) ctx.mark_start();
+  if (!sending) {
+    FP_RETURN_IF_ERROR(passive_start(f, run, on));
+    if (run.lists) rx_start = run.start_ns;
+  }
   if (sending) {
     auto post_one = [&](uint64_t index) {
       uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
@@ -204,7 +235,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
     // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
     // the end exchange below is the end barrier.
-    run.barrier = receiving;
+    run.barrier = receiving || run.lists;
     FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
     if (receiving) {
       ctx.stats.info["bidirectional"] =
@@ -224,6 +255,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     auto server = finish_client(f, {{"sent", posted}}, on);
     if (!server.ok()) return server.status();
     peer_counts = *server;
+    if (run.lists && !receiving) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
   } else if (!peer_done) {
     auto msg = serve_until_peer_done(f, on);
     if (!msg.ok()) return msg.status();
@@ -238,6 +270,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     }
     ctx.stats.lost_msgs = peer_sent > received ? peer_sent - received : 0;
     ctx.stats.recv_time_ns = rx_last - rx_start;
+    // A pure receiver of lists: from its start barrier to its end barrier (its answer below).
+    if (run.lists && !sending) ctx.stats.recv_time_ns = lists_time_ns(run, ctx);
   }
   ctx.mark_end();
   if (!client) return f.send_done({{"sent", posted}, {"received", received}});

@@ -117,7 +117,8 @@ Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx
 Status FabricSession::setup(const SessionNeeds& needs) {
   const RunOptions& opts = ctx.opts;
   msg_size = std::max<uint64_t>(1, message_size_of(ctx.spec, opts));
-  warmup = opts.warmup;
+  // The CXI tools' list method has no warm-up (run_support.h, WindowRun::lists).
+  warmup = opts.bw_method == "lists" && streams_operations(ctx.spec) ? 0 : opts.warmup;
   if (opts.no_msgs == 0 && opts.time <= 0) {
     return Status::Usage("a fabric test needs a time (-t) or a message count (-n)");
   }

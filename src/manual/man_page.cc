@@ -7,6 +7,7 @@
 #include "cli/help.h"
 #include "cxi/cxi_tools.h"
 #include "manual/roff.h"
+#include "manual/tool_sections.h"
 #include "options/option_table.h"
 #include "options/spellings.h"
 
@@ -150,9 +151,7 @@ Result<std::string> tool_man_page(std::string_view name) {
     out += "\n" + roff_escape(s.cxi->help != nullptr ? s.cxi->help : s.spec->help) +
            roff_escape(choices_text(*s.spec)) + "\n";
   }
-  out += ".SH EXIT STATUS\n0 success, 1 an error (as the originals), 2 bad usage";
-  if (tool->kind == cxi::ToolKind::kHeatsink) out += " or a target failed";
-  out += ".\n";
+  out += tool_output_section(*tool) + tool_examples_section(*tool) + tool_exit_section(*tool);
   return out + see_also(tool->name);
 }
 

@@ -79,6 +79,7 @@ struct CxiSpelling {
   const char* fixed = nullptr;      // takes no argument and sets this value ("0" for --keep)
   bool sweep = false;               // MIN:MAX runs every power of two between (-s 8:1024)
   const char* noun = nullptr;       // "Invalid NOUN: VALUE"; nullptr: the long name in words
+  double max = 0;                   // these tools' largest value, below the row's (0: the row's)
 };
 
 struct OptionSpec {

@@ -24,6 +24,8 @@ namespace fabperf {
   X(uint64_t, streams)               \
   X(uint64_t, rate)                  \
   X(uint64_t, latency_gap)           \
+  X(std::string, latency_gap_mode)   \
+  X(std::string, clock)              \
   X(uint64_t, sock_buf_size)         \
   X(uint64_t, ip_port)               \
   X(bool, nodelay)                   \
@@ -35,6 +37,7 @@ namespace fabperf {
   X(std::string, fabric)             \
   X(uint64_t, tx_depth)              \
   X(uint64_t, rd_atomic)             \
+  X(std::string, bw_method)          \
   X(uint64_t, mtu_size)              \
   X(std::string, use_hp)             \
   X(std::string, gpu)                \
@@ -123,7 +126,8 @@ namespace fabperf {
   X(std::string, gpu_type)               \
   X(uint64_t, buf_size)                  \
   X(uint64_t, buf_align)                 \
-  X(std::string, clock)                  \
+  X(bool, ignore_cpu_freq_mismatch)      \
+  X(bool, emu_mode)                      \
   X(uint64_t, procs)                     \
   X(double, interval)                    \
   X(std::string, cpu_list)               \
@@ -135,6 +139,7 @@ namespace fabperf {
   X(bool, aer)                           \
   X(bool, rates)                         \
   X(bool, traffic)                       \
+  X(bool, all_devices)                   \
   X(double, pause)
 
 // Room for one bit per row of the option table.

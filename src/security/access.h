@@ -30,6 +30,8 @@ class AllowList {
   static Result<AllowList> Parse(std::string_view text);
   bool empty() const { return blocks_.empty(); }
   bool allows(const SockAddr& peer) const;
+  // A block the program itself knows (a --matrix job's peers): not bounded by kMaxAllowBlocks.
+  void add(const Cidr& block) { blocks_.push_back(block); }
   const std::vector<Cidr>& blocks() const { return blocks_; }
 
  private:

@@ -82,10 +82,47 @@ void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why) {
   log(peer.host() + ": refused: " + why);
 }
 
+void Server::cut_oldest_unproven() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Slot* oldest = nullptr;
+  for (Slot* slot : sessions_) {
+    if (!slot->proven && !slot->told &&
+        (oldest == nullptr || slot->accepted_ns < oldest->accepted_ns)) {
+      oldest = slot;
+    }
+  }
+  if (oldest == nullptr) return;
+  oldest->told = true;
+  oldest->stop.store(true);
+  oldest->channel->shut_down();
+}
+
+Status Server::take_slot(Slot& slot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (slot.told) return Status::Interrupted("cut");
+  if (proven_ >= options_.max_clients) {
+    return Status::Failed("server busy: " + std::to_string(options_.max_clients) +
+                          " clients are being served (server option --max_clients); try again "
+                          "later");
+  }
+  slot.proven = true;
+  ++proven_;
+  unproven_.fetch_sub(1);
+  return Status::Ok();
+}
+
 void Server::supervise(bool stopping) {
   int64_t now = now_ns();
   std::lock_guard<std::mutex> lock(mu_);
   for (Slot* slot : sessions_) {
+    if (options_.unproven_s > 0 && !slot->proven && !slot->told &&
+        now - slot->accepted_ns >= static_cast<int64_t>(options_.unproven_s * 1e9)) {
+      // A stranger, or a client too slow to prove the key: it goes without a word.
+      slot->told = true;
+      slot->stop.store(true);
+      slot->channel->shut_down();
+      continue;
+    }
     if (slot->told || (!stopping && now < slot->deadline_ns)) continue;
     slot->told = true;
     slot->stop.store(true);
@@ -110,7 +147,8 @@ Status Server::serve() {
   int64_t next_fd_warning = 0;
   while (!stop_.load() && !(options_.once && sessions_ended_.load() > 0)) {
     pollfd pfd{listener_.get(), POLLIN, 0};
-    int rc = poll(&pfd, 1, 200);  // wake up to notice Stop() and run the watchdog
+    // Wake up to notice Stop() and run the watchdog (often enough to cut the unproven).
+    int rc = poll(&pfd, 1, options_.unproven_s > 0 ? 50 : 200);
     supervise(false);
     if (rc <= 0) continue;
     SockAddr peer;
@@ -131,6 +169,13 @@ Status Server::serve() {
     if (!options_.allow.allows(peer)) {
       refuse(std::move(conn), peer,
              "access denied: " + peer.host() + " is not in this server's --allow list");
+      continue;
+    }
+    if (options_.unproven_s > 0) {
+      if (unproven_.load() >= kMaxUnproven) cut_oldest_unproven();
+      unproven_.fetch_add(1);
+      active_.fetch_add(1);
+      std::thread([this, fd = conn.release()] { session(fd); }).detach();
       continue;
     }
     if (active_.load() >= options_.max_clients) {

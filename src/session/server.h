@@ -91,7 +91,14 @@ struct ServerOptions {
   // qperf client hears fabperf's error frame).
   const QperfHooks* qperf = nullptr;
   bool no_qperf = false;   // --no_qperf: qperf clients are refused, in qperf's terms
+  // > 0, with a key (a --matrix rank's server): a connection must prove the key within this
+  // many seconds of its accept, and until it has it holds none of the max_clients slots; at
+  // most kMaxUnproven wait at once, a newer one cutting the oldest. Strangers holding idle
+  // connections then cannot keep the job's own clients out.
+  double unproven_s = 0;
 };
+
+inline constexpr int kMaxUnproven = 64;
 
 // Frames a client may send are small; this bounds what one costs before it is checked.
 inline constexpr uint32_t kClientMaxFrameBody = 64 * 1024;
@@ -109,6 +116,9 @@ class Server {
   // have, Timeout when some did not end within the grace period (the caller should exit),
   // Failed when the one session of a `once` server failed (the fab_* servers exit 1 then).
   Status serve();
+  // Replaces the --allow list; only before serve() (a --matrix rank learns its job's peers
+  // after its server is listening).
+  void set_allow(AllowList allow) { options_.allow = std::move(allow); }
   // Safe from any thread.
   void stop() { stop_.store(true); }
   int active_sessions() const { return active_.load(); }
@@ -122,6 +132,8 @@ class Server {
     int64_t deadline_ns = INT64_MAX;  // the current run's deadline, kept by the supervisor
     RunCost cost;                     // reserved by the current run (memory, threads, fds)
     bool told = false;                // already sent its ERROR by the supervisor
+    int64_t accepted_ns = 0;
+    bool proven = false;  // with unproven_s: proved the key and holds a client slot
     // Set: the supervisor tells the client this way (a qperf client, in qperf's terms).
     std::function<void(const std::string&)> tell;
   };
@@ -150,8 +162,13 @@ class Server {
   int64_t run_deadline_ns(const RunOptions& opts) const;
   // Answers a connection that will not be served, without waiting on it.
   void refuse(Fd conn, const SockAddr& peer, const std::string& why);
-  // Ends runs past their deadline, or every session when stopping.
+  // Ends runs past their deadline, or every session when stopping; with unproven_s, cuts the
+  // connections that did not prove the key in time.
   void supervise(bool stopping);
+  // With unproven_s: makes room for one more connection that has yet to prove the key.
+  void cut_oldest_unproven();
+  // With unproven_s: a session that proved the key takes a client slot, or is told busy.
+  Status take_slot(Slot& slot);
   void log(const std::string& line);
 
   ServerOptions options_;
@@ -159,6 +176,8 @@ class Server {
   uint16_t port_;
   std::atomic<bool> stop_{false};
   std::atomic<int> active_{0};
+  std::atomic<int> unproven_{0};  // with unproven_s: connections yet to prove the key
+  int proven_ = 0;                // with unproven_s: sessions holding a slot (guarded by mu_)
   std::atomic<int> sessions_ended_{0};
   std::string first_failure_;  // with `once`: why the session failed (guarded by mu_)
   MeasurementQueue queue_;

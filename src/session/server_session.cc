@@ -44,6 +44,7 @@ void Server::session(int fd) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       slot.channel = &ch;
+      slot.accepted_ns = now_ns();
       if (stop_.load()) slot.stop.store(true);
       sessions_.push_back(&slot);
     }
@@ -54,6 +55,7 @@ void Server::session(int fd) {
       s = serve_qperf(ch, slot, info);  // a qperf client heard its failures in its own terms
     } else if (qperf.ok()) {
       s = handshake(ch, info);
+      if (s.ok() && options_.unproven_s > 0) s = take_slot(slot);
       if (s.ok()) s = serve_requests(ch, slot, info);
     }
     if (!s.ok()) {
@@ -76,6 +78,13 @@ void Server::session(int fd) {
     if (options_.observer != nullptr && !info.tool.empty()) options_.observer->on_session_end(info);
     std::lock_guard<std::mutex> lock(mu_);
     sessions_.remove(&slot);
+    if (options_.unproven_s > 0) {
+      if (slot.proven) {
+        --proven_;
+      } else {
+        unproven_.fetch_sub(1);
+      }
+    }
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (counts_for_once(info)) sessions_ended_.fetch_add(1);

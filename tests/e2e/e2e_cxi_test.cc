@@ -16,91 +16,11 @@
 #include <sstream>
 #include <thread>
 
+#include "e2e_cxi_util.h"
 #include "e2e_util.h"
 
 namespace fabperf::testing {
 namespace {
-
-std::string tool_path(const std::string& name) { return beside_fabperf(name); }
-
-RunOutput tool(const std::string& name, const std::vector<std::string>& args, double timeout = 60) {
-  return run(args, timeout, tool_path(name));
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The libfabric tests are in this build (the fab_* tools run them).
-bool have_rdm_tests() {
-  static const bool have = contains(run({"--help", "tests"}, 30).out, "rdm_write_lat");
-  return have;
-}
-
-#define REQUIRE_RDM()                                                       \
-  if (!have_rdm_tests()) GTEST_SKIP() << "this build has no rdm_* tests"
-
-int count_lines(const std::string& text, const std::regex& re) {
-  int n = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) n += std::regex_match(line, re) ? 1 : 0;
-  return n;
-}
-
-// A fab_* server process: output to a file, started when it says it listens.
-class CxiServer {
- public:
-  CxiServer(const std::string& name, std::vector<std::string> extra = {}) {
-    port_ = free_port();
-    out_path_ = "/tmp/fabperf_cxi_server_" + std::to_string(getpid()) + "_" + std::to_string(port_);
-    std::vector<std::string> args = {"-p", std::to_string(port_)};
-    args.insert(args.end(), extra.begin(), extra.end());
-    // These tests run shm between a root client and this server.
-    for (const std::string& a : keep_root_sessions("--run-as")) args.push_back(a);
-    std::string program = tool_path(name);
-    pid_ = fork();
-    if (pid_ == 0) {
-      int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      dup2(fd, 1);
-      dup2(fd, 2);
-      std::vector<char*> argv{const_cast<char*>(program.c_str())};
-      for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(program.c_str(), argv.data());
-      _exit(127);
-    }
-    for (int i = 0; i < 400 && !contains(slurp(out_path_), "for client to connect"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~CxiServer() {
-    if (status_ < 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    unlink(out_path_.c_str());
-  }
-  std::string port() const { return std::to_string(port_); }
-  // Exit status once it ends on its own (-1: still running after timeout_s).
-  int wait(double timeout_s = 20) {
-    for (int i = 0; i < timeout_s * 50 && status_ < 0; ++i) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-      else std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return status_;
-  }
-  std::string output() const { return slurp(out_path_); }
-
- private:
-  int port_ = 0;
-  pid_t pid_ = -1;
-  int status_ = -1;
-  std::string out_path_;
-};
 
 struct BadInput {
   const char* tool;
@@ -270,14 +190,15 @@ TEST(E2eCxi, DurationWithReportAll) {
   REQUIRE_RDM();
   CxiServer server("fab_read_lat");
   RunOutput r = tool("fab_read_lat", {"127.0.0.1", "-p", server.port(), "-D", "0.5",
-                                      "--report-all", "--latency-gap", "10000", "-P", "tcp"});
+                                      "--report-all", "--latency-gap", "10000", "--exact-gap",
+                                      "-P", "tcp"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\n +8 +([0-9]+) ")));
   int samples = count_lines(r.out, kSampleRow);
   EXPECT_EQ(std::to_string(samples), m[1].str());
-  // A real gap: 10 ms between iterations allows at most 50 in half a second (the original's
-  // busy-wait ended after microseconds, giving thousands).
+  // --exact-gap: 10 ms between iterations allows at most 50 in half a second (the
+  // originals' busy-wait, the default, ends after microseconds, giving thousands).
   EXPECT_GT(samples, 5);
   EXPECT_LE(samples, 51);
 }
@@ -365,48 +286,6 @@ TEST(E2eCxi, LoopbackBandwidth) {
         << r.out;
   }
 }
-
-// A fake sysfs tree for fab_heatsink_check and fab_stat ($FABPERF_SYSFS_ROOT): lo has a
-// PCI device, and hwmon chips are put under it or elsewhere.
-class FakeSysfs {
- public:
-  FakeSysfs() {
-    root_ = "/tmp/fabperf_sysfs_" + std::to_string(getpid()) + "_" + std::to_string(++count_);
-    dir("devices/pci0000:00/0000:00:03.0");
-    dir("devices/pci0000:00/0000:00:04.0");
-    dir("class/net/lo");
-    dir("class/hwmon");
-    link("class/net/lo/device", "../../../devices/pci0000:00/0000:00:03.0");
-  }
-  ~FakeSysfs() { std::system(("rm -rf '" + root_ + "'").c_str()); }
-  const std::string& root() const { return root_; }
-  void dir(const std::string& rel) { std::system(("mkdir -p '" + root_ + "/" + rel + "'").c_str()); }
-  void file(const std::string& rel, const std::string& text) {
-    std::ofstream(root_ + "/" + rel) << text << "\n";
-  }
-  void link(const std::string& rel, const std::string& target) {
-    ASSERT_EQ(symlink(target.c_str(), (root_ + "/" + rel).c_str()), 0) << rel;
-  }
-  // A hwmon chip: name, whether it sits under lo's PCI device (or another one, or none),
-  // and its sensors as (file stem, label, raw value).
-  struct Sensor {
-    std::string stem, label, value;
-  };
-  void chip(const std::string& hwmon, const std::string& name, const std::string& pci,
-            const std::vector<Sensor>& sensors) {
-    dir("class/hwmon/" + hwmon);
-    file("class/hwmon/" + hwmon + "/name", name);
-    if (!pci.empty()) link("class/hwmon/" + hwmon + "/device", "../../../devices/pci0000:00/" + pci);
-    for (const auto& [stem, label, value] : sensors) {
-      file("class/hwmon/" + hwmon + "/" + stem + "_input", value);
-      if (!label.empty()) file("class/hwmon/" + hwmon + "/" + stem + "_label", label);
-    }
-  }
-
- private:
-  std::string root_;
-  static inline int count_ = 0;
-};
 
 // fab_heatsink_check over tcp on lo with $FABPERF_SYSFS_ROOT at `fake`.
 RunOutput heatsink(const FakeSysfs& fake, std::vector<std::string> args) {
@@ -692,7 +571,6 @@ TEST(E2eCxi, StatReadsCxiSysfs) {
             "    Description: 200Gbps 1x OSFP\n"
             "    Part Number: P43012-001\n"
             "    Serial Number: SN0001\n"
-            "    Driver: N/A\n"
             "    FW Version: 1.5.41\n"
             "    Network device: lo\n"
             "    MAC: 02:00:00:00:00:12\n"
@@ -750,6 +628,9 @@ TEST(E2eCxiGpu, EveryToolWithGpuBuffersOnBothSides) {
       EXPECT_TRUE(contains(text, "Server RX Mem    : GPU 0\nServer GPU Type  : NVIDIA\n"))
           << text;
       EXPECT_EQ(contains(text, "Server TX Mem    : GPU 0\n"), t.both_ways) << text;
+      // As the originals, once the GPU library is loaded: the stand-in has one device.
+      EXPECT_TRUE(std::regex_search(text, std::regex("\nFound 1 GPU\\(s\\)\n-{51,72}\n")))
+          << text;
     }
     EXPECT_EQ(server.wait(), 0) << server.output();
     FakeGpuEnv::Totals used = gpu.totals();

@@ -1,7 +1,8 @@
 // End-to-end tests of HTML reports: `--html` on a real run (both dialects), `fabperf report` on
 // saved JSON and its errors, and two pages opened in headless Chromium (one browser start
-// each), whose screenshots are kept in build/report-screenshots/ for a person to look at. The
-// matrix and interval pages are checked by the data step's unit tests (report_model_test.cc).
+// each), whose screenshots are kept in build/report-screenshots/ for a person to look at, and
+// the --html page of a --matrix job under mpirun. The interval pages are checked by the data
+// step's unit tests (report_model_test.cc).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "browser_util.h"
+#include "e2e_cluster_util.h"
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
 #include "report_docs_util.h"
@@ -276,6 +278,79 @@ TEST_F(ReportBrowserTest, SizeSweepOfTwoRunsOverlays) {
   for (double v : p50s) EXPECT_GE(std::count(shown.begin(), shown.end(), v), 2) << v;
   auto shown_bw = cell_values(view.dom, "bandwidth.recv_Bps");
   for (double v : bws) EXPECT_GE(std::count(shown_bw.begin(), shown_bw.end(), v), 2) << v;
+}
+
+// user-review item 6: `--html` on a --matrix job writes the page, and the page shows what
+// the job measured: the colour scale spans the measured values (never a negative bandwidth),
+// the baseline and threshold are marked on it, each cell carries its value, "pairs measured"
+// is the text's count, and the node table's number columns are aligned with their headers.
+TEST_F(ReportBrowserTest, MatrixPageShowsTheJobsValues) {
+  if (mpirun_path().empty()) GTEST_SKIP() << "Open MPI's mpirun is not installed (make deps)";
+  const fs::path dir = keep_dir();
+  const fs::path html = dir / "matrix.html";
+  fs::remove(html);
+  JobShape shape;
+  shape.ranks = 4;
+  MatrixJob job(shape, {"-t", "0.2", "--start_timeout", "30", "tcp_lat", "tcp_bw", "--html",
+                        html.string()});
+  ASSERT_EQ(job.wait(180), 0) << job.err();
+  ASSERT_TRUE(fs::exists(html)) << job.err();
+  const json doc = job.json();
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_TRUE(contains(job.out(), "pairs         =  6 measured")) << job.out();
+
+  const PageView view = open_page(chromium_, html.string(), (dir / "matrix.png").string(), 1400,
+                                  2600);
+  auto figures = expect_rendered(view, {"heatmap"});
+  const auto& tests = doc["matrix"]["tests"];
+  ASSERT_EQ(tests.size(), 2u);
+  // Every heatmap cell carries its value as text: tcp_lat's 12 (a round trip shown both
+  // ways), tcp_bw's 6 (one direction a pair).
+  std::vector<std::string> labelled;
+  for (auto& f : figures) {
+    if (f["data-type"] == "heatmap") labelled.push_back(f["data-cell-text"]);
+  }
+  EXPECT_EQ(labelled, (std::vector<std::string>{"12", "6"}));
+  // The legend's ends are the best and worst measured values of each test.
+  std::vector<std::map<std::string, std::string>> ends, marks;
+  for (auto& span : elements(view.dom, "span")) {
+    if (span.count("data-end")) ends.push_back(span);
+    if (span.count("data-mark") && span.count("data-at")) marks.push_back(span);
+  }
+  ASSERT_EQ(ends.size(), 4u);
+  ASSERT_EQ(marks.size(), 4u);
+  for (size_t t = 0; t < 2; ++t) {
+    double lo = 1e300, hi = 0;
+    for (const json& row : tests[t]["values"]) {
+      for (const json& v : row) {
+        if (v.is_number()) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
+      }
+    }
+    const bool higher = tests[t]["better"] == "higher";
+    const double best = std::strtod(ends[2 * t]["data-value"].c_str(), nullptr);
+    const double worst = std::strtod(ends[2 * t + 1]["data-value"].c_str(), nullptr);
+    EXPECT_EQ(ends[2 * t]["data-end"], "best");
+    EXPECT_DOUBLE_EQ(best, higher ? hi : lo) << tests[t]["test"];
+    EXPECT_DOUBLE_EQ(worst, higher ? lo : hi) << tests[t]["test"];
+    EXPECT_GT(worst, 0) << "never a negative " << tests[t]["test"];
+    EXPECT_EQ(marks[2 * t]["data-mark"], "baseline");
+    EXPECT_DOUBLE_EQ(std::strtod(marks[2 * t]["data-value"].c_str(), nullptr),
+                     tests[t]["median"].get<double>());
+    EXPECT_EQ(marks[2 * t + 1]["data-mark"], "threshold");
+  }
+  for (const char* key : {"median", "threshold", "suspects.value"}) {
+    for (double v : cell_values(view.dom, key)) EXPECT_GT(v, 0) << key;
+  }
+  // "pairs measured" is the job's count, as in the text.
+  auto measured = cell_values(view.dom, "measured");
+  ASSERT_EQ(measured.size(), 2u);
+  for (double m : measured) EXPECT_EQ(m, 6);
+  // The node table's number columns: headers aligned with their numbers.
+  for (const char* header : {"rank", "bad links", "links"}) {
+    EXPECT_TRUE(contains(view.dom, std::string("<th class=\"num\">") + header + "</th>"))
+        << header;
+  }
+  EXPECT_TRUE(contains(view.dom, "<th>host</th>"));
 }
 
 }  // namespace

@@ -23,12 +23,22 @@ if [ "$BASE" -gt 0 ]; then ADDR="127.0.0.$((BASE + R))"; else ADDR=127.0.0.1; fi
 set -- "$@" --bind "$ADDR"
 if [ "$R" = "$BAD" ]; then set -- "$@" --bind 192.0.2.1; fi
 if [ "$R" = "$ABSENT" ]; then echo $$ > "$D/pid.$R"; exec sleep 300; fi
+if [ "$R" = "${FP_LATE_RANK:-x}" ]; then sleep "${FP_LATE_S:-2}"; fi
+busy=""
+if [ "$R" = "${FP_BUSY_RANK:-x}" ]; then
+  # This rank shares one CPU with a busy loop that takes the larger share (the rank runs at
+  # nice 10): alive and answering, every link slower.
+  taskset -c 0 sh -c 'while :; do :; done' &
+  busy=$!
+  set -- taskset -c 0 nice -n 10 "$@"
+fi
 "$@" &
 child=$!
 echo $child > "$D/pid.$R"
 trap 'kill -TERM $child 2>/dev/null' TERM INT
 wait $child
 echo $? > "$D/exit.$R"
+[ -n "$busy" ] && kill -KILL $busy
 exit 0
 )SH";
 

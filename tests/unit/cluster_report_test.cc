@@ -178,10 +178,39 @@ TEST(ClusterReport, TextNamesTheWorstLinksAndNodes) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("tcp_lat: latency_ns.p50, lower is better"), std::string::npos) << text;
-  EXPECT_NE(text.find("rank 4 (n4): bad in tcp_lat: 4 of 4 links bad"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 4 (n4): bad in tcp_lat: its median link 20.0x the other nodes', 4 "
+                      "of 4 links bad"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("1 (n1) -> 2 (n2): failed"), std::string::npos) << text;
   EXPECT_NE(text.find("server: no answer within 5 s"), std::string::npos) << text;
   EXPECT_NE(text.find("verdict: 1 bad link, 1 bad node, 0 unreachable"), std::string::npos) << text;
+}
+
+// The matrix in the text is in one unit, chosen from the baseline, in fixed notation: a link
+// six times the baseline's unit shows as 2750, not 2.75e+03 (user-review item 6).
+TEST(ClusterReport, TextMatrixInOneUnitWithoutExponents) {
+  MatrixRun run = sample_run();
+  FigureMatrix& bw = run.tests[1].matrix;
+  for (int a = 0; a < 5; ++a) {
+    for (int b = a + 1; b < 5; ++b) {
+      if (bw.get(a, b)) bw.set(a, b, 4.5e8);
+      if (bw.get(b, a)) bw.set(b, a, 4.5e8);
+    }
+  }
+  bw.set(bw.get(0, 3) ? 0 : 3, bw.get(0, 3) ? 3 : 0, 2.75e9);
+  run.judge();
+  char* buf = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buf, &size);
+  write_matrix_text(run, out);
+  std::fclose(out);
+  std::string text(buf, size);
+  free(buf);
+  EXPECT_NE(text.find("matrix in MB/sec"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 2750"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 450 "), std::string::npos) << text;
+  EXPECT_EQ(text.find("e+"), std::string::npos) << text;
 }
 
 }  // namespace

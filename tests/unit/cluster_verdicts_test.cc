@@ -74,6 +74,126 @@ TEST(ClusterVerdicts, SlowNodeIsTheNodeNotItsLinks) {
   }
 }
 
+// user-review's small job: 5 ranks, the healthy links mostly within 10% and two of them off
+// (0.7x, 1.45x), one rank sharing its CPU, every one of its links 2.2x the others' median.
+// Its own 4 links of 10 widen the job's spread past them (the threshold becomes 2.4x: no link
+// is a suspect), so only a rule that leaves the node out of its own baseline and spread names
+// it.
+FigureMatrix noisy_with_slow_node(int n, int slow, double factor) {
+  FigureMatrix m(n);
+  const double noise[] = {1.0, 1.05, 0.95, 1.1, 0.7, 1.45, 0.9, 1.2, 1.0, 0.8};
+  int i = 0;
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      m.set(a, b, 10000 * (a == slow || b == slow ? factor : noise[i++ % 10]));
+    }
+  }
+  return m;
+}
+
+TEST(ClusterVerdicts, SlowNodeInSmallNoisyJobIsNamedLeavingItOut) {
+  FigureMatrix m = noisy_with_slow_node(5, 2, 2.2);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, everyone(5));
+  EXPECT_EQ(t.suspect_count, 0u) << "the job's spread hides every one of its links";
+  settle(t, m, Better::kLower, tol);
+  auto nodes = judge_nodes({t}, everyone(5));
+  for (const NodeJudgement& node : nodes) {
+    EXPECT_EQ(node.state, node.rank == 2 ? NodeState::kBad : NodeState::kOk) << node.rank;
+  }
+  EXPECT_NEAR(nodes[2].slowdown, 2.2, 0.3);
+  EXPECT_EQ(nodes[1].slowdown, 0);
+}
+
+// What the node rules name (docs/cluster.md, "Verdicts"): a node whose median link is 2x
+// worse than the other nodes' (latency 2.5x: named, 1.5x: not; bandwidth at 40%: named); and,
+// in a quiet job, a node whose every link is a suspect (bandwidth at 80%: each link below the
+// 90% threshold), by the most-links-bad rule; 95% is neither.
+TEST(ClusterVerdicts, NodeRuleSensitivity) {
+  struct Case {
+    Better better;
+    double factor;
+    bool named;
+  };
+  for (const Case& c : std::vector<Case>{{Better::kLower, 1.5, false},
+                                         {Better::kLower, 2.5, true},
+                                         {Better::kHigher, 0.95, false},
+                                         {Better::kHigher, 0.8, true},
+                                         {Better::kHigher, 0.4, true}}) {
+    for (int n : {5, 8, 16, 200}) {  // 200: the large-job path
+      FigureMatrix m = healthy(n, 1e6);
+      for (int other = 0; other < n; ++other) {
+        if (other != 3) set_link(m, 3, other, 1e6 * c.factor);
+      }
+      Tolerances tol;
+      TestJudgement t = judge_links(m, c.better, tol, everyone(n));
+      settle(t, m, c.better, tol);
+      auto nodes = judge_nodes({t}, everyone(n));
+      for (const NodeJudgement& node : nodes) {
+        bool bad = node.rank == 3 && c.named;
+        EXPECT_EQ(node.state, bad ? NodeState::kBad : NodeState::kOk)
+            << "factor " << c.factor << ", " << n << " ranks, rank " << node.rank;
+      }
+      // The slow rule alone: 2x worse or more.
+      const bool slow = c.factor >= 2 || c.factor <= 0.5;
+      EXPECT_EQ(t.slow_node[3], slow) << "factor " << c.factor << ", " << n << " ranks";
+    }
+  }
+}
+
+// A loaded machine's loopback bandwidth (e2e, 5 ranks, rank 2 sharing its CPU): the healthy
+// links spread from 0.5 to 2.2 GB/s, and rank 0's median, pulled down by its link to rank 2,
+// is 2.3x below the others'. The spread of the others' links raises the bar: only rank 2 is
+// named.
+TEST(ClusterVerdicts, NoisyBandwidthNamesOnlyTheSlowNode) {
+  FigureMatrix m(5);
+  m.set(0, 3, 0.513e9);
+  m.set(0, 4, 1.38e9);
+  m.set(1, 0, 0.845e9);
+  m.set(1, 4, 1.88e9);
+  m.set(3, 1, 0.6e9);
+  m.set(4, 3, 2.24e9);
+  m.set(2, 0, 0.132e9);
+  m.set(2, 1, 0.101e9);
+  m.set(3, 2, 0.0629e9);
+  m.set(4, 2, 0.0246e9);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kHigher, tol, everyone(5));
+  settle(t, m, Better::kHigher, tol);
+  for (const NodeJudgement& node : judge_nodes({t}, everyone(5))) {
+    EXPECT_EQ(node.state, node.rank == 2 ? NodeState::kBad : NodeState::kOk) << node.rank;
+  }
+  EXPECT_TRUE(t.slow_node[2]);
+}
+
+// One bad link far off in a noisy 5-rank job (loopback bandwidth from 0.5 to 2.2 GB/s, the
+// link 0 <-> 3 at 4 MB/s) leaves both of its nodes ok: the rule leaves each node's worst link
+// out of its median.
+TEST(ClusterVerdicts, OneBadLinkInNoisyJobIsNoBadNode) {
+  FigureMatrix m(5);
+  const double healthy[] = {0.513e9, 1.38e9, 0.845e9, 1.88e9, 2.24e9, 0.6e9, 1.1e9, 0.7e9, 1.6e9};
+  int i = 0;
+  for (int a = 0; a < 5; ++a) {
+    for (int b = a + 1; b < 5; ++b) m.set(a, b, a == 0 && b == 3 ? 4e6 : healthy[i++ % 9]);
+  }
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kHigher, tol, everyone(5));
+  settle(t, m, Better::kHigher, tol);
+  for (const NodeJudgement& node : judge_nodes({t}, everyone(5))) {
+    EXPECT_EQ(node.state, NodeState::kOk) << node.rank << " slowdown " << node.slowdown;
+  }
+}
+
+// Too few others to judge a node against (fewer than 3): the rule stays silent.
+TEST(ClusterVerdicts, NodeRuleNeedsThreeOtherNodes) {
+  FigureMatrix m = healthy(3, 1e4);
+  set_link(m, 0, 1, 5e4);
+  set_link(m, 0, 2, 5e4);
+  Tolerances tol;
+  TestJudgement t = judge_links(m, Better::kLower, tol, everyone(3));
+  for (double s : t.slowdown) EXPECT_EQ(s, 0);
+}
+
 TEST(ClusterVerdicts, RetestAloneWithinToleranceIsContention) {
   FigureMatrix m = healthy(6, 5e9);
   set_link(m, 0, 3, 1e9);

@@ -3,6 +3,7 @@
 // (shs-libcxi utils/*.c, print_loc_opts and print_bw_results in utils_common.c) lay them out,
 // written here from those strings; where ours differs on purpose (docs/cxi.md) the line says so.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "cli/tool_grammar.h"
 #include "cxi/cxi_format.h"
@@ -18,7 +19,9 @@ struct Parsed {
   CommandLine cl;
   RunOptions run;
   std::vector<uint64_t> sizes;
-  SummaryView view() const { return SummaryView{cl.program, run, sizes.front(), sizes.back()}; }
+  SummaryView view() const {
+    return own_summary_view(cl.program, run, duration_given(cl), sizes.front(), sizes.back());
+  }
 };
 
 Parsed parse(const Tool& tool, std::vector<std::string> args) {
@@ -164,12 +167,13 @@ TEST(CxiFormat, CxiOnlySwitchesAreNotApplicableElsewhere) {
   EXPECT_NE(block.find("Service ID       : Not Applicable\n"), std::string::npos);
   EXPECT_NE(block.find("IDC              : Not Applicable\n"), std::string::npos);
   EXPECT_NE(block.find("LL Cmd Launch    : Not Applicable\n"), std::string::npos);
-  // With cxi the switch acts, and the IDC line tells the truth about large sizes.
+  // With cxi the switch acts; without it IDC is Enabled whatever the sizes, as the originals
+  // print their use_idc.
   EXPECT_NE(summary_block(write_lat(), o.view(), cassini(false)).find("IDC              : Disabled\n"),
             std::string::npos);
   Parsed big = parse(write_lat(), {"h", "-s", "1024:4096"});
   EXPECT_NE(summary_block(write_lat(), big.view(), cassini(false))
-                .find("IDC              : Unused (sizes above 224)\n"),
+                .find("IDC              : Enabled\n"),
             std::string::npos);
 }
 
@@ -190,8 +194,7 @@ TEST(CxiFormat, WriteBwSummaryBlock) {
                          "Write Size       : 65536\n"
                          "List Size        : 256\n"
                          "HRP              : Enabled\n"
-                         // ours: IDC is never used above 224 bytes (the original: Enabled)
-                         "IDC              : Unused (sizes above 224)\n"
+                         "IDC              : Enabled\n"
                          "Restricted       : Enabled\n"
                          "Bidirectional    : Disabled\n"
                          "Max RDMA Buf     : 4294967296 (16777216 used)\n"
@@ -262,8 +265,8 @@ TEST(CxiFormat, AtomicBwSummaryBlock) {
                          "Service ID      : 1\n"
                          "Test Type       : Iteration\n"
                          "Iterations      : 10000\n"
-                         // ours: no blank after the op (the original prints "SUM ")
-                         "Atomic Op       : NON-FETCHING SUM\n"
+                         // "%sFETCHING %s %s": a blank after a non-CSWAP op
+                         "Atomic Op       : NON-FETCHING SUM \n"
                          "Atomic Type     : UINT64\n"
                          "List Size       : 4096\n"
                          "HRP             : Enabled\n"
@@ -312,7 +315,7 @@ TEST(CxiFormat, AtomicLatSummaryBlock) {
   EXPECT_EQ(summary_block(amo, parse(amo, {"h", "-A", "CSWAP"}).view(), cassini(false)), expected);
   std::string a = summary_block(
       amo, parse(amo, {"h", "-A", "min", "-T", "int32", "--fetching"}).view(), cassini(false));
-  EXPECT_NE(a.find("Atomic Op        : FETCHING MIN\nAtomic Type      : INT32\n"), std::string::npos)
+  EXPECT_NE(a.find("Atomic Op        : FETCHING MIN \nAtomic Type      : INT32\n"), std::string::npos)
       << a;
 }
 
@@ -384,7 +387,14 @@ TEST(CxiFormat, GpuAndHugepageLines) {
                        "Server RX Mem    : System\nTest Type"),
             std::string::npos)
       << block;
-  EXPECT_NE(block.find("Hugepages        : Enabled (2M)\n"), std::string::npos);
+  // The originals' line once the GPU library is loaded, last in the block.
+  v.gpus_found = 2;
+  EXPECT_NE(summary_block(write_lat(), v, cassini(false))
+                .find("Remote (server)  : NIC 0x12 PID 0\nFound 2 GPU(s)\n---"),
+            std::string::npos);
+  // The client's one buffer is on the GPU: no huge pages of its own.
+  EXPECT_NE(block.find("Hugepages        : Disabled - Not Applicable\n"), std::string::npos)
+      << block;
 }
 
 // Each process's own buffers: a server started with -r 0 shows its GPU and type, the client's
@@ -415,13 +425,92 @@ TEST(CxiFormat, EachSidesOwnMemoryAndBidirectionalLines) {
   // A server knows -b from the run, not its own command line; -n from the client.
   Parsed s = parse(bw, {"h"});
   SummaryView sv = s.view();
-  sv.bidirectional = true;
-  sv.iters = 7;
+  sv.asked.bidirectional = true;
+  sv.asked.iters = 7;
   std::string server = summary_block(bw, sv, cassini(true));
   EXPECT_NE(server.find("Bidirectional    : Enabled\n"), std::string::npos) << server;
   EXPECT_NE(server.find("Iterations       : 7\n"), std::string::npos) << server;
   EXPECT_EQ(SideMemory::from_json(SideMemory{2, 3, "INTEL"}.to_json()).rx, 3);
   EXPECT_EQ(SideMemory::from_json(nlohmann::json("junk")).tx, -1);
+}
+
+// The server prints the run its client asked for: the view crosses in HELLO as JSON, and a
+// block built from it is the client's, but for the side-specific Local/Remote lines.
+TEST(CxiFormat, ServerBlockFromTheClientsView) {
+  Parsed o = parse(write_lat(), {"h", "-D", "1", "-s", "1:1024", "--report-all"});
+  SummaryView client = o.view();
+  SummaryView server;
+  server.asked = RunView::from_json(nlohmann::json::parse(client.asked.to_json().dump()));
+  server.run = o.run;
+  std::string c = summary_block(write_lat(), client, cassini(false));
+  std::string s = summary_block(write_lat(), server, cassini(true));
+  auto without_ends = [](const std::string& block) {
+    return block.substr(0, block.find("Local ("));
+  };
+  EXPECT_EQ(without_ends(s), without_ends(c));
+  EXPECT_NE(s.find("Test Type        : Duration\nDuration         : 1 seconds\n"), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("Min Write Size   : 1\nMax Write Size   : 1024\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("Results Reported : All\n"), std::string::npos) << s;
+}
+
+TEST(CxiFormat, RunViewFromAPeerIsChecked) {
+  RunView v = RunView::from_json(nlohmann::json::parse(
+      R"({"duration": -3, "iters": "many", "min_size": 8, "max_size": 2, "buf_align": 0,
+          "report_all": 1, "in_flight": 12})"));
+  EXPECT_FALSE(v.by_duration);
+  EXPECT_EQ(v.iters, 0u);
+  EXPECT_EQ(v.min_size, 8u);
+  EXPECT_EQ(v.max_size, 8u);  // never below MIN
+  EXPECT_EQ(v.buf_align, 1u);
+  EXPECT_FALSE(v.report_all);  // not a boolean
+  EXPECT_EQ(v.in_flight, 12u);
+  EXPECT_FALSE(RunView::from_json(nlohmann::json("junk")).by_duration);
+}
+
+// get_hugepages_needed: each host buffer of this side in whole pages; the count on the line.
+TEST(CxiFormat, HugepagesLineCountsThisSidesPages) {
+  Parsed lat = parse(write_lat(), {"h", "--use-hp", "2M", "-s", "8"});
+  EXPECT_NE(summary_block(write_lat(), lat.view(), cassini(false))
+                .find("Hugepages        : Enabled (2M - 1 pages)\n"),
+            std::string::npos);
+  const Tool& bw = *find_tool("fab_write_bw");
+  // 65536 x 256 = 16 MiB: 8 pages of 2M; with -b each side holds two buffers.
+  Parsed uni = parse(bw, {"h", "--use-hp", "2M"});
+  EXPECT_EQ(hugepages_needed(bw, uni.view(), false), 8u);
+  EXPECT_EQ(hugepages_needed(bw, uni.view(), true), 8u);
+  Parsed both = parse(bw, {"h", "--use-hp", "2M", "-b"});
+  EXPECT_EQ(hugepages_needed(bw, both.view(), true), 16u);
+  EXPECT_NE(summary_block(bw, both.view(), cassini(false))
+                .find("Max RDMA Buf     : 4294967296 (16777216 used)\nRDMA Buf Align   : 64\n"
+                      "Hugepages        : Enabled (2M - 16 pages)\n"),
+            std::string::npos);
+  Parsed gig = parse(bw, {"h", "--use-hp", "1G", "-l", "1", "-s", "8"});
+  EXPECT_NE(summary_block(bw, gig.view(), cassini(false))
+                .find("Max RDMA Buf     : 4294967296 (1073741824 used)\n"),
+            std::string::npos);
+  EXPECT_EQ(hugepages_needed(bw, gig.view(), false), 1u);
+}
+
+// "(N used)" rounded up to the page as get_hugepages_needed rounds it: -l 1 -s 8 uses 4096.
+TEST(CxiFormat, UsedBufferIsPageRounded) {
+  EXPECT_EQ(rdma_buffer_used(8, 1, 64, 4294967296ull, 4096), 4096u);
+  EXPECT_EQ(rdma_buffer_used(4096, 2, 64, 4294967296ull, 4096), 8192u);
+  const Tool& bw = *find_tool("fab_write_bw");
+  std::string block = summary_block(bw, parse(bw, {"h", "-l", "1", "-s", "8"}).view(), cassini(false));
+  EXPECT_NE(block.find("(" + std::to_string(sysconf(_SC_PAGE_SIZE)) + " used)"), std::string::npos)
+      << block;
+}
+
+// A provider whose transmit queue is shallower than -l: the line says how many are in flight.
+TEST(CxiFormat, ListSizeSaysWhereTheProviderCapsIt) {
+  const Tool& amo = *find_tool("fab_atomic_bw");
+  SummaryView v = parse(amo, {"h", "--fetching"}).view();
+  EXPECT_NE(summary_block(amo, v, cassini(false)).find("List Size       : 4096\n"), std::string::npos);
+  v.asked.in_flight = 1024;
+  EXPECT_NE(summary_block(amo, v, cassini(false))
+                .find("List Size       : 4096 (1024 in flight: the provider's transmit queue)\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -43,6 +43,30 @@ TEST(ManualPage, EveryToolHasAPageAndOtherNamesAreRefused) {
   }
 }
 
+// The originals' pages' sections: how to read the output, the two examples, and the exit
+// statuses the tools really have (1 for bad usage, as the originals).
+TEST(ManualPage, ToolPagesHaveOutputExamplesAndTheirExitStatus) {
+  for (const cxi::Tool& tool : cxi::tools()) {
+    auto page = tool_man_page(tool.name);
+    ASSERT_TRUE(page.ok()) << tool.name;
+    EXPECT_NE(page->find(".SH OUTPUT\n"), std::string::npos) << tool.name;
+    EXPECT_NE(page->find(".SH EXAMPLES\n"), std::string::npos) << tool.name;
+    EXPECT_NE(page->find(".SH EXIT STATUS\n0 success; 1 an error, bad usage included"),
+              std::string::npos)
+        << tool.name;
+    EXPECT_EQ(page->find("2 bad usage"), std::string::npos) << tool.name;
+  }
+  auto lat = tool_man_page("fab_write_lat");
+  EXPECT_NE(lat->find("$ fab_write_lat 10.1.1.8 \\-D 1 \\-s 1:1024\n"), std::string::npos);
+  EXPECT_NE(lat->find("$ fab_write_lat 10.1.1.8 \\-n 5 \\-\\-report\\-all\n"), std::string::npos);
+  EXPECT_NE(lat->find("Results Reported : All\n"), std::string::npos);
+  EXPECT_NE(lat->find(".TP\n\\fIWriteNum\\fR\n"), std::string::npos);
+  EXPECT_NE(lat->find(".TP\n\\fIStdDev[us]\\fR\n"), std::string::npos);
+  auto heat = tool_man_page("fab_heatsink_check");
+  EXPECT_NE(heat->find("2 a temperature or power limit or the bandwidth target failed"),
+            std::string::npos);
+}
+
 TEST(ManualPage, FabperfPageNamesEveryTest) {
   const std::string page = fabperf_man_page(all_tests());
   EXPECT_EQ(page.rfind(".TH FABPERF 1", 0), 0u);

@@ -288,10 +288,19 @@ TEST(ReportModelMatrix, HeatmapCellsSuspectsAndVerdicts) {
     if (cell[0] == 1 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(0));
   }
   ASSERT_TRUE((*heat)["legend"].is_array());
-  // Green at the median, yellow at the threshold, red at twice its distance from the median.
-  EXPECT_EQ((*heat)["legend"][0], json::array({"12.2 \u00b5s", heat_color(0)}));
-  EXPECT_EQ((*heat)["legend"][1], json::array({"24.3 \u00b5s", heat_color(0.5)}));
-  EXPECT_EQ((*heat)["legend"][2], json::array({"36.5 \u00b5s", heat_color(1)}));
+  // The colour scale spans the measured values, best (green) to worst (red); the baseline and
+  // the threshold are marked where they fall on it.
+  const json& scale = (*heat)["scale"];
+  EXPECT_EQ(scale["best"], "12 \u00b5s");
+  EXPECT_EQ(scale["worst"], "95 \u00b5s");
+  ASSERT_EQ(scale["marks"].size(), 2u);
+  EXPECT_EQ(scale["marks"][0]["name"], "baseline");
+  EXPECT_EQ(scale["marks"][0]["text"], "12.2 \u00b5s");
+  EXPECT_NEAR(scale["marks"][0]["at"].get<double>(), (12150.0 - 12010) / (95000 - 12010), 1e-9);
+  EXPECT_EQ(scale["marks"][1]["name"], "threshold");
+  EXPECT_NEAR(scale["marks"][1]["at"].get<double>(), (24300.0 - 12010) / (95000 - 12010), 1e-9);
+  EXPECT_TRUE((*heat)["cell_text"].get<bool>());
+  EXPECT_TRUE((*heat)["groups"].empty());
   const json& summary = (*sec)["tables"][0];
   EXPECT_DOUBLE_EQ(summary["rows"][1][1]["v"].get<double>(),
                    doc["matrix"]["tests"][0]["median"].get<double>());
@@ -301,8 +310,47 @@ TEST(ReportModelMatrix, HeatmapCellsSuspectsAndVerdicts) {
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[4][2]["t"], "unreachable");
   EXPECT_EQ(rows[4][2]["c"], "bad");
-  EXPECT_EQ(rows[4][5]["t"], "connection refused");
+  EXPECT_EQ(rows[4][6]["t"], "connection refused");
   EXPECT_FALSE(rows[0][2].contains("c"));
+}
+
+// Bandwidth (higher is better): the scale never goes below the slowest measured link (the
+// old one extrapolated to "-0.045 GB/s"); a threshold off the measured range is said so; the
+// pairs counted are the test's own (a round trip shown both ways is one pair); rows are
+// grouped by the switch where the ranks name one.
+TEST(ReportModelMatrix, BandwidthScaleMeasuredPairsAndSwitchGroups) {
+  json doc = testdocs::matrix_doc();
+  json& t = doc["matrix"]["tests"][0];
+  t["unit"] = "B/s";
+  t["better"] = "higher";
+  t["figure"] = "bandwidth.recv_Bps";
+  for (json& row : t["values"]) {
+    for (json& v : row) {
+      if (v.is_number()) v = v.get<double>() * 1e5;  // 1.2 to 9.5 GB/s
+    }
+  }
+  t["median"] = 1.215e9;
+  t["threshold"] = 0.6e9;  // below every value
+  t["measured"] = 6;
+  for (json& r : doc["matrix"]["ranks"]) r["switch"] = r["rank"].get<int>() < 2 ? "sw1" : "sw2";
+  const json model = build({{"matrix.json", doc}});
+  const json* heat = find_chart(*find_section(model, "-m0"), "heatmap");
+  ASSERT_NE(heat, nullptr);
+  const json& scale = (*heat)["scale"];
+  EXPECT_EQ(scale["best"], "9.5 GB/s");
+  EXPECT_EQ(scale["worst"], "1.2 GB/s");
+  EXPECT_GT(scale["worst_v"].get<double>(), 0);
+  EXPECT_TRUE(scale["marks"][1]["at"].is_null()) << scale.dump();
+  EXPECT_EQ((*heat)["measured"], 6);
+  EXPECT_EQ((*heat)["unit"], "GB/s");
+  ASSERT_EQ((*heat)["groups"].size(), 2u);
+  EXPECT_EQ((*heat)["groups"][0], json({{"label", "sw1"}, {"first", 0}, {"last", 1}}));
+  EXPECT_EQ((*heat)["groups"][1], json({{"label", "sw2"}, {"first", 2}, {"last", 4}}));
+  // The fastest cell is green, the slowest red.
+  for (const json& cell : (*heat)["cells"]) {
+    if (cell[0] == 3 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(0));
+    if (cell[0] == 1 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(1));
+  }
 }
 
 TEST(ReportModelMatrix, LongSuspectListsAreCutInTheTableOnly) {

@@ -68,6 +68,7 @@ TEST(ToolGrammar, DefaultsAreTheOriginals) {
   EXPECT_EQ(lat->program.iters, 100u);
   EXPECT_EQ(run_of(*lat).warmup, 10u);
   EXPECT_EQ(run_of(*lat).latency_gap, 1000u);
+  EXPECT_EQ(run_of(*lat).latency_gap_mode, "original");  // their busy-wait, reproduced
   EXPECT_EQ(run_of(*lat).msg_size, 8u);
   EXPECT_TRUE(run_of(*lat).cq_poll);  // the originals busy-poll
   EXPECT_EQ(lat->program.listen_port, 49194u);
@@ -77,12 +78,19 @@ TEST(ToolGrammar, DefaultsAreTheOriginals) {
   EXPECT_EQ(bw->program.iters, 1000u);
   EXPECT_EQ(run_of(*bw).msg_size, 65536u);
   EXPECT_EQ(run_of(*bw).tx_depth, 256u);
-  EXPECT_EQ(run_of(*bw).warmup, 256u);
+  // The originals' lists: no warm-up; --stream warms up with one list.
+  EXPECT_EQ(run_of(*bw).bw_method, "lists");
+  EXPECT_EQ(run_of(*bw).warmup, 0u);
+  EXPECT_EQ(run_of(*parse("fab_write_bw", {"--stream"})).warmup, 256u);
+  EXPECT_EQ(run_of(*parse("fab_write_bw", {"--stream"})).bw_method, "stream");
   EXPECT_EQ(bw->program.buf_size, 4294967296ull);
   EXPECT_EQ(bw->program.buf_align, 64u);
   auto amo = parse("fab_atomic_bw", {});
   EXPECT_EQ(amo->program.iters, 10000u);
   EXPECT_EQ(run_of(*amo).tx_depth, 4096u);
+  // Reads and fetching atomics keep the whole list in flight (fabperf's own default is 16).
+  EXPECT_EQ(run_of(*amo).rd_atomic, 4096u);
+  EXPECT_EQ(run_of(*parse("fab_read_bw", {"-l", "64"})).rd_atomic, 64u);
   auto loop = parse("fab_loopback_bw", {});
   EXPECT_EQ(loop->program.iters, 25u);
   EXPECT_EQ(run_of(*loop).tx_depth, 8192u);

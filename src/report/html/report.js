@@ -40,7 +40,9 @@
     t.dataset.title = spec.title;
     t.appendChild(element('caption', '', spec.title));
     const head = t.createTHead().insertRow();
-    for (const c of spec.columns) head.appendChild(element('th', '', c));
+    // A column of numbers is right-aligned, its header with it.
+    const numeric = spec.columns.map((_, i) => spec.rows.some((r) => r[i] && r[i].v !== undefined));
+    spec.columns.forEach((c, i) => head.appendChild(element('th', numeric[i] ? 'num' : '', c)));
     const body = t.createTBody();
     for (const row of spec.rows) {
       const tr = body.insertRow();
@@ -166,6 +168,71 @@
     });
   }
 
+  // Each cell's value written on it (small matrices: spec.cell_text), in black or white,
+  // whichever reads on its colour.
+  const cellText = {
+    id: 'fabperfCellText',
+    afterDatasetsDraw(chart) {
+      const spec = chart.options.plugins.fabperfCellText;
+      if (!spec || !spec.cell_text) return;
+      const ctx = chart.ctx;
+      const meta = chart.getDatasetMeta(0);
+      const w = (chart.chartArea.width / spec.labels.length);
+      const size = Math.max(7, Math.min(13, Math.floor(w / 4.2)));
+      ctx.save();
+      ctx.font = size + 'px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      let drawn = 0;
+      meta.data.forEach((el, i) => {
+        const raw = chart.data.datasets[0].data[i];
+        const c = raw.c || '#ffffff';
+        const lum = 0.299 * parseInt(c.substr(1, 2), 16) + 0.587 * parseInt(c.substr(3, 2), 16) +
+            0.114 * parseInt(c.substr(5, 2), 16);
+        ctx.fillStyle = lum > 140 ? '#111' : '#fff';
+        const p = el.getCenterPoint(true);
+        ctx.fillText(number(raw.v), p.x, p.y);
+        drawn += 1;
+      });
+      ctx.restore();
+      chart.canvas.parentNode.parentNode.dataset.cellText = String(drawn);
+    },
+  };
+
+  // Brackets beside the rows for groups of ranks (the switches where the topology is known).
+  const rowGroups = {
+    id: 'fabperfRowGroups',
+    afterDraw(chart) {
+      const spec = chart.options.plugins.fabperfRowGroups;
+      if (!spec || !spec.groups || !spec.groups.length) return;
+      const y = chart.scales.y, area = chart.chartArea, ctx = chart.ctx;
+      ctx.save();
+      ctx.strokeStyle = '#556';
+      ctx.fillStyle = '#334';
+      ctx.font = '11px system-ui, sans-serif';
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      for (const g of spec.groups) {
+        const top = y.getPixelForValue(g.first - 0.5), bottom = y.getPixelForValue(g.last + 0.5);
+        ctx.beginPath();
+        ctx.moveTo(area.right + 4, top + 1);
+        ctx.lineTo(area.right + 8, top + 1);
+        ctx.lineTo(area.right + 8, bottom - 1);
+        ctx.lineTo(area.right + 4, bottom - 1);
+        ctx.stroke();
+        ctx.fillText(g.label, area.right + 11, (top + bottom) / 2);
+        // A line between groups across the matrix.
+        if (g.first > 0) {
+          ctx.beginPath();
+          ctx.moveTo(area.left, top);
+          ctx.lineTo(area.right, top);
+          ctx.stroke();
+        }
+      }
+      ctx.restore();
+    },
+  };
+
   function heatmap(spec, canvas) {
     const n = spec.labels.length;
     const suspects = new Map(spec.suspects.map(([x, y, verdict]) => [x + ',' + y, verdict]));
@@ -214,12 +281,16 @@
         width: ({chart}) => Math.max(1, (chart.chartArea || {width: 0}).width / n - 1),
         height: ({chart}) => Math.max(1, (chart.chartArea || {height: 0}).height / n - 1),
       }]},
+      plugins: [cellText, rowGroups],
       options: {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
+        layout: {padding: {right: spec.groups && spec.groups.length ? 90 : 0}},
         scales: {x: axisOf(spec.x, false), y: axisOf(spec.y, true)},
         plugins: {
+          fabperfCellText: spec,
+          fabperfRowGroups: spec,
           legend: {display: false},
           tooltip: {callbacks: {
             title: () => '',
@@ -231,14 +302,44 @@
     });
   }
 
+  // The colour bar from the best measured value to the worst, the baseline and the threshold
+  // marked where they fall on it (or named beside it when off the measured range).
   function heatLegend(spec) {
     const box = element('div', 'heat-legend');
+    const sc = spec.scale;
     const bar = element('span', 'heat-bar');
     bar.style.background = 'linear-gradient(to right, ' +
         spec.legend.map(([, color]) => color).join(', ') + ')';
-    box.appendChild(element('span', '', spec.legend[0][0] + ' (best)'));
+    const best = element('span', 'heat-end', sc.best + ' (best)');
+    best.dataset.end = 'best';
+    best.dataset.value = String(sc.best_v);
+    const worst = element('span', 'heat-end', sc.worst + ' (worst)');
+    worst.dataset.end = 'worst';
+    worst.dataset.value = String(sc.worst_v);
+    const notes = [];
+    for (const m of sc.marks) {
+      // A tick on the bar where the value falls; its name and value beside the bar.
+      const note = element('span', 'heat-note', m.name + ' ' + m.text);
+      note.dataset.mark = m.name;
+      note.dataset.value = String(m.v);
+      note.dataset.at = m.at === null ? 'off' : String(m.at);
+      if (m.at === null) {
+        note.textContent += ' (beyond the measured values)';
+      } else {
+        const tick = element('span', 'heat-mark');
+        tick.title = m.name + ' ' + m.text;
+        tick.dataset.mark = m.name;
+        tick.style.left = (100 * m.at) + '%';
+        note.classList.add('mark-' + m.name);
+        tick.classList.add('mark-' + m.name);
+        bar.appendChild(tick);
+      }
+      notes.push(note);
+    }
+    box.appendChild(best);
     box.appendChild(bar);
-    box.appendChild(element('span', '', spec.legend[spec.legend.length - 1][0] + ' (worst)'));
+    box.appendChild(worst);
+    for (const note of notes) box.appendChild(note);
     box.appendChild(element('span', 'suspect-key', 'outlined: suspect'));
     return box;
   }
