@@ -1,43 +1,40 @@
-// The coordinator's connections, rounds, liveness checks and retests.
+// The coordinator's rounds, budget and retests.
 #include "cluster/coordinator.h"
 
 #include <fmt/format.h>
-#include <poll.h>
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
-#include <unordered_map>
 
-#include "cluster/agent_protocol.h"
 #include "cluster/progress.h"
-#include "core/clock.h"
+#include "cluster/retest.h"
 
 namespace fabperf::cluster {
 
 namespace {
 
 constexpr double kMinPairTime = 0.05;  // --budget never shortens -t below this
-constexpr size_t kConnectThreads = 32;
-
-double seconds_since(int64_t ns) { return static_cast<double>(now_ns() - ns) / 1e9; }
+constexpr size_t kProgressLines = 200;  // a long job prints about this many round lines
 
 }  // namespace
 
-Coordinator::Coordinator(CoordinatorConfig config, MatrixRun& run, const Schedule& schedule)
+Coordinator::Coordinator(CoordinatorConfig config, MatrixRun& run, RoundSource& rounds,
+                         Fleet& fleet)
     : config_(std::move(config)),
       run_(run),
-      schedule_(schedule),
-      links_(static_cast<size_t>(run.size())),
+      rounds_(rounds),
+      fleet_(fleet),
       progress_(config_.progress, config_.progress_terminal),
-      running_(run.tests.size()) {
+      running_(run.tests.size()),
+      running_median_(run.tests.size(), 0.0),
+      busy_(static_cast<size_t>(run.size()), 0) {
   const MatrixOptions& o = *config_.opts;
   double planned;
   if (o.budget_s > 0) {
     // Leave time to end the agents and write the reports within the budget.
     planned = o.budget_s - std::min(3.0, 0.1 * o.budget_s);
   } else {
-    double steps = static_cast<double>(schedule_.rounds() * run.tests.size() + o.retest);
+    double steps = static_cast<double>(rounds_.rounds_left() * run.tests.size() + o.retest);
     planned =
         o.start_timeout_s + steps * step_wait(o.time_given || o.count == 0 ? o.time_s : 0) + 60;
   }
@@ -46,7 +43,9 @@ Coordinator::Coordinator(CoordinatorConfig config, MatrixRun& run, const Schedul
 
 Coordinator::~Coordinator() = default;
 
-double Coordinator::left() const { return static_cast<double>(end_ns_ - now_ns()) / 1e9; }
+double Coordinator::left() const {
+  return static_cast<double>(end_ns_ - fleet_.now_ns()) / 1e9;
+}
 
 double Coordinator::step_wait(double time_s) const {
   double timeout = config_.opts->timeout_s;
@@ -59,51 +58,18 @@ int Coordinator::dead_count() const {
                                         [](const RankStatus& r) { return !r.alive; }));
 }
 
-void Coordinator::mark_dead(int rank, const std::string& reason, bool linger) {
+void Coordinator::lost(int rank, const std::string& reason, bool) {
   RankStatus& r = run_.ranks[static_cast<size_t>(rank)];
-  links_[static_cast<size_t>(rank)].linger = linger;
   if (!r.alive) return;
   r.alive = false;
   r.reason = reason;
   progress_.line(fmt::format("matrix: rank {} ({}) unreachable: {}", rank, r.host, reason));
 }
 
-void Coordinator::connect(const std::vector<Result<RankCard>>& cards) {
-  const std::string& mine = cards[0].ok() ? cards[0]->tests : "";
-  std::vector<std::string> failures(cards.size());
-  std::atomic<size_t> next{0};
-  CoordinatorHello hello{config_.job, std::max(1.0, left())};
-  auto work = [&] {
-    for (size_t r = next++; r < cards.size(); r = next++) {
-      if (!cards[r].ok() || !cards[r]->error.empty()) continue;
-      auto ch = connect_agent(*cards[r], hello, config_.opts->bind, config_.opts->timeout_s);
-      if (ch.ok()) {
-        links_[r].ch = std::move(*ch);
-      } else {
-        failures[r] = fmt::format("cannot reach its agent at {}:{}: {}", cards[r]->addr,
-                                  cards[r]->agent_port, ch.status().message());
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (size_t i = 0; i < std::min(kConnectThreads, cards.size()); ++i) pool.emplace_back(work);
-  for (std::thread& t : pool) t.join();
-  for (size_t r = 0; r < cards.size(); ++r) {
-    int rank = static_cast<int>(r);
-    if (!cards[r].ok()) {
-      mark_dead(rank, cards[r].status().message(), true);
-    } else if (!cards[r]->error.empty()) {
-      mark_dead(rank, cards[r]->error, false);  // it ends by itself
-    } else if (!failures[r].empty()) {
-      mark_dead(rank, failures[r], true);
-    } else if (cards[r]->tests != mine) {
-      mark_dead(rank, "it was started with other tests or test options than rank 0", false);
-    }
-  }
-}
+void Coordinator::connect() { fleet_.connect(*this); }
 
 bool Coordinator::should_stop(std::string* why) const {
-  if (config_.stop != nullptr && config_.stop->load()) {
+  if (stopping()) {
     *why = "interrupted (SIGINT or SIGTERM)";
     return true;
   }
@@ -130,101 +96,86 @@ double Coordinator::pair_time(size_t rounds_left) const {
 }
 
 void Coordinator::measure() {
-  size_t rounds = schedule_.rounds();
-  run_.rounds_planned = rounds;
-  run_.time_per_pair_s = pair_time(rounds);
+  run_.rounds_planned = rounds_.rounds_left();
+  run_.time_per_pair_s = pair_time(run_.rounds_planned);
   if (run_.time_per_pair_s < config_.opts->time_s && run_.time_per_pair_s > 0) {
     progress_.line(
         fmt::format("matrix: --budget {:g} s: -t shortened to {:.3g} s per test "
                     "and pair",
                     config_.opts->budget_s, run_.time_per_pair_s));
   }
-  int64_t rounds_started = now_ns();
-  for (size_t k = 0; k < rounds; ++k) {
+  int64_t rounds_started = fleet_.now_ns();
+  auto since = [&](int64_t ns) { return static_cast<double>(fleet_.now_ns() - ns) / 1e9; };
+  size_t k = 0, stride = 1;
+  while (true) {
+    std::optional<PlannedRound> round = rounds_.next(run_);
+    if (!round) {
+      run_.rounds_planned = k;  // the plan has ended: its guesses of more rounds are void
+      break;
+    }
+    size_t total = k + 1 + rounds_.rounds_left();
     std::string why;
     if (should_stop(&why)) {
-      run_.stopped = fmt::format("{} after round {} of {}", why, k, rounds);
+      run_.stopped = fmt::format("{} after round {} of {}", why, k, total);
       break;
     }
-    double t = pair_time(rounds - k);
-    if (t > 0) run_.time_per_pair_s = std::min(run_.time_per_pair_s, t);
-    std::vector<Pair> pairs = schedule_.round(k);
-    for (size_t test = 0; test < run_.tests.size(); ++test) run_step(test, pairs, t, false);
-    if (config_.stop != nullptr && config_.stop->load()) {
-      run_.stopped =
-          fmt::format("interrupted (SIGINT or SIGTERM) in round {} of {}", k + 1, rounds);
+    double t = pair_time(rounds_.rounds_left() + 1);
+    if (t > 0 && !round->alone) run_.time_per_pair_s = std::min(run_.time_per_pair_s, t);
+    if (round->tests.empty()) {
+      for (size_t test = 0; test < run_.tests.size(); ++test) round->tests.push_back(test);
+    }
+    for (size_t test : round->tests) run_step(test, round->pairs, t, round->alone);
+    if (stopping()) {
+      run_.stopped = fmt::format("interrupted (SIGINT or SIGTERM) in round {} of {}", k + 1, total);
       break;
     }
-    run_.rounds_done = k + 1;
-    progress_.round(k + 1, rounds, seconds_since(config_.started_ns), seconds_since(rounds_started),
-                    suspects_so_far_, dead_count());
+    run_.rounds_done = ++k;
+    run_.rounds_planned = k + rounds_.rounds_left();
+    // A job of thousands of rounds prints a line every so many, not one each.
+    if (k == 1) stride = std::max<size_t>(1, run_.rounds_planned / kProgressLines);
+    if (k % stride == 0 || k == run_.rounds_planned) {
+      progress_.round(k, run_.rounds_planned, since(config_.started_ns), since(rounds_started),
+                      suspects_so_far_, dead_count());
+    }
   }
   progress_.done();
-  retests();
+  if (!rounds_.retests_suspects()) retests();
 }
 
 void Coordinator::retests() {
   if (config_.opts->retest == 0) return;
-  run_.judge();
-  std::vector<bool> up(links_.size());
-  for (size_t r = 0; r < links_.size(); ++r) up[r] = alive(static_cast<int>(r));
-  std::vector<RetestCandidate> all = retest_candidates(run_, up, config_.opts->retest);
-  run_.retests_planned = all.size();
-  if (all.empty()) return;
-  progress_.line(fmt::format("matrix: re-measuring {} suspect link{} alone", all.size(),
-                             all.size() == 1 ? "" : "s"));
-  for (const RetestCandidate& c : all) {
-    std::string why;
-    if (should_stop(&why)) {
-      if (run_.stopped.empty()) {
-        run_.stopped = fmt::format("{} after {} of {} retests", why, run_.retests_done, all.size());
+  const Topology* topo =
+      run_.topology && run_.topology->has_levels() ? run_.topology.get() : nullptr;
+  // With a topology, waves: a link still slow alone is measured alone again, until its runs
+  // decide it (retest.h); without one, the worst suspects once.
+  const size_t waves = topo != nullptr ? kPairRetests : 1;
+  for (size_t wave = 0; wave < waves; ++wave) {
+    run_.judge();
+    std::vector<RetestPair> all = retest_candidates(run_, &run_.fit, config_.opts->retest);
+    if (all.empty()) return;
+    run_.retests_planned += all.size();
+    std::vector<PlannedRound> rounds = pack_alone(all, topo);
+    progress_.line(fmt::format("matrix: re-measuring {} suspect link{} alone{}{}", all.size(),
+                               all.size() == 1 ? "" : "s",
+                               topo != nullptr && rounds.size() < all.size()
+                                   ? fmt::format(" in {} rounds (pairs that share no switch or "
+                                                 "link together)",
+                                                 rounds.size())
+                                   : "",
+                               wave > 0 ? fmt::format(" (again: {} of {})", wave + 1, waves) : ""));
+    for (const PlannedRound& round : rounds) {
+      std::string why;
+      if (should_stop(&why)) {
+        if (run_.stopped.empty()) {
+          run_.stopped = fmt::format("{} after {} of {} retests", why, run_.retests_done,
+                                     run_.retests_planned);
+        }
+        return;
       }
-      break;
-    }
-    run_step(c.test, {{c.suspect.client, c.suspect.server}}, pair_time(1), true);
-    ++run_.retests_done;
-  }
-}
-
-bool Coordinator::finish() {
-  std::vector<int> told;
-  for (size_t r = 0; r < links_.size(); ++r) {
-    if (!links_[r].ch) continue;
-    if (links_[r].ch->send(kAgentQuit, nlohmann::json::object(), 2).ok()) {
-      told.push_back(static_cast<int>(r));
+      run_step(round.tests.front(), round.pairs, pair_time(1), true);
+      run_.retests_done += round.pairs.size();
     }
   }
-  // Collect skips ranks already judged dead, but those that can still say BYE should be heard.
-  std::vector<pollfd> fds;
-  std::vector<int> waiting = told;
-  Deadline deadline = Deadline::After(3);
-  while (!waiting.empty() && !deadline.expired()) {
-    fds.clear();
-    for (int r : waiting) fds.push_back({links_[static_cast<size_t>(r)].ch->fd(), POLLIN, 0});
-    if (poll(fds.data(), fds.size(), std::min(deadline.remaining_ms(), 200)) <= 0) continue;
-    std::vector<int> still;
-    for (size_t i = 0; i < waiting.size(); ++i) {
-      int r = waiting[i];
-      if (fds[i].revents == 0) {
-        still.push_back(r);
-        continue;
-      }
-      auto frame = links_[static_cast<size_t>(r)].ch->recv(1);
-      if (frame.ok() && frame->type != kAgentBye) {
-        still.push_back(r);  // a late answer of an earlier step
-        continue;
-      }
-      // BYE, or the connection closed: that rank is ending either way.
-      links_[static_cast<size_t>(r)].linger = false;
-    }
-    waiting.swap(still);
-  }
-  bool all_ended = true;
-  for (size_t r = 0; r < links_.size(); ++r) {
-    if (links_[r].linger && (links_[r].ch || !run_.ranks[r].alive)) all_ended = false;
-  }
-  links_.clear();
-  return all_ended;
 }
 
 }  // namespace fabperf::cluster

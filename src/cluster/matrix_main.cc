@@ -14,8 +14,8 @@
 #include <utility>
 
 #include "cluster/agent.h"
-#include "cluster/coordinator.h"
-#include "cluster/launcher_watch.h"
+#include "cluster/agent_fleet.h"
+#include "cluster/matrix_job.h"
 #include "cluster/matrix_options.h"
 #include "cluster/pair_runner.h"
 #include "cluster/rank_services.h"
@@ -60,32 +60,6 @@ Status ensure_descriptors(int ranks) {
       fmt::format("rank 0 needs {} file descriptors for {} ranks; the hard "
                   "limit is {} (raise it: ulimit -Hn, or limits.conf)",
                   need, ranks, limit.rlim_max));
-}
-
-int exit_code_of(const MatrixRun& run, bool interrupted) {
-  if (interrupted) return 130;
-  bool failed = !run.complete;
-  for (const RankStatus& r : run.ranks) failed |= !r.alive;
-  for (const TestColumn& t : run.tests) failed |= t.matrix.failed_count() > 0;
-  return failed ? 1 : 0;
-}
-
-// Rank 0's files (--json, --csv, --html); a file it cannot write makes a clean job's exit 1.
-int write_reports(const MatrixRun& run, const MatrixOptions& opts) {
-  int code = run.exit_code;
-  using Writer = Status (*)(const MatrixRun&, const std::string&);
-  const std::pair<const std::string*, Writer> files[] = {{&opts.json, write_matrix_json},
-                                                         {&opts.csv, write_matrix_csv},
-                                                         {&opts.html, write_matrix_html}};
-  for (const auto& [path, write] : files) {
-    if (path->empty()) continue;
-    Status w = write(run, *path);
-    if (!w.ok()) {
-      std::fprintf(stderr, "%s\n", w.message().c_str());
-      code = code == 0 ? 1 : code;
-    }
-  }
-  return code;
 }
 
 int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& env,
@@ -134,13 +108,21 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
   // Usage errors found here still go through the exchange, so the other ranks learn of them
   // at once instead of waiting for a rank 0 that will never call.
   Status usage;
-  std::optional<Schedule> schedule;
-  auto made = Schedule::make(opts.pattern, n, opts.randomize, opts.seed);
-  if (made.ok()) {
-    schedule = std::move(*made);
-  } else {
-    usage = made.status();
+  auto topology = load_job_topology(opts);
+  if (!topology.ok()) usage = topology.status();
+  if (usage.ok()) {
+    // The schedule's own errors (a pattern file's) now; the rounds are made once the hosts
+    // are known (adaptive needs them placed on the topology).
+    PatternSpec pattern = job_pattern(opts, n, topology->has_value() ? &**topology : nullptr);
+    if (pattern.kind != PatternKind::kAdaptive) {
+      auto made = Schedule::make(pattern, n, opts.randomize, opts.seed);
+      if (!made.ok()) usage = made.status();
+    } else if (!topology->has_value()) {
+      usage = make_rounds(opts, n, nullptr).status();
+    }
   }
+  auto baseline = load_job_baseline(opts);
+  if (usage.ok() && !baseline.ok()) usage = baseline.status();
   if (usage.ok()) usage = ensure_descriptors(n);
   if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
   if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
@@ -163,7 +145,6 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
     return usage.exit_code();
   }
   std::FILE* progress = stderr;
-  bool terminal = isatty(fileno(stderr)) != 0;
   for (const std::string& w : matrix_warnings(opts.runs)) std::fprintf(progress, "%s\n", w.c_str());
   if (!exchanged.ok()) {
     std::fprintf(progress,
@@ -194,50 +175,33 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
     agent_thread =
         std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).IgnoreError(); });
   }
-  MatrixRun run;
-  run.started = "";
-  run.argv = argv;
-  run.job = boot.job();
-  run.pattern = opts.pattern.name();
-  run.ordered = schedule->ordered();
-  run.randomize = opts.randomize;
-  run.seed = opts.seed;
-  run.count_per_pair = opts.time_given ? 0 : opts.count;
-  run.budget_s = opts.budget_s;
-  run.pairs_planned = schedule->pair_count();
-  run.tol = opts.tol;
-  for (int r = 0; r < n; ++r) {
-    RankStatus status;
-    status.rank = r;
-    status.host = cards[static_cast<size_t>(r)].ok() ? cards[static_cast<size_t>(r)]->host : "?";
-    run.ranks.push_back(status);
+  JobSetup setup;
+  setup.argv = &argv;
+  setup.opts = &opts;
+  setup.job = boot.job();
+  for (const Result<RankCard>& card : cards) setup.hosts.push_back(card.ok() ? card->host : "?");
+  setup.stop = stop;
+  setup.started_ns = started_ns;
+  setup.baseline = *baseline;
+  if (topology->has_value()) {
+    setup.topology = place_topology(std::move(**topology), setup.hosts,
+                                    "--topology " + opts.topology, progress);
+    setup.topology_source = "--topology " + opts.topology;
   }
-  for (const PlannedRun& planned : opts.runs) {
-    run.tests.emplace_back(planned.spec->name, figure_for(*planned.spec), n);
+  auto end_agent = [&] {
+    if (services.agent) services.agent->stop();
+    if (agent_thread.joinable()) agent_thread.join();
+  };
+  auto rounds = make_rounds(opts, n, setup.topology);
+  if (!rounds.ok()) {  // checked before the exchange: not expected here
+    std::fprintf(stderr, "%s\n", rounds.status().message().c_str());
+    AgentFleet(opts, boot.job(), std::move(cards)).finish();
+    end_agent();
+    return rounds.status().exit_code();
   }
-  run.started = iso8601_now();
-  CoordinatorConfig config{&opts, stop, started_ns, boot.job(), progress, terminal};
-  Coordinator coordinator(config, run, *schedule);
-  std::fprintf(progress,
-               "matrix: %d ranks on %zu host%s, pattern %s: %zu rounds, %llu pairs a "
-               "test, %zu test%s\n",
-               n, run.host_count(), run.host_count() == 1 ? "" : "s", run.pattern.c_str(),
-               schedule->rounds(), static_cast<unsigned long long>(schedule->pair_count()),
-               run.tests.size(), run.tests.size() == 1 ? "" : "s");
-  coordinator.connect(cards);
-  coordinator.measure();
-  bool all_ended = coordinator.finish();
-  if (services.agent) services.agent->stop();
-  if (agent_thread.joinable()) agent_thread.join();
-  run.judge();
-  run.complete = run.rounds_done == run.rounds_planned;
-  run.elapsed_s = static_cast<double>(now_ns() - started_ns) / 1e9;
-  bool interrupted = stop != nullptr && stop->load();
-  run.exit_code = exit_code_of(run, interrupted);
-  int code = write_reports(run, opts);
-  if (opts.json != "-" && opts.csv != "-" && opts.html != "-") write_matrix_text(run, stdout);
-  std::fflush(stdout);
-  std::fflush(stderr);
+  AgentFleet fleet(opts, boot.job(), std::move(cards));
+  bool all_ended = true;
+  int code = run_job(setup, **rounds, fleet, end_agent, &all_ended);
   if (!all_ended) {
     // Ranks that hang (or never reached rank 0) would keep the launcher waiting forever.
     std::fprintf(stderr, "matrix: asking the launcher to end ranks that did not stop\n");
@@ -264,6 +228,7 @@ int maybe_run_matrix(const std::vector<std::string>& argv, const CommandLine& cl
     if (speaks_for_job()) std::fprintf(stderr, "%s\n", options.status().message().c_str());
     return 2;
   }
+  if (!options->simulate.empty()) return run_simulated_job(argv, *options, &stop_flag());
   if (!pmix_launched()) {
     if (!speaks_for_job()) return 2;
     std::string hint = non_pmix_launcher_hint();

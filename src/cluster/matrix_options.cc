@@ -56,6 +56,15 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
   auto pattern = parse_pattern(p.pattern);
   if (!pattern.ok()) return pattern.status();
   o.pattern = *pattern;
+  o.pattern_given = given(p, &ProgramOptions::pattern);
+  o.simulate = p.simulate;
+  o.topology = p.topology;
+  o.baseline = p.baseline;
+  o.passes = std::max<uint64_t>(1, p.passes);
+  if (o.passes > 1 && o.pattern.kind == PatternKind::kAdaptive) {
+    return Status::Usage("--passes applies to the fixed patterns, not --pattern adaptive (it "
+                         "re-measures what it suspects by itself)");
+  }
   o.randomize = p.randomize;
   o.seed = p.seed;
   o.retest = p.retest;

@@ -18,9 +18,13 @@ namespace fabperf::cluster {
 // -t each test runs per pair when the command line gives neither -t nor -n: short enough that
 // a job of a few dozen ranks ends within a minute, long enough for a steady figure.
 inline constexpr double kDefaultPairTime = 1.0;
+// Above this many ranks, with a topology, --pattern defaults to adaptive: all-pairs would take
+// more than 511 rounds a test, adaptive about 30 to 60.
+inline constexpr int kAdaptiveAbove = 512;
 
 struct MatrixOptions {
   PatternSpec pattern;
+  bool pattern_given = false;  // else adaptive above kAdaptiveAbove ranks with a topology
   bool randomize = false;
   uint64_t seed = 0;     // --seed, or drawn at start when 0 (recorded in the report)
   uint64_t retest = 10;  // suspects re-measured alone
@@ -33,6 +37,10 @@ struct MatrixOptions {
   double timeout_s = 5;  // -to: the control deadline of every pair's run, and the servers'
   std::string bind;      // --bind: where this rank's server and agent listen
   std::string json, csv, html;  // rank 0's reports ("-": standard output)
+  std::string simulate;  // --simulate FABRIC.json: a simulated fabric, no launcher
+  std::string topology;  // --topology FILE
+  std::string baseline;  // --baseline EARLIER.json
+  uint64_t passes = 1;
   // One run per test of the command line, in order, both sides' options resolved: what a
   // pair runs (its -t replaced by the job's per-pair time).
   std::vector<PlannedRun> runs;

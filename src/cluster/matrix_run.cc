@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "cluster/fabric_findings.h"
+
 namespace fabperf::cluster {
 
 std::vector<bool> MatrixRun::alive() const {
@@ -21,41 +23,20 @@ void MatrixRun::judge() {
     judgements.push_back(t.judgement);
   }
   nodes = judge_nodes(judgements, up);
+  if (topology && topology->has_levels()) {
+    fit = fit_fabric(*this);
+    findings = fabric_findings(*this, fit);
+  } else {
+    fit = FabricFit();
+    findings = plain_findings(*this);
+  }
 }
 
-std::vector<RetestCandidate> retest_candidates(const MatrixRun& run, const std::vector<bool>& alive,
-                                               size_t limit) {
-  auto up = [&](int rank) { return rank >= 0 && static_cast<size_t>(rank) < alive.size() &&
-                                   alive[static_cast<size_t>(rank)]; };
-  std::vector<RetestCandidate> all;
-  for (size_t t = 0; t < run.tests.size(); ++t) {
-    const FigureMatrix& m = run.tests[t].matrix;
-    std::set<std::pair<int, int>> listed;
-    for (const Suspect& s : run.tests[t].judgement.suspects) {
-      if (!up(s.client) || !up(s.server)) continue;
-      all.push_back({t, s, m.noisy(s.client, s.server)});
-      listed.insert({s.client, s.server});
-    }
-    // A pair measured under host noise is retested too, suspect or not: its figure says
-    // little about its link.
-    std::vector<std::pair<int, int>> noisy;
-    for (uint64_t cell : m.noisy_cells()) noisy.push_back(m.pair_of(cell));
-    std::sort(noisy.begin(), noisy.end());
-    for (const auto& [client, server] : noisy) {
-      if (listed.count({client, server}) > 0 || !up(client) || !up(server)) continue;
-      Suspect s;
-      s.client = client;
-      s.server = server;
-      s.value = m.get(client, server);
-      all.push_back({t, s, true});
-    }
-  }
-  std::stable_sort(all.begin(), all.end(), [](const RetestCandidate& a, const RetestCandidate& b) {
-    if (a.noisy != b.noisy) return a.noisy;
-    return a.suspect.severity > b.suspect.severity;
-  });
-  if (all.size() > limit) all.resize(limit);
-  return all;
+std::vector<std::string> MatrixRun::hosts() const {
+  std::vector<std::string> out;
+  out.reserve(ranks.size());
+  for (const RankStatus& r : ranks) out.push_back(r.host);
+  return out;
 }
 
 size_t MatrixRun::host_count() const {

@@ -3,10 +3,15 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cluster/figure_matrix.h"
+#include "cluster/findings.h"
+#include "cluster/locate.h"
+#include "cluster/topology.h"
 #include "cluster/verdicts.h"
 #include "core/status.h"
 
@@ -25,8 +30,9 @@ struct TestColumn {
   FigureDef figure;
   FigureMatrix matrix;
   TestJudgement judgement;
-  TestColumn(std::string name, FigureDef def, int ranks)
-      : test(std::move(name)), figure(std::move(def)), matrix(ranks) {}
+  TestColumn(std::string name, FigureDef def, int ranks,
+             MatrixLayout layout = MatrixLayout::kSquare)
+      : test(std::move(name)), figure(std::move(def)), matrix(ranks, layout) {}
 };
 
 struct MatrixRun {
@@ -51,25 +57,27 @@ struct MatrixRun {
   std::vector<TestColumn> tests;
   std::vector<NodeJudgement> nodes;
   int exit_code = 0;
+  uint64_t measurements = 0;  // pair runs done, every test and retest counted
+  uint64_t passes = 1;        // --passes
+  // The fabric's shape (--topology, or the simulated model's); null: none known.
+  std::shared_ptr<const Topology> topology;
+  std::string topology_source;  // "--topology FILE", "the model"
+  std::string simulated;        // the model file of a simulated run ("": a real run)
+  nlohmann::json simulation;    // a simulated run's injected faults and their score
+  std::vector<Finding> findings;  // worst first
+  FabricFit fit;                  // with a topology of levels: the fitted fabric
+  nlohmann::json baseline;        // --baseline: the comparison (null: none)
 
   int size() const { return static_cast<int>(ranks.size()); }
   std::vector<bool> alive() const;
-  // Judges every test's links, given the retests already recorded in the matrices.
+  // Judges every test's links, given the retests already recorded in the matrices, and draws
+  // the findings (at the switch and uplink levels too when the topology has them).
   void judge();
+  // Host of each rank.
+  std::vector<std::string> hosts() const;
   // Distinct host names, for the summary.
   size_t host_count() const;
 };
-
-// A link to re-measure alone: a suspect, or a pair measured under host noise.
-struct RetestCandidate {
-  size_t test = 0;
-  Suspect suspect;
-  bool noisy = false;
-};
-// Every test's suspects and noisy pairs between ranks both `alive`, noisy ones first (their
-// figure says little), then the most severe; at most `limit`.
-std::vector<RetestCandidate> retest_candidates(const MatrixRun& run, const std::vector<bool>& alive,
-                                               size_t limit);
 
 // Renderers. `path` "-" is standard output.
 Status write_matrix_json(const MatrixRun& run, const std::string& path);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/baseline.h"
 #include "cluster/matrix_run.h"
 #include "report/qperf_format.h"
 
@@ -25,6 +26,24 @@ std::string show(double value, const FigureDef& figure) {
             : figure.unit == "B/s" ? format_figure(value, Unit::kBandwidth, options)
                                    : format_figure(value, Unit::kRate, options);
   return s.value + " " + s.unit;
+}
+
+bool grouped(const MatrixRun& run) {
+  return run.topology && run.topology->has_levels() && run.topology->ranks() == run.size();
+}
+
+// Ranks as the reports show them: by group and switch when the topology is known.
+std::vector<int> rank_order(const MatrixRun& run) {
+  if (grouped(run)) return run.topology->order();
+  std::vector<int> order(static_cast<size_t>(run.size()));
+  for (int r = 0; r < run.size(); ++r) order[static_cast<size_t>(r)] = r;
+  return order;
+}
+
+// True where the i-th rank of `order` starts another switch (a separator goes before it).
+bool new_switch(const MatrixRun& run, const std::vector<int>& order, size_t i) {
+  if (!grouped(run) || i == 0) return false;
+  return run.topology->switch_of(order[i]) != run.topology->switch_of(order[i - 1]);
 }
 
 std::string who(const MatrixRun& run, int rank) {
@@ -110,14 +129,21 @@ void matrix_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
   }
   bool mirrored = t.figure.symmetric && !run.ordered;
   fmt::print(out,
-             "    matrix in {} (row: client rank, column: server rank; * suspect, x failed{}):\n",
-             unit, mirrored ? "; a round trip is shown both ways" : "");
+             "    matrix in {} (row: client rank, column: server rank; * suspect, x failed{}{}):\n",
+             unit, mirrored ? "; a round trip is shown both ways" : "",
+             grouped(run) ? "; | between switches" : "");
+  std::vector<int> order = rank_order(run);
   std::string line = "          ";
-  for (int b = 0; b < n; ++b) line += fmt::format("{:>8}", b);
+  for (size_t j = 0; j < order.size(); ++j) {
+    line += fmt::format("{}{:>7}", new_switch(run, order, j) ? "|" : " ", order[j]);
+  }
   fmt::print(out, "{}\n", line);
-  for (int a = 0; a < n; ++a) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    int a = order[i];
+    if (new_switch(run, order, i)) fmt::print(out, "    {}\n", std::string(6 + 8 * order.size(), '-'));
     line = fmt::format("    {:>4}  ", a);
-    for (int b = 0; b < n; ++b) {
+    for (size_t j = 0; j < order.size(); ++j) {
+      int b = order[j];
       int ca = a, cb = b;
       if (mirrored && !t.matrix.get(a, b) && !t.matrix.failed(a, b)) std::swap(ca, cb);
       auto v = t.matrix.get(ca, cb);
@@ -129,7 +155,7 @@ void matrix_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
           suspect[static_cast<size_t>(ca) * static_cast<size_t>(n) + static_cast<size_t>(cb)]) {
         cell += "*";
       }
-      line += fmt::format("{:>8}", cell);
+      line += fmt::format("{}{:>7}", new_switch(run, order, j) ? "|" : " ", cell);
     }
     fmt::print(out, "{}\n", line);
   }
@@ -159,7 +185,11 @@ void write_matrix_text(const MatrixRun& run, std::FILE* out) {
   }
   fmt::print(out, "\nnodes: {} ok, {} bad, {} unreachable\n", ok, bad, gone);
   size_t shown = 0;
-  for (const NodeJudgement& n : run.nodes) {
+  std::vector<const NodeJudgement*> by_rank(run.ranks.size(), nullptr);
+  for (const NodeJudgement& n : run.nodes) by_rank[static_cast<size_t>(n.rank)] = &n;
+  for (int rank : rank_order(run)) {
+    if (by_rank[static_cast<size_t>(rank)] == nullptr) continue;
+    const NodeJudgement& n = *by_rank[static_cast<size_t>(rank)];
     if (n.state == NodeState::kOk) continue;
     if (++shown > kNodesShown) {
       fmt::print(out, "    ... {} more (the JSON report lists every node)\n",
@@ -173,18 +203,23 @@ void write_matrix_text(const MatrixRun& run, std::FILE* out) {
     }
     std::string tests;
     for (size_t t : n.bad_in) tests += (tests.empty() ? "" : ", ") + run.tests[t].test;
+    std::string why = behind(run, n.rank);
     std::string slow =
         n.slowdown > 0 ? fmt::format("its median link {:.1f}x the other nodes', ", n.slowdown)
                        : "";
-    fmt::print(out, "    rank {}: bad in {}: {}{} of {} links bad\n", who(run, n.rank), tests,
-               slow, n.bad_links, n.links);
+    fmt::print(out, "    rank {}: bad in {}: {}{} of {} links bad{}\n", who(run, n.rank), tests,
+               slow, n.bad_links, n.links, why.empty() ? "" : " (behind " + why + ")");
   }
-  size_t bad_links = 0;
-  for (const TestColumn& t : run.tests) {
-    for (const Suspect& s : t.judgement.suspects) bad_links += s.verdict == Verdict::kBadLink;
+  write_findings_text(run, out);
+  fmt::print(out, "{}", baseline_text(run.baseline));
+  size_t bad_links = 0, bad_nodes = 0;
+  for (const Finding& f : run.findings) {
+    bad_links += f.kind == FindingKind::kLink;
+    bad_nodes += f.kind == FindingKind::kNode;
   }
-  fmt::print(out, "verdict: {} bad link{}, {} bad node{}, {} unreachable\n", bad_links,
-             bad_links == 1 ? "" : "s", bad, bad == 1 ? "" : "s", gone);
+  fmt::print(out, "verdict: {} bad link{}, {} bad node{}, {} unreachable{}\n", bad_links,
+             bad_links == 1 ? "" : "s", bad_nodes, bad_nodes == 1 ? "" : "s", gone,
+             level_counts(run));
   std::fflush(out);
 }
 

@@ -53,6 +53,8 @@ std::string PatternSpec::name() const {
       return "serial";
     case PatternKind::kFile:
       return "file:" + path;
+    case PatternKind::kAdaptive:
+      return "adaptive";
   }
   return "?";
 }
@@ -68,13 +70,17 @@ Result<PatternSpec> parse_pattern(std::string_view text) {
     spec.kind = PatternKind::kSerial;
     return spec;
   }
+  if (text == "adaptive") {
+    spec.kind = PatternKind::kAdaptive;
+    return spec;
+  }
   if (text.rfind("file:", 0) == 0 && text.size() > 5) {
     spec.kind = PatternKind::kFile;
     spec.path = std::string(text.substr(5));
     return spec;
   }
   return Status::Usage("--pattern: " + std::string(text) +
-                       ": expected all, shift, serial or file:PAIRS");
+                       ": expected all, shift, serial, adaptive or file:PAIRS");
 }
 
 IndexPermutation::IndexPermutation(uint64_t size, uint64_t seed, bool identity)
@@ -125,6 +131,9 @@ Result<Schedule> Schedule::make(const PatternSpec& spec, int ranks, bool randomi
     }
     return from_pairs_text(text, ranks, randomize, seed, "--pattern file:" + spec.path);
   }
+  if (spec.kind == PatternKind::kAdaptive) {
+    return Status::Usage("--pattern adaptive is planned round by round, not scheduled");
+  }
   Schedule s(spec.kind, ranks, randomize, seed);
   uint64_t n = static_cast<uint64_t>(ranks);
   switch (spec.kind) {
@@ -141,6 +150,7 @@ Result<Schedule> Schedule::make(const PatternSpec& spec, int ranks, bool randomi
       s.pair_count_ = s.rounds_;
       break;
     case PatternKind::kFile:
+    case PatternKind::kAdaptive:
       break;
   }
   s.round_order_ = IndexPermutation(s.rounds_, mix(seed + 1), !randomize);
@@ -189,6 +199,8 @@ std::vector<Pair> Schedule::round(size_t k) const {
         pair(p.server, p.client);
       break;
     }
+    case PatternKind::kAdaptive:
+      break;
     case PatternKind::kFile:
       out.assign(pairs_.begin() + static_cast<ptrdiff_t>(round_start_[r]),
                  pairs_.begin() + static_cast<ptrdiff_t>(round_start_[r + 1]));

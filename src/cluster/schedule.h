@@ -23,15 +23,16 @@ enum class PatternKind {
   kShift,   // mpiGraph's ring shifts: round d, every rank i measures i+d (ordered pairs)
   kSerial,  // one pair a round, every unordered pair once: nothing shares the fabric
   kFile,    // the pairs a file lists
+  kAdaptive,  // screen, localise, retest (adaptive_plan.h): chosen round by round, not here
 };
 
 struct PatternSpec {
   PatternKind kind = PatternKind::kAll;
   std::string path;          // kFile
-  std::string name() const;  // "all", "shift", "serial", "file:PATH"
+  std::string name() const;  // "all", "shift", "serial", "adaptive", "file:PATH"
 };
 
-// "all", "shift", "serial" or "file:PATH"; errors name --pattern and the choices.
+// "all", "shift", "serial", "adaptive" or "file:PATH"; errors name --pattern and the choices.
 Result<PatternSpec> parse_pattern(std::string_view text);
 
 // A bijection of [0, size) that looks random (a keyed Feistel network, cycle-walked into the

@@ -208,20 +208,19 @@ TestJudgement judge_links(const FigureMatrix& m, Better better, const Tolerances
   d.max = 0;
   for (int i = 0; i < n; ++i) {
     links.clear();
-    for (int j = 0; j < n; ++j) {
-      for (auto v : {m.get(i, j), m.get(j, i)}) {
-        if (v) links.push_back(static_cast<float>(*v));
-      }
-      if (m.get(i, j)) {
-        all.record(scaled(*m.get(i, j)));
-        d.min = std::min(d.min, *m.get(i, j));
-        d.max = std::max(d.max, *m.get(i, j));
-      }
-    }
+    m.for_each_of(i, [&](int, int, std::optional<double> v) {
+      if (v) links.push_back(static_cast<float>(*v));
+    });
     if (links.empty()) continue;
     node_medians.push_back(static_cast<float>(median_of(links)));
     if (alive[static_cast<size_t>(i)]) alive_median[static_cast<size_t>(i)] = node_medians.back();
   }
+  m.for_each([&](int, int, std::optional<double> v) {
+    if (!v) return;
+    all.record(scaled(*v));
+    d.min = std::min(d.min, *v);
+    d.max = std::max(d.max, *v);
+  });
   d.count = all.count();
   if (d.count == 0) {
     d.min = 0;
@@ -232,25 +231,18 @@ TestJudgement judge_links(const FigureMatrix& m, Better better, const Tolerances
   }
   d.baseline = median_of(node_medians);
   Histogram deviations;
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (auto v = m.get(i, j)) deviations.record(scaled(std::fabs(*v - d.baseline)));
-    }
-  }
+  m.for_each([&](int, int, std::optional<double> v) {
+    if (v) deviations.record(scaled(std::fabs(*v - d.baseline)));
+  });
   d.spread = deviations.count() > 0 ? 1.4826 * percentile(deviations, 50) : 0;
   d.threshold = threshold_of(d.baseline, d.spread, better, tol);
   judge_nodes_alone(m, alive_median, d.spread, better, tol, out);
   std::priority_queue<Suspect, std::vector<Suspect>, WorseFirst> kept;
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (i == j) continue;
-      auto v = m.get(i, j);
-      bool failed = m.failed(i, j);
-      if (!v && !failed) continue;
-      if (!alive[static_cast<size_t>(i)] || !alive[static_cast<size_t>(j)]) continue;
+  m.for_each([&](int i, int j, std::optional<double> v) {
+      if (!alive[static_cast<size_t>(i)] || !alive[static_cast<size_t>(j)]) return;
       ++out.links[static_cast<size_t>(i)];
       ++out.links[static_cast<size_t>(j)];
-      if (v && !beyond(*v, d, better)) continue;
+      if (v && !beyond(*v, d, better)) return;
       Suspect s;
       s.client = i;
       s.server = j;
@@ -266,8 +258,7 @@ TestJudgement judge_links(const FigureMatrix& m, Better better, const Tolerances
         kept.pop();
         kept.push(s);
       }
-    }
-  }
+  });
   while (!kept.empty()) {
     out.suspects.push_back(kept.top());
     kept.pop();

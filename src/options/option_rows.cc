@@ -539,10 +539,12 @@ std::vector<OptionSpec> build_option_rows() {
        .help = "Measure every pair of ranks of the job mpirun or srun --mpi=pmix started (-t: "
                "1 s a test and pair); rank 0 reports matrices, verdicts and progress"},
       {.name = "pattern", .type = T::kString, .field = &ProgramOptions::pattern,
-       .default_text = "all", .group = "matrix", .arg_name = "all|shift|serial|file:PAIRS",
+       .default_text = "all", .group = "matrix",
+       .arg_name = "all|shift|serial|adaptive|file:PAIRS",
        .help = "--matrix pairing: all (N-1 rounds of N/2 disjoint pairs), shift (ring shifts, "
-               "every rank sending and receiving), serial (one pair at a time), or the pairs a "
-               "file lists"},
+               "every rank sending and receiving), serial (one pair at a time), adaptive "
+               "(screen, localise, retest: the default above 512 ranks with a topology), or the "
+               "pairs a file lists"},
       {.name = "randomize", .type = T::kFlag, .field = &ProgramOptions::randomize,
        .default_text = "0", .max = 1, .group = "matrix",
        .help = "--matrix: shuffle which pairs share a round (and the order of the rounds)"},
@@ -574,6 +576,22 @@ std::vector<OptionSpec> build_option_rows() {
       {.name = "start_timeout", .type = T::kTime, .field = &ProgramOptions::start_timeout,
        .default_text = "60", .min = 1, .max = 86400, .group = "matrix", .arg_name = "Time",
        .help = "--matrix: how long ranks wait for each other at start-up"},
+      {.name = "simulate", .type = T::kString, .field = &ProgramOptions::simulate,
+       .group = "matrix", .arg_name = "FABRIC.json",
+       .help = "--matrix over a simulated fabric (docs/cluster.md): the same rounds, verdicts "
+               "and reports, each pair's figure drawn from the model, in one process"},
+      {.name = "topology", .type = T::kString, .field = &ProgramOptions::topology,
+       .group = "matrix", .arg_name = "File",
+       .help = "--matrix: Slurm's topology.conf or a 'host group' map: ranks grouped by switch, "
+               "verdicts that name a switch or uplink instead of its nodes"},
+      {.name = "baseline", .type = T::kString, .field = &ProgramOptions::baseline,
+       .group = "matrix", .arg_name = "Earlier.json",
+       .help = "--matrix: compare every link, node and switch with an earlier run's JSON "
+               "(hosts matched by name) and name the significant changes"},
+      {.name = "passes", .type = T::kCount, .field = &ProgramOptions::passes,
+       .default_text = "1", .min = 1, .max = 1000, .group = "matrix", .arg_name = "N",
+       .help = "--matrix: run the pattern's rounds N times, keeping each pair's best value and "
+               "counting its slow runs (a link slow in a fraction of its runs needs several)"},
       // ---- misc
       {.name = "help", .short_name = "h", .type = T::kFlag, .field = &ProgramOptions::help,
        .default_text = "0", .max = 1, .group = "misc", .arg_name = "Topic",

@@ -115,6 +115,10 @@ namespace fabperf {
   X(double, outlier_mads)                \
   X(double, node_fraction)               \
   X(double, start_timeout)               \
+  X(std::string, simulate)               \
+  X(std::string, topology)               \
+  X(std::string, baseline)               \
+  X(uint64_t, passes)                    \
   X(bool, help)                          \
   X(bool, version)                       \
   X(bool, list_fabrics)                  \

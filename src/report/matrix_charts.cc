@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "report/chart_model.h"
+#include "report/matrix_fabric_charts.h"
+#include "report/matrix_values.h"
 #include "report/report_sections.h"
 
 namespace fabperf::report {
@@ -43,8 +46,10 @@ std::optional<size_t> index_at(const nlohmann::json& j, const char* key, size_t 
 }
 
 // The suspects, worst first (the first kMaxSuspectRows), and their outlines on the heatmap.
+// `place`: each rank's display position (by switch when the run had a topology).
 nlohmann::json suspects_table(const nlohmann::json& test, const nlohmann::json& ranks,
-                              const DisplayUnit& unit, nlohmann::json& heat) {
+                              const std::vector<size_t>& place, const DisplayUnit& unit,
+                              nlohmann::json& heat) {
   const size_t n = heat["labels"].size();
   nlohmann::json suspects = table("Suspects", {"client", "server", "value", "verdict"});
   heat["suspects"] = nlohmann::json::array();
@@ -53,7 +58,7 @@ nlohmann::json suspects_table(const nlohmann::json& test, const nlohmann::json& 
   for (const nlohmann::json& s : *it) {
     auto a = index_at(s, "a", n), b = index_at(s, "b", n);
     const std::string verdict = string_at(s, "verdict");
-    if (a && b) heat["suspects"].push_back({*b, *a, verdict});
+    if (a && b) heat["suspects"].push_back({place[*b], place[*a], verdict});
     auto v = number_at(s, "value");
     nlohmann::json verdict_cell = text_cell(verdict);
     verdict_cell["c"] = "bad";
@@ -73,18 +78,20 @@ nlohmann::json suspects_table(const nlohmann::json& test, const nlohmann::json& 
 // Ranks up to which every heatmap cell carries its value as text.
 constexpr size_t kMaxLabelledRanks = 32;
 
-// Row groups from the ranks' "switch" (where the topology names one): consecutive ranks under
-// one switch, [{"label", "first", "last"}]; none when no rank names a switch.
-nlohmann::json row_groups(const nlohmann::json& ranks, size_t n) {
+// Row groups from the ranks' "switch" (where the topology names one): consecutive display
+// positions (`place` of each rank) under one switch, [{"label", "first", "last"}]; none when no
+// rank names a switch.
+nlohmann::json row_groups(const nlohmann::json& ranks, const std::vector<size_t>& place) {
+  const size_t n = place.size();
   nlohmann::json groups = nlohmann::json::array();
   if (!ranks.is_array()) return groups;
   std::vector<std::string> of(n);
   bool any = false;
   for (const nlohmann::json& r : ranks) {
     auto i = index_at(r, "rank", n);
-    if (!i) continue;
-    of[*i] = string_at(r, "switch");
-    any = any || !of[*i].empty();
+    if (!i || place[*i] >= n) continue;
+    of[place[*i]] = string_at(r, "switch");
+    any = any || !of[place[*i]].empty();
   }
   if (!any) return groups;
   for (size_t i = 0; i < n; ++i) {
@@ -102,21 +109,6 @@ struct ValueRange {
   double lo = 0, hi = 0;
   size_t cells = 0;
 };
-
-ValueRange value_range(const nlohmann::json& values) {
-  ValueRange r;
-  for (const nlohmann::json& row : values) {
-    if (!row.is_array()) continue;
-    for (const nlohmann::json& v : row) {
-      if (!v.is_number() || !std::isfinite(v.get<double>())) continue;
-      const double d = v.get<double>();
-      r.lo = r.cells == 0 ? d : std::min(r.lo, d);
-      r.hi = r.cells == 0 ? d : std::max(r.hi, d);
-      ++r.cells;
-    }
-  }
-  return r;
-}
 
 // The colour scale: green at the best measured value, red at the worst, so every difference
 // the matrix holds shows; the baseline and the threshold are marked where they fall on it
@@ -153,11 +145,20 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   const std::string name = string_at(test, "test"), figure = string_at(test, "figure");
   nlohmann::json sec =
       section(id, name + ": " + figure + (run_label.empty() ? "" : " (" + run_label + ")"));
-  const nlohmann::json empty = nlohmann::json::array();
-  const nlohmann::json& values =
-      test.contains("values") && test["values"].is_array() ? test["values"] : empty;
-  const size_t n = values.size();
-  const ValueRange range = value_range(values);
+  // The values in any of the JSON's forms (report/matrix_values.h), placed where the ranks
+  // list puts their ranks: by switch when the run had a topology.
+  const size_t n = ranks.is_array() ? ranks.size() : 0;
+  const std::vector<size_t> place = rank_positions(ranks, n);
+  std::vector<std::tuple<size_t, size_t, double>> values;
+  for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
+    if (v && std::isfinite(*v)) values.emplace_back(a, b, *v);
+  }).IgnoreError();
+  ValueRange range;
+  for (const auto& [a, b, d] : values) {
+    range.lo = range.cells == 0 ? d : std::min(range.lo, d);
+    range.hi = range.cells == 0 ? d : std::max(range.hi, d);
+    ++range.cells;
+  }
   // The unit from the bulk of the values (the baseline), not from the largest.
   const DisplayUnit unit = unit_for(string_at(test, "unit"),
                                     number_at(test, "median").value_or((range.lo + range.hi) / 2));
@@ -168,25 +169,20 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
     return heat_color(worst != best ? (v - best) / (worst - best) : 0.0);
   };
 
-  nlohmann::json labels = nlohmann::json::array();
-  for (size_t i = 0; i < n; ++i) labels.push_back(rank_label(ranks, i));
+  nlohmann::json labels(n, "");
+  for (size_t i = 0; i < n; ++i) labels[place[i]] = rank_label(ranks, i);
   nlohmann::json heat =
       chart("heatmap", id + "-heatmap", figure + " by pair",
             axis("server rank (column)", "", false), axis("client rank (row)", "", false));
   heat["labels"] = labels;
-  heat["groups"] = row_groups(ranks, n);
+  heat["groups"] = row_groups(ranks, place);
   heat["unit"] = unit.name;
   heat["cell_text"] = n <= kMaxLabelledRanks;
   heat["cells"] = nlohmann::json::array();
-  for (size_t row = 0; row < n; ++row) {
-    if (!values[row].is_array()) continue;
-    for (size_t col = 0; col < values[row].size() && col < n; ++col) {
-      const nlohmann::json& v = values[row][col];
-      if (!v.is_number() || !std::isfinite(v.get<double>())) continue;
-      const double d = v.get<double>();
-      heat["cells"].push_back({col, row, rounded(d / unit.divisor), color(d)});
-    }
+  for (const auto& [row, col, d] : values) {
+    heat["cells"].push_back({place[col], place[row], rounded(d / unit.divisor), color(d)});
   }
+  heat["separators"] = switch_separators(ranks, n);
   // Gradient stops, best first (json::array: pairs of strings would make an object).
   heat["legend"] = nlohmann::json::array();
   for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) {
@@ -212,7 +208,7 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   }
   summary["rows"].push_back({text_cell("better"), text_cell(higher_better ? "higher" : "lower")});
   sec["tables"].push_back(std::move(summary));
-  sec["tables"].push_back(suspects_table(test, ranks, unit, heat));
+  sec["tables"].push_back(suspects_table(test, ranks, place, unit, heat));
   sec["charts"].push_back(std::move(heat));
   if (range.cells == 0) sec["notes"].push_back("No pair of this figure was measured.");
   return sec;
@@ -262,14 +258,24 @@ std::vector<nlohmann::json> matrix_sections(const nlohmann::json& matrix,
                                             const std::string& id_prefix) {
   std::vector<nlohmann::json> out;
   const nlohmann::json ranks = matrix.value("ranks", nlohmann::json::array());
+  if (auto f = findings_section(matrix, run_label, id_prefix + "-findings")) out.push_back(*f);
   if (auto it = matrix.find("tests"); it != matrix.end() && it->is_array()) {
     for (size_t i = 0; i < it->size(); ++i) {
       if (!(*it)[i].is_object()) continue;
-      out.push_back(
-          heatmap_section((*it)[i], ranks, run_label, id_prefix + "-m" + std::to_string(i)));
+      std::string id = id_prefix + "-m" + std::to_string(i);
+      if (ranks.size() > kNodeHeatmapMax) {  // by switch, with drill-downs (fabric charts)
+        for (nlohmann::json& sec : switch_heatmap_sections(matrix, (*it)[i], run_label, id)) {
+          out.push_back(std::move(sec));
+        }
+        continue;
+      }
+      out.push_back(heatmap_section((*it)[i], ranks, run_label, id));
     }
   }
-  out.push_back(nodes_section(matrix, run_label, id_prefix + "-nodes"));
+  if (auto b = baseline_section(matrix, run_label, id_prefix + "-baseline")) out.push_back(*b);
+  if (ranks.size() <= kNodeHeatmapMax) {
+    out.push_back(nodes_section(matrix, run_label, id_prefix + "-nodes"));
+  }
   return out;
 }
 

@@ -173,8 +173,13 @@ nlohmann::json run_header(const nlohmann::json& doc) {
     add("mode", "cluster matrix, pattern " + string_at(m, "pattern"));
     std::string hosts;
     if (m.contains("ranks") && m["ranks"].is_array()) {
-      for (const nlohmann::json& r : m["ranks"])
+      // A fleet's hosts are the JSON's to list: the first 32 here.
+      size_t listed = 0;
+      for (const nlohmann::json& r : m["ranks"]) {
+        if (++listed > 32) break;
         hosts += (hosts.empty() ? "" : " ") + string_at(r, "host");
+      }
+      if (m["ranks"].size() > 32) hosts += " ... (" + std::to_string(m["ranks"].size() - 32) + " more)";
       add("ranks", std::to_string(m["ranks"].size()) + ": " + hosts);
     }
     add("status", status_text(doc));

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cluster/matrix_run.h"
+#include "cluster/retest.h"
 #include "e2e_robust_util.h"
 
 namespace fabperf::cluster {
@@ -153,9 +154,9 @@ TEST(ClusterReport, CsvHasOneRowPerMeasuredOrFailedPair) {
   ASSERT_EQ(lines.size(), 21u);  // header, 10 latency, 10 bandwidth (one failed)
   EXPECT_EQ(lines[0],
             "test,figure,unit,client,client_host,server,server_host,value,status,retest,"
-            "verdict,error");
+            "verdict,error,client_switch,server_switch");
   EXPECT_NE(text.find("tcp_bw,bandwidth.recv_Bps,B/s,1,n1,2,n2,,failed,,bad_link,server: no "
-                      "answer within 5 s"),
+                      "answer within 5 s,,"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("tcp_lat,latency_ns.p50,ns,0,n0,1,n1,20010,ok,,,"), std::string::npos)
@@ -208,16 +209,19 @@ TEST(ClusterReport, NoisyPairsAreMarkedAndRetestedFirst) {
   EXPECT_NE(text.find("host noise    =  2 pair(s) measured under host noise (retested first)"),
             std::string::npos)
       << text;
-  std::vector<bool> up(5, true);
-  std::vector<RetestCandidate> order = retest_candidates(run, up, 100);
+  std::vector<RetestPair> order = retest_candidates(run, nullptr, 100);
   ASSERT_GE(order.size(), 3u);
-  EXPECT_TRUE(order[0].noisy && order[1].noisy);
-  EXPECT_FALSE(order[2].noisy);
-  // Among the noisy, the suspect (more severe) first; then the plain noisy pair.
-  EXPECT_EQ(order[0].suspect.server, 4);
-  EXPECT_EQ(order[1].suspect.client, 0);
-  EXPECT_EQ(order[1].suspect.server, 1);
-  EXPECT_EQ(retest_candidates(run, up, 1).size(), 1u);
+  // Among the noisy, the suspect (more severe) first; then the plain noisy pair; then the
+  // other suspects, each once.
+  EXPECT_EQ(order[0].pair.client, 3);
+  EXPECT_EQ(order[0].pair.server, 4);
+  EXPECT_EQ(order[1].pair.client, 0);
+  EXPECT_EQ(order[1].pair.server, 1);
+  EXPECT_FALSE(lat.noisy(order[2].pair.client, order[2].pair.server));
+  for (size_t i = 2; i < order.size(); ++i) {
+    EXPECT_FALSE(order[i].test == 0 && order[i].pair.client == 3 && order[i].pair.server == 4);
+  }
+  EXPECT_EQ(retest_candidates(run, nullptr, 1).size(), 1u);
   lat.set_noisy(0, 1, false);
   EXPECT_FALSE(lat.noisy(0, 1));
 }

@@ -215,6 +215,8 @@ TEST(ClusterSchedule, PatternNames) {
   EXPECT_EQ(parse_pattern("all")->kind, PatternKind::kAll);
   EXPECT_EQ(parse_pattern("shift")->kind, PatternKind::kShift);
   EXPECT_EQ(parse_pattern("serial")->kind, PatternKind::kSerial);
+  EXPECT_EQ(parse_pattern("adaptive")->kind, PatternKind::kAdaptive);
+  EXPECT_EQ(parse_pattern("adaptive")->name(), "adaptive");
   auto file = parse_pattern("file:/tmp/p.txt");
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(file->path, "/tmp/p.txt");
@@ -222,7 +224,7 @@ TEST(ClusterSchedule, PatternNames) {
   for (const char* bad : {"ring", "file:", "", "ALL"}) {
     auto p = parse_pattern(bad);
     ASSERT_FALSE(p.ok()) << bad;
-    EXPECT_NE(p.status().message().find("expected all, shift, serial or file:PAIRS"),
+    EXPECT_NE(p.status().message().find("expected all, shift, serial, adaptive or file:PAIRS"),
               std::string::npos);
   }
   PatternSpec missing{PatternKind::kFile, "/nonexistent/pairs"};

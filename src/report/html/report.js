@@ -439,8 +439,31 @@
       afterBuildTicks: (sc) => { sc.ticks = spec.labels.map((_, i) => ({value: i})); },
       ticks: {autoSkip: true, callback: (v) => spec.labels[v] || ''},
     });
+    // Lines between switches (spec.separators: the first index of each switch but the first).
+    const separators = {
+      id: 'separators',
+      afterDatasetsDraw(chart) {
+        const seps = spec.separators || [];
+        if (!seps.length) return;
+        const {ctx, chartArea: area, scales: {x, y}} = chart;
+        ctx.save();
+        ctx.strokeStyle = 'rgba(0,0,0,0.55)';
+        ctx.lineWidth = 1;
+        for (const i of seps) {
+          const px = x.getPixelForValue(i - 0.5), py = y.getPixelForValue(i - 0.5);
+          ctx.beginPath();
+          ctx.moveTo(px, area.top);
+          ctx.lineTo(px, area.bottom);
+          ctx.moveTo(area.left, py);
+          ctx.lineTo(area.right, py);
+          ctx.stroke();
+        }
+        ctx.restore();
+      },
+    };
     return new Chart(canvas, {
       type: 'matrix',
+      plugins: [separators],
       data: {datasets: [{
         label: spec.title,
         data: cells,

@@ -1,0 +1,195 @@
+// Choosing the pairs to re-measure alone and packing them into rounds that share nothing.
+#include "cluster/retest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cluster/locate.h"
+#include "cluster/matrix_run.h"
+
+namespace fabperf::cluster {
+
+namespace {
+
+// Severity given to an element's pairs, so they come before every link.
+constexpr double kElementFirst = 1e9;
+// Severity given to pairs measured under host noise, so they come before everything.
+constexpr double kNoisyFirst = 2 * kElementFirst;
+// As the findings' test (fabric_findings.cc): the chance that some healthy pair is named.
+constexpr double kLinkAlpha = 0.01;
+
+// With switch levels: first a few pairs through each bad element (the element's own evidence,
+// pairs whose other elements are healthy) until kElementRetests of them were re-measured, then
+// the links the fit leaves unexplained: slow in their best run and in every retest so far, not
+// yet decided (kPairRetests at most; a link in a single pass of 10,000 ranks needs three: a
+// healthy pair slow in its round and once alone is one in a million, and there are 50 million).
+std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit) {
+  const Topology& topo = *run.topology;
+  std::vector<bool> up = run.alive();
+  std::vector<RetestPair> elements, links;
+  ElementId path[kMaxPathElements];
+  for (size_t t = 0; t < run.tests.size(); ++t) {
+    const TestFit& tf = fit.tests[t];
+    if (!tf.valid) continue;
+    const FigureMatrix& m = run.tests[t].matrix;
+    const double limit = link_limit(tf);
+    std::unordered_map<ElementId, uint32_t> taken;
+    uint64_t pairs = 0, slow = 0;
+    // The share of pairs slow at their best: the rate a healthy pair's run is slow at.
+    m.for_each([&](int a, int b, std::optional<double> v) {
+      if (!v || !up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+      ++pairs;
+      slow += pair_residual(run, tf, t, a, b, *v) > limit;
+      if (!m.retests(a, b)) return;
+      size_t k = topo.path(a, b, path);
+      for (size_t i = 0; i < k; ++i) {
+        if (element_bad(tf, path[i])) ++taken[path[i]];
+      }
+    });
+    const double rate = std::max<double>(1, static_cast<double>(slow)) /
+                        std::max<double>(1, static_cast<double>(pairs));
+    const double level = kLinkAlpha / std::max<double>(1, static_cast<double>(pairs));
+    m.for_each_sorted([&](int a, int b, std::optional<double> v) {
+      if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+      const std::vector<float>* alone = m.retests(a, b);
+      size_t retested = alone != nullptr ? alone->size() : 0;
+      if (!v) {
+        // A failed pair: the worst of links, below the elements; once.
+        if (retested == 0) links.push_back({t, {a, b}, kElementFirst / 2});
+        return;
+      }
+      double r = pair_residual(run, tf, t, a, b, *v);
+      size_t k = topo.path(a, b, path);
+      int bad = -1, bad_count = 0;
+      for (size_t i = 0; i < k; ++i) {
+        if (element_bad(tf, path[i])) {
+          bad = static_cast<int>(i);
+          ++bad_count;
+        }
+      }
+      if (retested == 0 && bad_count == 1 && taken[path[bad]] < kElementRetests) {
+        ++taken[path[bad]];
+        elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
+        return;
+      }
+      if (r <= limit || retested >= kPairRetests) return;
+      for (size_t i = 0; i < retested; ++i) {
+        if (pair_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
+      }
+      uint32_t runs = m.measurements(a, b) + static_cast<uint32_t>(retested);
+      if (std::pow(rate, runs) < level) return;  // decided
+      links.push_back({t, {a, b}, r});
+    });
+  }
+  std::stable_sort(links.begin(), links.end(),
+                   [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  elements.insert(elements.end(), links.begin(), links.end());
+  return elements;
+}
+
+// Pairs whose last measurement was taken under host noise (their figure says little about
+// their link), both ranks alive: re-measured first, suspect or not.
+std::vector<RetestPair> noisy_candidates(const MatrixRun& run) {
+  std::vector<RetestPair> all;
+  std::vector<bool> up = run.alive();
+  for (size_t t = 0; t < run.tests.size(); ++t) {
+    const FigureMatrix& m = run.tests[t].matrix;
+    // Among them, a suspect by its severity first, then the others by rank.
+    std::vector<Pair> pairs;
+    for (uint64_t cell : m.noisy_cells()) pairs.push_back(m.pair_of(cell));
+    std::sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
+      return std::make_pair(x.client, x.server) < std::make_pair(y.client, y.server);
+    });
+    const size_t first = all.size();
+    for (const Pair& p : pairs) {
+      if (!up[static_cast<size_t>(p.client)] || !up[static_cast<size_t>(p.server)]) continue;
+      double severity = 0;
+      for (const Suspect& s : run.tests[t].judgement.suspects) {
+        if (s.client == p.client && s.server == p.server) severity = s.severity;
+      }
+      all.push_back({t, p, kNoisyFirst + severity});
+    }
+    std::stable_sort(all.begin() + static_cast<long>(first), all.end(),
+                     [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  }
+  return all;
+}
+
+std::vector<RetestPair> suspect_candidates(const MatrixRun& run) {
+  std::vector<RetestPair> all;
+  std::vector<bool> up = run.alive();
+  for (size_t t = 0; t < run.tests.size(); ++t) {
+    for (const Suspect& s : run.tests[t].judgement.suspects) {
+      if (up[static_cast<size_t>(s.client)] && up[static_cast<size_t>(s.server)] && !s.retest) {
+        all.push_back({t, {s.client, s.server}, s.severity});
+      }
+    }
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  return all;
+}
+
+}  // namespace
+
+std::vector<RetestPair> retest_candidates(const MatrixRun& run, const FabricFit* fit,
+                                          size_t limit) {
+  std::vector<RetestPair> all = noisy_candidates(run);
+  if (all.size() > limit) all.resize(limit);
+  const size_t noisy = all.size();
+  auto add = [&](const std::vector<RetestPair>& more, size_t room) {
+    for (const RetestPair& p : more) {
+      if (room == 0) break;
+      const bool listed = std::any_of(all.begin(), all.begin() + static_cast<long>(noisy),
+                                      [&](const RetestPair& n) {
+                                        return n.test == p.test && n.pair.client == p.pair.client &&
+                                               n.pair.server == p.pair.server;
+                                      });
+      if (listed) continue;
+      all.push_back(p);
+      --room;
+    }
+  };
+  if (fit == nullptr || !run.topology || !run.topology->has_levels()) {
+    add(suspect_candidates(run), limit - noisy);
+    return all;
+  }
+  // The bad elements' few pairs come on top of the `limit` links.
+  std::vector<RetestPair> fabric = fabric_candidates(run, *fit);
+  size_t elements = 0;
+  while (elements < fabric.size() && fabric[elements].severity >= kElementFirst) ++elements;
+  add(fabric, elements + limit - noisy);
+  return all;
+}
+
+std::vector<PlannedRound> pack_alone(const std::vector<RetestPair>& pairs, const Topology* topo) {
+  std::vector<PlannedRound> rounds;
+  if (topo == nullptr) {
+    for (const RetestPair& p : pairs) rounds.push_back({{p.pair}, {p.test}, true});
+    return rounds;
+  }
+  // Per round: the ranks and shared elements taken.
+  std::vector<std::unordered_set<uint64_t>> taken;
+  ElementId path[kMaxPathElements];
+  for (const RetestPair& p : pairs) {
+    size_t k = topo->path(p.pair.client, p.pair.server, path);
+    size_t r = 0;
+    for (; r < rounds.size(); ++r) {
+      if (rounds[r].tests.front() != p.test) continue;
+      bool clash = false;
+      for (size_t i = 0; i < k && !clash; ++i) clash = taken[r].count(path[i]) > 0;
+      if (!clash) break;
+    }
+    if (r == rounds.size()) {
+      rounds.push_back({{}, {p.test}, true});
+      taken.emplace_back();
+    }
+    rounds[r].pairs.push_back(p.pair);
+    for (size_t i = 0; i < k; ++i) taken[r].insert(path[i]);
+  }
+  return rounds;
+}
+
+}  // namespace fabperf::cluster
