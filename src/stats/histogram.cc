@@ -4,26 +4,11 @@
 #include <cmath>
 #include <string>
 
+#include "core/json_numbers.h"
+
 namespace fabperf {
 
 namespace {
-
-// Accepts only non-negative integers: parsed JSON gives number_unsigned, but a json built in
-// code from a signed int is number_integer, and both are legitimate here. Floats are refused so
-// that 1.5 or 1e30 never turn into a silently truncated count.
-bool json_to_u64(const nlohmann::json& j, uint64_t* out) {
-  if (j.is_number_unsigned()) {
-    *out = j.get<uint64_t>();
-    return true;
-  }
-  if (j.is_number_integer()) {
-    const int64_t v = j.get<int64_t>();
-    if (v < 0) return false;
-    *out = static_cast<uint64_t>(v);
-    return true;
-  }
-  return false;
-}
 
 Status Bad(const std::string& what) { return Status::Failed("histogram json: " + what); }
 

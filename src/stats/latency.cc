@@ -6,29 +6,13 @@
 #include <cmath>
 #include <system_error>
 
+#include "core/json_numbers.h"
+
 namespace fabperf {
 
 namespace {
 
 constexpr size_t kMaxPercentiles = 32;
-
-// NaN and Infinity cannot appear in JSON output; a figure that somehow is not finite reads 0.
-double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
-
-// Same rule as in histogram.cc: non-negative integers only, whichever signedness json chose.
-bool json_to_u64(const nlohmann::json& j, uint64_t* out) {
-  if (j.is_number_unsigned()) {
-    *out = j.get<uint64_t>();
-    return true;
-  }
-  if (j.is_number_integer()) {
-    const int64_t v = j.get<int64_t>();
-    if (v < 0) return false;
-    *out = static_cast<uint64_t>(v);
-    return true;
-  }
-  return false;
-}
 
 bool json_to_finite(const nlohmann::json& j, double* out) {
   if (!j.is_number()) return false;
@@ -49,11 +33,11 @@ std::string_view Trim(std::string_view s) {
 
 nlohmann::json LatencySummary::to_json() const {
   nlohmann::json j = {{"samples", samples},
-                      {"min", Finite(min)},
-                      {"max", Finite(max)},
-                      {"mean", Finite(mean)},
-                      {"stddev", Finite(stddev)}};
-  for (const auto& [p, value] : percentiles) j[percentile_key(p)] = Finite(value);
+                      {"min", finite_or_zero(min)},
+                      {"max", finite_or_zero(max)},
+                      {"mean", finite_or_zero(mean)},
+                      {"stddev", finite_or_zero(stddev)}};
+  for (const auto& [p, value] : percentiles) j[percentile_key(p)] = finite_or_zero(value);
   return j;
 }
 
@@ -145,14 +129,14 @@ LatencySummary LatencyRecorder::summarize(const std::vector<double>& percentiles
     for (double p : percentiles) s.percentiles.emplace_back(p, 0.0);
     return s;
   }
-  s.min = Finite(static_cast<double>(min_) * scale_);
-  s.max = Finite(static_cast<double>(max_) * scale_);
-  s.mean = Finite(mean_ * scale_);
+  s.min = finite_or_zero(static_cast<double>(min_) * scale_);
+  s.max = finite_or_zero(static_cast<double>(max_) * scale_);
+  s.mean = finite_or_zero(mean_ * scale_);
   // Population standard deviation: it describes the samples measured, and is 0 for one sample.
-  s.stddev = Finite(std::sqrt(std::max(m2_, 0.0) / static_cast<double>(count_)) * scale_);
+  s.stddev = finite_or_zero(std::sqrt(std::max(m2_, 0.0) / static_cast<double>(count_)) * scale_);
   for (double p : percentiles) {
     const uint64_t v = std::clamp(histogram_.value_at_percentile(p), min_, max_);
-    s.percentiles.emplace_back(p, Finite(static_cast<double>(v) * scale_));
+    s.percentiles.emplace_back(p, finite_or_zero(static_cast<double>(v) * scale_));
   }
   return s;
 }
