@@ -19,15 +19,15 @@ namespace fabperf {
 
 namespace {
 
-int64_t TimevalNs(const timeval& tv) {
+int64_t timeval_ns(const timeval& tv) {
   return static_cast<int64_t>(tv.tv_sec) * 1000000000 + static_cast<int64_t>(tv.tv_usec) * 1000;
 }
 
 // end - start, or 0 when the counter went backwards.
-double Delta(uint64_t start, uint64_t end) {
+double delta(uint64_t start, uint64_t end) {
   return end >= start ? static_cast<double>(end - start) : 0.0;
 }
-double Delta(int64_t start, int64_t end) {
+double delta(int64_t start, int64_t end) {
   return end >= start ? static_cast<double>(end - start) : 0.0;
 }
 
@@ -109,8 +109,8 @@ CpuSnapshot CpuSnapshot::take() {
   }
   rusage ru;
   if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-    s.thread_user_ns = TimevalNs(ru.ru_utime);
-    s.thread_sys_ns = TimevalNs(ru.ru_stime);
+    s.thread_user_ns = timeval_ns(ru.ru_utime);
+    s.thread_sys_ns = timeval_ns(ru.ru_stime);
   }
   s.wall_ns = now_ns();
   return s;
@@ -123,8 +123,8 @@ CpuUsage cpu_between(const CpuSnapshot& start, const CpuSnapshot& end) {
   u.real_s = static_cast<double>(wall) / 1e9;
 
   const double real_ns = static_cast<double>(wall);
-  u.proc_user = finite_or_zero(Delta(start.thread_user_ns, end.thread_user_ns) / real_ns * 100);
-  u.proc_kernel = finite_or_zero(Delta(start.thread_sys_ns, end.thread_sys_ns) / real_ns * 100);
+  u.proc_user = finite_or_zero(delta(start.thread_user_ns, end.thread_user_ns) / real_ns * 100);
+  u.proc_kernel = finite_or_zero(delta(start.thread_sys_ns, end.thread_sys_ns) / real_ns * 100);
   u.proc_used = u.proc_user + u.proc_kernel;
 
   if (!start.have_ticks || !end.have_ticks) return u;
@@ -132,11 +132,11 @@ CpuUsage cpu_between(const CpuSnapshot& start, const CpuSnapshot& end) {
   if (hz <= 0) hz = 100;  // USER_HZ is 100 on every Linux architecture that matters
   const ProcStatTicks& a = start.ticks;
   const ProcStatTicks& b = end.ticks;
-  const double user = Delta(a.user, b.user) + Delta(a.nice, b.nice);
-  const double kernel = Delta(a.system, b.system);
-  const double intr = Delta(a.irq, b.irq) + Delta(a.softirq, b.softirq);
-  const double iowait = Delta(a.iowait, b.iowait);
-  const double busy = user + kernel + intr + Delta(a.steal, b.steal) + iowait;
+  const double user = delta(a.user, b.user) + delta(a.nice, b.nice);
+  const double kernel = delta(a.system, b.system);
+  const double intr = delta(a.irq, b.irq) + delta(a.softirq, b.softirq);
+  const double iowait = delta(a.iowait, b.iowait);
+  const double busy = user + kernel + intr + delta(a.steal, b.steal) + iowait;
   // Ticks to percent of one CPU: ticks / hz seconds of CPU over real_s seconds, times 100.
   const double to_percent = 100.0 / (static_cast<double>(hz) * u.real_s);
   u.cpus_used = finite_or_zero(busy * to_percent);

@@ -20,9 +20,9 @@ bool json_to_finite(const nlohmann::json& j, double* out) {
   return std::isfinite(*out);
 }
 
-Status Bad(const std::string& what) { return Status::Failed("latency json: " + what); }
+Status json_error(const std::string& what) { return Status::Failed("latency json: " + what); }
 
-std::string_view Trim(std::string_view s) {
+std::string_view trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\t'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
@@ -56,7 +56,7 @@ Result<std::vector<double>> parse_percentiles(std::string_view list) {
   size_t items = 0;
   while (true) {
     const size_t comma = list.find(',');
-    const std::string_view item = Trim(list.substr(0, comma));
+    const std::string_view item = trim(list.substr(0, comma));
     ++items;
     if (items > kMaxPercentiles) {
       return Status::Usage("--percentiles: too many percentiles (at most " +
@@ -152,29 +152,31 @@ nlohmann::json LatencyRecorder::to_json() const {
 }
 
 Result<LatencyRecorder> LatencyRecorder::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Bad("not an object");
+  if (!j.is_object()) return json_error("not an object");
   for (const char* key : {"scale", "count", "min", "max", "mean", "m2", "histogram"}) {
-    if (!j.contains(key)) return Bad(std::string("missing \"") + key + "\"");
+    if (!j.contains(key)) return json_error(std::string("missing \"") + key + "\"");
   }
   double scale = 0;
-  if (!json_to_finite(j["scale"], &scale) || scale <= 0) return Bad("bad \"scale\"");
+  if (!json_to_finite(j["scale"], &scale) || scale <= 0) return json_error("bad \"scale\"");
   uint64_t count = 0;
   uint64_t min = 0;
   uint64_t max = 0;
-  if (!json_to_u64(j["count"], &count)) return Bad("bad \"count\"");
-  if (!json_to_u64(j["min"], &min) || !json_to_u64(j["max"], &max)) return Bad("bad min/max");
+  if (!json_to_u64(j["count"], &count)) return json_error("bad \"count\"");
+  if (!json_to_u64(j["min"], &min) || !json_to_u64(j["max"], &max)) {
+    return json_error("bad min/max");
+  }
   double mean = 0;
   double m2 = 0;
   if (!json_to_finite(j["mean"], &mean) || !json_to_finite(j["m2"], &m2) || m2 < 0) {
-    return Bad("bad mean/m2");
+    return json_error("bad mean/m2");
   }
   Result<Histogram> h = Histogram::from_json(j["histogram"]);
   if (!h.ok()) return h.status().Prefixed("latency json");
-  if (h->count() != count) return Bad("\"count\" does not match the histogram");
+  if (h->count() != count) return json_error("\"count\" does not match the histogram");
 
   LatencyRecorder r(scale);
   if (count > 0) {
-    if (min > max) return Bad("min > max");
+    if (min > max) return json_error("min > max");
     // The exact extremes must fall in the outermost non-empty buckets, or the two halves of
     // the state describe different samples.
     size_t lo = Histogram::kBucketCount;
@@ -185,17 +187,17 @@ Result<LatencyRecorder> LatencyRecorder::from_json(const nlohmann::json& j) {
       hi = i;
     }
     if (Histogram::bucket_index(min) != lo || Histogram::bucket_index(max) != hi) {
-      return Bad("min/max disagree with the histogram");
+      return json_error("min/max disagree with the histogram");
     }
     // Rounding in the running update may stray by a few ulps, never further.
     const double dmin = static_cast<double>(min);
     const double dmax = static_cast<double>(max);
     const double slack = 1e-9 * dmax + 1;
-    if (mean < dmin - slack || mean > dmax + slack) return Bad("mean outside [min, max]");
+    if (mean < dmin - slack || mean > dmax + slack) return json_error("mean outside [min, max]");
     // Popoviciu: the variance of values in [min, max] is at most (max - min)^2 / 4.
     const double range = dmax - dmin;
     const double m2_bound = static_cast<double>(count) * range * range / 4;
-    if (m2 > m2_bound * (1 + 1e-9) + 1) return Bad("m2 larger than the range allows");
+    if (m2 > m2_bound * (1 + 1e-9) + 1) return json_error("m2 larger than the range allows");
     r.count_ = count;
     r.min_ = min;
     r.max_ = max;
