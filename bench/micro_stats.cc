@@ -88,7 +88,7 @@ void BM_TimestampPairAndRecord(benchmark::State& state) {
 }
 BENCHMARK(BM_TimestampPairAndRecord);
 
-// One closed-loop ping-pong iteration of tcp_lat's client (src/tests/socket_tests.cc) with the
+// One closed-loop ping-pong iteration of tcp_lat's client (src/socket/socket_tests.cc) with the
 // two system calls taken out: the loop's end test, the ^C flag, two clock reads, the counters
 // and the record. What fabperf adds to each round trip on top of the floor.
 void BM_PingPongIterationBookkeeping(benchmark::State& state) {

@@ -29,13 +29,13 @@ int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sin
   std::string name = request.value("test", "");
   const TestSpec* spec = all_tests().find(name);
   if (spec == nullptr || spec->family != TransportFamily::kFabric) {
-    sink.Fail(Status::Failed("session process: \"" + printable(name, 64) +
+    sink.fail(Status::Failed("session process: \"" + printable(name, 64) +
                              "\" is not a fabric test")).IgnoreError();
     return 1;
   }
   auto opts = run_options_from_json(request.contains("params") ? request["params"] : nlohmann::json());
   if (!opts.ok()) {
-    sink.Fail(opts.status()).IgnoreError();
+    sink.fail(opts.status()).IgnoreError();
     return 1;
   }
   ControlPeer peer = ControlPeer::from_json(request.value("peer", nlohmann::json::object()));
@@ -48,14 +48,14 @@ int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sin
   });
   // Once the fabric session is set up the client owes heartbeats: the server watches their
   // silence itself from then on, whatever this process is doing (review N3).
-  auto watch = [&sink] { sink.WatchPeer().IgnoreError(); };
+  auto watch = [&sink] { sink.watch_peer().IgnoreError(); };
   auto record = serve_run(ch, *spec, *opts, peer, nullptr, 0, watch);
   if (!record.ok()) {
     // The client hears of it from the parent, with how the process ended.
-    sink.Fail(record.status()).IgnoreError();
+    sink.fail(record.status()).IgnoreError();
     return record.status().exit_code();
   }
-  Status sent = sink.Send(record->to_json());
+  Status sent = sink.send(record->to_json());
   return sent.ok() ? 0 : 1;
 }
 

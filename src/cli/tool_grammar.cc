@@ -48,7 +48,11 @@ Status apply_sweep(CommandLine& cl, const ToolSpelling& s, const std::string& va
   if (!power_of_two(*a) || !power_of_two(*b)) return bad("ranges must be powers of 2");
   if (*a > *b) return bad("MIN is above MAX");
   LoopSpec loop{s.spec, {}, value};
-  for (uint64_t v = *a; v <= *b && v != 0; v *= 2) loop.values.push_back(v);
+  // Built in place: push_back of a temporary variant makes GCC 12 warn -Wmaybe-uninitialized
+  // about its string alternative (a false positive).
+  for (uint64_t v = *a; v <= *b && v != 0; v *= 2) {
+    loop.values.emplace_back(std::in_place_type<uint64_t>, v);
+  }
   loops = {loop};
   return Status::Ok();
 }

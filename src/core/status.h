@@ -8,7 +8,8 @@
 
 namespace fabperf {
 
-// What kind of failure; decides the process exit code (DESIGN.md: 0 ok, 1 run failed, 2 usage).
+// What kind of failure; decides the process exit code (README.md, "Exit status": 0 ok, 1 a run
+// failed, 2 bad usage, 130 interrupted).
 enum class Code {
   kOk = 0,
   kUsage,        // bad command line: unknown option, bad value, unknown test

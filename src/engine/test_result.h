@@ -113,7 +113,4 @@ struct TestResult {
 void derive_figures(TestResult& result, const LatencyRecorder& latency,
                     const std::vector<double>& percentiles);
 
-// Replaces NaN and infinities by 0: JSON and text must never carry them.
-inline double finite_or_zero(double v) { return (v == v && v - v == 0) ? v : 0; }
-
 }  // namespace fabperf

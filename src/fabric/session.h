@@ -280,7 +280,7 @@ class FabricSession {
   bool busy_poll() const { return endpoint_->busy_poll(); }
 
   // End-of-test messages: each side sends its counts once its own operations are complete
-  // and keeps serving completions until the peer's message arrives (see run_loops.h).
+  // and keeps serving completions until the peer's message arrives (see run_support.h).
   Status send_done(const nlohmann::json& counts);
   // Rate-limited, non-blocking: true once the peer's message is waiting.
   bool peer_message_waiting(int64_t now);

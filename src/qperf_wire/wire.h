@@ -1,5 +1,5 @@
 // qperf 0.4.x's wire format: the request, the results block and conf, all little-endian and
-// fixed-size (docs/protocol.md, "qperf on the same port"; reference: qperf-wire.md).
+// fixed-size (docs/protocol.md, "qperf on the same port"; reference: qperf's source, v0.4.11).
 #pragma once
 
 #include <array>

@@ -6,13 +6,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_numbers.h"
+
 namespace fabperf::report {
 
 namespace {
 
 // Steps of 1000 from the base unit; the first whose divisor keeps `largest` >= 1 wins.
 DisplayUnit pick(double largest, const std::vector<std::string>& names) {
-  largest = std::fabs(finite(largest));
+  largest = std::fabs(finite_or_zero(largest));
   double divisor = 1;
   size_t i = 0;
   while (i + 1 < names.size() && largest >= divisor * 1000) {
@@ -23,8 +25,6 @@ DisplayUnit pick(double largest, const std::vector<std::string>& names) {
 }
 
 }  // namespace
-
-double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 DisplayUnit latency_unit(double largest_ns) {
   return pick(largest_ns, {"ns", "\u00b5s", "ms", "s"});
@@ -77,7 +77,7 @@ double axis_limit(const std::vector<double>& values, bool log) {
 }
 
 std::string format_value(double base_value, const DisplayUnit& unit, int digits) {
-  const double v = finite(base_value) / (unit.divisor > 0 ? unit.divisor : 1);
+  const double v = finite_or_zero(base_value) / (unit.divisor > 0 ? unit.divisor : 1);
   char buf[64];
   // %g drops to exponents past `digits` integer digits; sizes of that order read better whole.
   if (std::fabs(v) >= std::pow(10.0, digits)) {
@@ -91,7 +91,7 @@ std::string format_value(double base_value, const DisplayUnit& unit, int digits)
 }
 
 std::string size_text(double bytes) {
-  bytes = finite(bytes);
+  bytes = finite_or_zero(bytes);
   static constexpr std::array<const char*, 4> kSuffix = {"", "K", "M", "G"};
   double v = bytes;
   size_t i = 0;
@@ -105,7 +105,7 @@ std::string size_text(double bytes) {
 }
 
 nlohmann::json value_cell(double base_value, const DisplayUnit& unit, const std::string& key) {
-  return {{"t", format_value(base_value, unit)}, {"v", finite(base_value)}, {"k", key}};
+  return {{"t", format_value(base_value, unit)}, {"v", finite_or_zero(base_value)}, {"k", key}};
 }
 
 nlohmann::json text_cell(const std::string& text) { return {{"t", text}}; }
@@ -128,7 +128,7 @@ nlohmann::json chart(const std::string& type, const std::string& id, const std::
 nlohmann::json series(const std::string& label, std::vector<std::pair<double, double>> points,
                       const std::string& style) {
   nlohmann::json p = nlohmann::json::array();
-  for (const auto& [x, y] : points) p.push_back({finite(x), finite(y)});
+  for (const auto& [x, y] : points) p.push_back({finite_or_zero(x), finite_or_zero(y)});
   return {{"label", label}, {"points", std::move(p)}, {"style", style}};
 }
 
@@ -136,7 +136,7 @@ std::string heat_color(double t) {
   // Green (good) through yellow to red (bad): ColorBrewer RdYlGn's ends and middle.
   static constexpr std::array<std::array<double, 3>, 3> kStops = {
       {{0x1a, 0x98, 0x50}, {0xfe, 0xe0, 0x8b}, {0xd7, 0x30, 0x27}}};
-  t = std::clamp(finite(t), 0.0, 1.0);
+  t = std::clamp(finite_or_zero(t), 0.0, 1.0);
   const size_t lo = t < 0.5 ? 0 : 1;
   const double u = (t - 0.5 * static_cast<double>(lo)) * 2;
   char buf[8];

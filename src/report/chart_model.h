@@ -75,7 +75,4 @@ nlohmann::json series(const std::string& label, std::vector<std::pair<double, do
 // Heat colour of t in [0, 1] (0 = good, green; 1 = bad, red), as "#rrggbb".
 std::string heat_color(double t);
 
-// Replaces NaN and infinities by 0 (JSON must never carry them).
-double finite(double v);
-
 }  // namespace fabperf::report

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/json_numbers.h"
 #include "core/output_file.h"
 #include "report/csv_field.h"
 #include "report/reporter.h"

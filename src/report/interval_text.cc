@@ -1,6 +1,7 @@
 // The --interval line of the text reports (qperf's and the fab_* tools').
 #include <cstdio>
 
+#include "core/json_numbers.h"
 #include "report/qperf_format.h"
 #include "report/reporter.h"
 

@@ -1,6 +1,7 @@
 // JSON renderer: one valid document per run (never NaN or Infinity), written at the end; the
 // document reporter that writes it also serves the HTML report.
 #include "core/clock.h"
+#include "core/json_numbers.h"
 #include "core/output_file.h"
 #include "options/run_options_json.h"
 #include "report/json_text.h"

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/json_numbers.h"
 #include "core/output_file.h"
 #include "options/run_options_json.h"
 

@@ -1,6 +1,7 @@
 // The default renderer of `fabperf`: qperf's blocks, with fabperf's extra figures behind -v.
 #include <cstdio>
 
+#include "core/json_numbers.h"
 #include "core/text.h"
 #include "options/option_table.h"
 #include "report/qperf_format.h"

@@ -69,7 +69,7 @@ Result<Cidr> parse_cidr(std::string_view text) {
   return cidr;
 }
 
-Result<AllowList> AllowList::Parse(std::string_view text) {
+Result<AllowList> AllowList::parse(std::string_view text) {
   AllowList list;
   if (text.empty()) return list;
   size_t start = 0;

@@ -27,7 +27,7 @@ Result<Cidr> parse_cidr(std::string_view text);
 class AllowList {
  public:
   // "CIDR[,CIDR...]"; a bare address is a host block (/32 or /128).
-  static Result<AllowList> Parse(std::string_view text);
+  static Result<AllowList> parse(std::string_view text);
   bool empty() const { return blocks_.empty(); }
   bool allows(const SockAddr& peer) const;
   // A block the program itself knows (a --matrix job's peers): not bounded by kMaxAllowBlocks.

@@ -23,7 +23,8 @@ struct ChildLimits {
 };
 
 // Memory a fabric session child needs besides its buffers: the program, libfabric and its
-// providers' own queues and threads (measured in NOTES-sessionchild.md).
+// providers' own queues and threads (docs/security.md, "Each fabric run in a process of its
+// own").
 inline constexpr uint64_t kChildBaseMemory = uint64_t{256} << 20;
 // Descriptors a fabric session child may hold: providers open sockets, eventfds, epoll sets.
 inline constexpr uint64_t kChildOpenFiles = 256;

@@ -28,8 +28,8 @@ inline constexpr size_t kMaxLinkMessage = 1 << 20;
 
 // Messages from the child, one JSON object a line, each with "type":
 //   setup   {"uid": N, "limits": {...}}        after limits and privilege drop, before the test
-//   result  {"result": {...}}                  the child's side stats (ResultSink::Send)
-//   error   {"code": N, "message": "..."}      its own account of a failure (ResultSink::Fail)
+//   result  {"result": {...}}                  the child's side stats (ResultSink::send)
+//   error   {"code": N, "message": "..."}      its own account of a failure (ResultSink::fail)
 //   end     {"exit": N, "vm_hwm_kib": K}       its last words, with its peak resident memory
 //   oom     {}                                 an allocation failed; it exits 71 next
 //   exec_failed {"errno": N}                   written between fork and exec

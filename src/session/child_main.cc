@@ -67,16 +67,16 @@ Result<nlohmann::json> read_request(int fd) {
 
 // A setup failure is reported like a test's, then ends the child with its own exit code.
 [[noreturn]] static void setup_failed(ResultSink& sink, const Status& s) {
-  sink.Fail(s.Prefixed("session process setup")).IgnoreError();  // the exit code says it too
+  sink.fail(s.Prefixed("session process setup")).IgnoreError();  // the exit code says it too
   _exit(kChildExitSetupFailed);
 }
 
-Status ResultSink::Write(const nlohmann::json& message) {
+Status ResultSink::write(const nlohmann::json& message) {
   // dump() escapes control characters, so the line has no newline of its own.
   std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   size_t done = 0;
   while (done < line.size()) {
-    ssize_t n = send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return Status::Failed(errno_text("writing to the server"));
     done += static_cast<size_t>(n);
@@ -84,16 +84,16 @@ Status ResultSink::Write(const nlohmann::json& message) {
   return Status::Ok();
 }
 
-Status ResultSink::Send(const nlohmann::json& result) {
-  return Write({{"type", "result"}, {"result", result}});
+Status ResultSink::send(const nlohmann::json& result) {
+  return write({{"type", "result"}, {"result", result}});
 }
 
-Status ResultSink::WatchPeer() { return Write({{"type", "watch_peer"}}); }
+Status ResultSink::watch_peer() { return write({{"type", "watch_peer"}}); }
 
-Status ResultSink::Fail(const Status& status) {
+Status ResultSink::fail(const Status& status) {
   nlohmann::json message = child_error_message(status);
   message["type"] = "error";
-  return Write(message);
+  return write(message);
 }
 
 void set_session_child_entry(SessionChildEntry entry) { registered_entry() = std::move(entry); }
@@ -130,7 +130,7 @@ int session_child_main(const std::vector<std::string>& args) {
   if (!uid.ok()) setup_failed(sink, uid.status());
   if (Status s = arm_parent_death(parent); !s.ok()) _exit(kChildExitParentGone);
   // A parent that cannot read this learns how the child ended from its exit all the same.
-  sink.Write({{"type", "setup"},
+  sink.write({{"type", "setup"},
               {"uid", *uid},
               {"gid", getgid()},
               {"limits", *applied},
@@ -144,10 +144,10 @@ int session_child_main(const std::vector<std::string>& args) {
   } catch (const std::bad_alloc&) {
     on_out_of_memory();
   } catch (const std::exception& e) {
-    sink.Fail(Status::Failed(std::string("session process: ") + e.what())).IgnoreError();
+    sink.fail(Status::Failed(std::string("session process: ") + e.what())).IgnoreError();
     code = 1;
   }
-  sink.Write({{"type", "end"}, {"exit", code}, {"vm_hwm_kib", vm_hwm_kib("/proc/self/status")}})
+  sink.write({{"type", "end"}, {"exit", code}, {"vm_hwm_kib", vm_hwm_kib("/proc/self/status")}})
       .IgnoreError();
   std::fflush(stdout);
   std::fflush(stderr);

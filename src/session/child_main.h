@@ -17,16 +17,16 @@ class ResultSink {
  public:
   explicit ResultSink(int link_fd) : fd_(link_fd) {}
   // The child's side stats, sent at once (a child killed later has still delivered them).
-  Status Send(const nlohmann::json& result);
+  Status send(const nlohmann::json& result);
   // The child's own account of its failure.
-  Status Fail(const Status& status);
+  Status fail(const Status& status);
   // Its client owes heartbeats from now on: the parent ends this process at the client's
   // silence (SessionChild, ChildOptions::peer_silence_s).
-  Status WatchPeer();
+  Status watch_peer();
 
  private:
   friend int session_child_main(const std::vector<std::string>& args);
-  Status Write(const nlohmann::json& message);
+  Status write(const nlohmann::json& message);
   int fd_;
 };
 

@@ -35,7 +35,7 @@ Result<ServerOptions> server_options_from(const ProgramOptions& program, double 
   options.limits.max_msgs = program.max_msgs;
   options.limits.max_memory = program.max_memory;
   options.limits.max_descriptors = descriptor_budget();
-  auto allow = AllowList::Parse(program.allow);
+  auto allow = AllowList::parse(program.allow);
   if (!allow.ok()) return allow.status();
   options.allow = std::move(*allow);
   auto key = auth_key_from(program);

@@ -78,7 +78,7 @@ struct ChildOutcome {
   int signal = 0;      // the signal that ended it, when one did
   pid_t pid = -1;
   std::string description;  // "killed at the server's deadline of 12 s", "exit code 3", ...
-  // The child's own account: its stats (ResultSink::Send) and the error it reported, if any.
+  // The child's own account: its stats (ResultSink::send) and the error it reported, if any.
   std::optional<nlohmann::json> result;
   std::optional<Status> child_error;
   // What the child said of its setup: uid it runs as, limits applied or skipped and why.

@@ -287,7 +287,7 @@ Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& pro
   char* buf = bytes(*buffer);
   bool access = ctx.opts.access_recv;
   volatile uint64_t sink = 0;
-  // Test hook (tests/e2e_openloop_test.cc): FABPERF_TEST_STALL_MS=N makes this server sleep
+  // Test hook (tests/e2e/e2e_openloop_test.cc): FABPERF_TEST_STALL_MS=N makes this server sleep
   // once for N ms after FABPERF_TEST_STALL_AT messages (default 1000), a stall on purpose that
   // shows what the closed and open loops report. Unset in normal use; costs one compare.
   const char* stall_env = std::getenv("FABPERF_TEST_STALL_MS");

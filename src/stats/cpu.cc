@@ -13,22 +13,21 @@
 #include <system_error>
 
 #include "core/clock.h"
+#include "core/json_numbers.h"
 
 namespace fabperf {
 
 namespace {
 
-int64_t TimevalNs(const timeval& tv) {
+int64_t timeval_ns(const timeval& tv) {
   return static_cast<int64_t>(tv.tv_sec) * 1000000000 + static_cast<int64_t>(tv.tv_usec) * 1000;
 }
 
-double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
-
 // end - start, or 0 when the counter went backwards.
-double Delta(uint64_t start, uint64_t end) {
+double delta(uint64_t start, uint64_t end) {
   return end >= start ? static_cast<double>(end - start) : 0.0;
 }
-double Delta(int64_t start, int64_t end) {
+double delta(int64_t start, int64_t end) {
   return end >= start ? static_cast<double>(end - start) : 0.0;
 }
 
@@ -110,8 +109,8 @@ CpuSnapshot CpuSnapshot::take() {
   }
   rusage ru;
   if (getrusage(RUSAGE_THREAD, &ru) == 0) {
-    s.thread_user_ns = TimevalNs(ru.ru_utime);
-    s.thread_sys_ns = TimevalNs(ru.ru_stime);
+    s.thread_user_ns = timeval_ns(ru.ru_utime);
+    s.thread_sys_ns = timeval_ns(ru.ru_stime);
   }
   s.wall_ns = now_ns();
   return s;
@@ -124,8 +123,8 @@ CpuUsage cpu_between(const CpuSnapshot& start, const CpuSnapshot& end) {
   u.real_s = static_cast<double>(wall) / 1e9;
 
   const double real_ns = static_cast<double>(wall);
-  u.proc_user = Finite(Delta(start.thread_user_ns, end.thread_user_ns) / real_ns * 100);
-  u.proc_kernel = Finite(Delta(start.thread_sys_ns, end.thread_sys_ns) / real_ns * 100);
+  u.proc_user = finite_or_zero(delta(start.thread_user_ns, end.thread_user_ns) / real_ns * 100);
+  u.proc_kernel = finite_or_zero(delta(start.thread_sys_ns, end.thread_sys_ns) / real_ns * 100);
   u.proc_used = u.proc_user + u.proc_kernel;
 
   if (!start.have_ticks || !end.have_ticks) return u;
@@ -133,33 +132,33 @@ CpuUsage cpu_between(const CpuSnapshot& start, const CpuSnapshot& end) {
   if (hz <= 0) hz = 100;  // USER_HZ is 100 on every Linux architecture that matters
   const ProcStatTicks& a = start.ticks;
   const ProcStatTicks& b = end.ticks;
-  const double user = Delta(a.user, b.user) + Delta(a.nice, b.nice);
-  const double kernel = Delta(a.system, b.system);
-  const double intr = Delta(a.irq, b.irq) + Delta(a.softirq, b.softirq);
-  const double iowait = Delta(a.iowait, b.iowait);
-  const double busy = user + kernel + intr + Delta(a.steal, b.steal) + iowait;
+  const double user = delta(a.user, b.user) + delta(a.nice, b.nice);
+  const double kernel = delta(a.system, b.system);
+  const double intr = delta(a.irq, b.irq) + delta(a.softirq, b.softirq);
+  const double iowait = delta(a.iowait, b.iowait);
+  const double busy = user + kernel + intr + delta(a.steal, b.steal) + iowait;
   // Ticks to percent of one CPU: ticks / hz seconds of CPU over real_s seconds, times 100.
   const double to_percent = 100.0 / (static_cast<double>(hz) * u.real_s);
-  u.cpus_used = Finite(busy * to_percent);
-  u.cpus_user = Finite(user * to_percent);
-  u.cpus_kernel = Finite(kernel * to_percent);
-  u.cpus_intr = Finite(intr * to_percent);
-  u.cpus_iowait = Finite(iowait * to_percent);
-  u.cpu_time_s = Finite(busy / static_cast<double>(hz));
+  u.cpus_used = finite_or_zero(busy * to_percent);
+  u.cpus_user = finite_or_zero(user * to_percent);
+  u.cpus_kernel = finite_or_zero(kernel * to_percent);
+  u.cpus_intr = finite_or_zero(intr * to_percent);
+  u.cpus_iowait = finite_or_zero(iowait * to_percent);
+  u.cpu_time_s = finite_or_zero(busy / static_cast<double>(hz));
   return u;
 }
 
 nlohmann::json CpuUsage::to_json() const {
-  return {{"real_s", Finite(real_s)},
-          {"cpus_used", Finite(cpus_used)},
-          {"cpus_user", Finite(cpus_user)},
-          {"cpus_kernel", Finite(cpus_kernel)},
-          {"cpus_intr", Finite(cpus_intr)},
-          {"cpus_iowait", Finite(cpus_iowait)},
-          {"cpu_time_s", Finite(cpu_time_s)},
-          {"proc_user", Finite(proc_user)},
-          {"proc_kernel", Finite(proc_kernel)},
-          {"proc_used", Finite(proc_used)}};
+  return {{"real_s", finite_or_zero(real_s)},
+          {"cpus_used", finite_or_zero(cpus_used)},
+          {"cpus_user", finite_or_zero(cpus_user)},
+          {"cpus_kernel", finite_or_zero(cpus_kernel)},
+          {"cpus_intr", finite_or_zero(cpus_intr)},
+          {"cpus_iowait", finite_or_zero(cpus_iowait)},
+          {"cpu_time_s", finite_or_zero(cpu_time_s)},
+          {"proc_user", finite_or_zero(proc_user)},
+          {"proc_kernel", finite_or_zero(proc_kernel)},
+          {"proc_used", finite_or_zero(proc_used)}};
 }
 
 CpuUsage CpuUsage::from_json(const nlohmann::json& j) {
@@ -168,7 +167,7 @@ CpuUsage CpuUsage::from_json(const nlohmann::json& j) {
   const auto get = [&j](const char* key) {
     const auto it = j.find(key);
     if (it == j.end() || !it->is_number()) return 0.0;
-    return Finite(it->get<double>());
+    return finite_or_zero(it->get<double>());
   };
   u.real_s = get("real_s");
   u.cpus_used = get("cpus_used");

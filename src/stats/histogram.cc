@@ -4,28 +4,13 @@
 #include <cmath>
 #include <string>
 
+#include "core/json_numbers.h"
+
 namespace fabperf {
 
 namespace {
 
-// Accepts only non-negative integers: parsed JSON gives number_unsigned, but a json built in
-// code from a signed int is number_integer, and both are legitimate here. Floats are refused so
-// that 1.5 or 1e30 never turn into a silently truncated count.
-bool json_to_u64(const nlohmann::json& j, uint64_t* out) {
-  if (j.is_number_unsigned()) {
-    *out = j.get<uint64_t>();
-    return true;
-  }
-  if (j.is_number_integer()) {
-    const int64_t v = j.get<int64_t>();
-    if (v < 0) return false;
-    *out = static_cast<uint64_t>(v);
-    return true;
-  }
-  return false;
-}
-
-Status Bad(const std::string& what) { return Status::Failed("histogram json: " + what); }
+Status json_error(const std::string& what) { return Status::Failed("histogram json: " + what); }
 
 }  // namespace
 
@@ -92,23 +77,25 @@ nlohmann::json Histogram::to_json() const {
 }
 
 Result<Histogram> Histogram::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Bad("not an object");
+  if (!j.is_object()) return json_error("not an object");
   for (const char* key : {"sub_bucket_bits", "max_bits", "count", "counts"}) {
-    if (!j.contains(key)) return Bad(std::string("missing \"") + key + "\"");
+    if (!j.contains(key)) return json_error(std::string("missing \"") + key + "\"");
   }
   uint64_t bits = 0;
   uint64_t max_bits = 0;
   if (!json_to_u64(j["sub_bucket_bits"], &bits) || bits != kSubBucketBits ||
       !json_to_u64(j["max_bits"], &max_bits) || max_bits != kMaxBits) {
-    return Bad("layout mismatch (want sub_bucket_bits " + std::to_string(kSubBucketBits) +
+    return json_error("layout mismatch (want sub_bucket_bits " + std::to_string(kSubBucketBits) +
                ", max_bits " + std::to_string(kMaxBits) + ")");
   }
   uint64_t declared = 0;
-  if (!json_to_u64(j["count"], &declared)) return Bad("\"count\" is not a non-negative integer");
+  if (!json_to_u64(j["count"], &declared)) {
+    return json_error("\"count\" is not a non-negative integer");
+  }
   const nlohmann::json& pairs = j["counts"];
-  if (!pairs.is_array()) return Bad("\"counts\" is not an array");
+  if (!pairs.is_array()) return json_error("\"counts\" is not an array");
   // Strictly increasing indexes bound the array by kBucketCount before anything is stored.
-  if (pairs.size() > kBucketCount) return Bad("\"counts\" has too many entries");
+  if (pairs.size() > kBucketCount) return json_error("\"counts\" has too many entries");
 
   Histogram h;
   uint64_t sum = 0;
@@ -119,18 +106,18 @@ Result<Histogram> Histogram::from_json(const nlohmann::json& j) {
     uint64_t n = 0;
     if (!pair.is_array() || pair.size() != 2 || !json_to_u64(pair[0], &index) ||
         !json_to_u64(pair[1], &n)) {
-      return Bad("\"counts\" entries must be [index, count] with non-negative integers");
+      return json_error("\"counts\" entries must be [index, count] with non-negative integers");
     }
     if (index >= kBucketCount) {
-      return Bad("bucket index " + std::to_string(index) + " out of range");
+      return json_error("bucket index " + std::to_string(index) + " out of range");
     }
-    if (!first && index <= last_index) return Bad("bucket indexes not strictly increasing");
-    if (__builtin_add_overflow(sum, n, &sum)) return Bad("counts overflow");
+    if (!first && index <= last_index) return json_error("bucket indexes not strictly increasing");
+    if (__builtin_add_overflow(sum, n, &sum)) return json_error("counts overflow");
     h.counts_[index] = n;
     last_index = index;
     first = false;
   }
-  if (sum != declared) return Bad("\"count\" does not match the bucket counts");
+  if (sum != declared) return json_error("\"count\" does not match the bucket counts");
   h.total_ = sum;
   return h;
 }

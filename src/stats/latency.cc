@@ -6,29 +6,13 @@
 #include <cmath>
 #include <system_error>
 
+#include "core/json_numbers.h"
+
 namespace fabperf {
 
 namespace {
 
 constexpr size_t kMaxPercentiles = 32;
-
-// NaN and Infinity cannot appear in JSON output; a figure that somehow is not finite reads 0.
-double Finite(double v) { return std::isfinite(v) ? v : 0.0; }
-
-// Same rule as in histogram.cc: non-negative integers only, whichever signedness json chose.
-bool json_to_u64(const nlohmann::json& j, uint64_t* out) {
-  if (j.is_number_unsigned()) {
-    *out = j.get<uint64_t>();
-    return true;
-  }
-  if (j.is_number_integer()) {
-    const int64_t v = j.get<int64_t>();
-    if (v < 0) return false;
-    *out = static_cast<uint64_t>(v);
-    return true;
-  }
-  return false;
-}
 
 bool json_to_finite(const nlohmann::json& j, double* out) {
   if (!j.is_number()) return false;
@@ -36,9 +20,9 @@ bool json_to_finite(const nlohmann::json& j, double* out) {
   return std::isfinite(*out);
 }
 
-Status Bad(const std::string& what) { return Status::Failed("latency json: " + what); }
+Status json_error(const std::string& what) { return Status::Failed("latency json: " + what); }
 
-std::string_view Trim(std::string_view s) {
+std::string_view trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\t'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
@@ -49,11 +33,11 @@ std::string_view Trim(std::string_view s) {
 
 nlohmann::json LatencySummary::to_json() const {
   nlohmann::json j = {{"samples", samples},
-                      {"min", Finite(min)},
-                      {"max", Finite(max)},
-                      {"mean", Finite(mean)},
-                      {"stddev", Finite(stddev)}};
-  for (const auto& [p, value] : percentiles) j[percentile_key(p)] = Finite(value);
+                      {"min", finite_or_zero(min)},
+                      {"max", finite_or_zero(max)},
+                      {"mean", finite_or_zero(mean)},
+                      {"stddev", finite_or_zero(stddev)}};
+  for (const auto& [p, value] : percentiles) j[percentile_key(p)] = finite_or_zero(value);
   return j;
 }
 
@@ -72,7 +56,7 @@ Result<std::vector<double>> parse_percentiles(std::string_view list) {
   size_t items = 0;
   while (true) {
     const size_t comma = list.find(',');
-    const std::string_view item = Trim(list.substr(0, comma));
+    const std::string_view item = trim(list.substr(0, comma));
     ++items;
     if (items > kMaxPercentiles) {
       return Status::Usage("--percentiles: too many percentiles (at most " +
@@ -145,14 +129,14 @@ LatencySummary LatencyRecorder::summarize(const std::vector<double>& percentiles
     for (double p : percentiles) s.percentiles.emplace_back(p, 0.0);
     return s;
   }
-  s.min = Finite(static_cast<double>(min_) * scale_);
-  s.max = Finite(static_cast<double>(max_) * scale_);
-  s.mean = Finite(mean_ * scale_);
+  s.min = finite_or_zero(static_cast<double>(min_) * scale_);
+  s.max = finite_or_zero(static_cast<double>(max_) * scale_);
+  s.mean = finite_or_zero(mean_ * scale_);
   // Population standard deviation: it describes the samples measured, and is 0 for one sample.
-  s.stddev = Finite(std::sqrt(std::max(m2_, 0.0) / static_cast<double>(count_)) * scale_);
+  s.stddev = finite_or_zero(std::sqrt(std::max(m2_, 0.0) / static_cast<double>(count_)) * scale_);
   for (double p : percentiles) {
     const uint64_t v = std::clamp(histogram_.value_at_percentile(p), min_, max_);
-    s.percentiles.emplace_back(p, Finite(static_cast<double>(v) * scale_));
+    s.percentiles.emplace_back(p, finite_or_zero(static_cast<double>(v) * scale_));
   }
   return s;
 }
@@ -168,29 +152,31 @@ nlohmann::json LatencyRecorder::to_json() const {
 }
 
 Result<LatencyRecorder> LatencyRecorder::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Bad("not an object");
+  if (!j.is_object()) return json_error("not an object");
   for (const char* key : {"scale", "count", "min", "max", "mean", "m2", "histogram"}) {
-    if (!j.contains(key)) return Bad(std::string("missing \"") + key + "\"");
+    if (!j.contains(key)) return json_error(std::string("missing \"") + key + "\"");
   }
   double scale = 0;
-  if (!json_to_finite(j["scale"], &scale) || scale <= 0) return Bad("bad \"scale\"");
+  if (!json_to_finite(j["scale"], &scale) || scale <= 0) return json_error("bad \"scale\"");
   uint64_t count = 0;
   uint64_t min = 0;
   uint64_t max = 0;
-  if (!json_to_u64(j["count"], &count)) return Bad("bad \"count\"");
-  if (!json_to_u64(j["min"], &min) || !json_to_u64(j["max"], &max)) return Bad("bad min/max");
+  if (!json_to_u64(j["count"], &count)) return json_error("bad \"count\"");
+  if (!json_to_u64(j["min"], &min) || !json_to_u64(j["max"], &max)) {
+    return json_error("bad min/max");
+  }
   double mean = 0;
   double m2 = 0;
   if (!json_to_finite(j["mean"], &mean) || !json_to_finite(j["m2"], &m2) || m2 < 0) {
-    return Bad("bad mean/m2");
+    return json_error("bad mean/m2");
   }
   Result<Histogram> h = Histogram::from_json(j["histogram"]);
   if (!h.ok()) return h.status().Prefixed("latency json");
-  if (h->count() != count) return Bad("\"count\" does not match the histogram");
+  if (h->count() != count) return json_error("\"count\" does not match the histogram");
 
   LatencyRecorder r(scale);
   if (count > 0) {
-    if (min > max) return Bad("min > max");
+    if (min > max) return json_error("min > max");
     // The exact extremes must fall in the outermost non-empty buckets, or the two halves of
     // the state describe different samples.
     size_t lo = Histogram::kBucketCount;
@@ -201,17 +187,17 @@ Result<LatencyRecorder> LatencyRecorder::from_json(const nlohmann::json& j) {
       hi = i;
     }
     if (Histogram::bucket_index(min) != lo || Histogram::bucket_index(max) != hi) {
-      return Bad("min/max disagree with the histogram");
+      return json_error("min/max disagree with the histogram");
     }
     // Rounding in the running update may stray by a few ulps, never further.
     const double dmin = static_cast<double>(min);
     const double dmax = static_cast<double>(max);
     const double slack = 1e-9 * dmax + 1;
-    if (mean < dmin - slack || mean > dmax + slack) return Bad("mean outside [min, max]");
+    if (mean < dmin - slack || mean > dmax + slack) return json_error("mean outside [min, max]");
     // Popoviciu: the variance of values in [min, max] is at most (max - min)^2 / 4.
     const double range = dmax - dmin;
     const double m2_bound = static_cast<double>(count) * range * range / 4;
-    if (m2 > m2_bound * (1 + 1e-9) + 1) return Bad("m2 larger than the range allows");
+    if (m2 > m2_bound * (1 + 1e-9) + 1) return json_error("m2 larger than the range allows");
     r.count_ = count;
     r.min_ = min;
     r.max_ = max;

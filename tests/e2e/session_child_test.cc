@@ -1,5 +1,5 @@
 // Session children (src/session/): deadlines, limits and the words for each way a child ends,
-// with the stand-in entries of tests/session_child_helper.cc.
+// with the stand-in entries of tests/session_child_helper/session_child_helper.cc.
 #include "session/session_child.h"
 
 #include <fcntl.h>

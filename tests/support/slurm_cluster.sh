@@ -6,7 +6,7 @@
 #                          SLURM_CONF), 77 cannot run here (why on stderr), else 1; with OWNER
 #                          (a pid), the cluster stops by itself once that process is gone
 #   slurm_cluster.sh stop DIR            ends every process it started, by the pids it recorded
-# Recipe and findings: shared/reference/slurm.md.
+# How the tests use it, and what Slurm needs on Debian: docs/cluster.md, "Under Slurm".
 set -u
 cmd=${1:-}; D=${2:-}
 [ -n "$cmd" ] && [ -n "$D" ] || { echo "usage: $0 start|stop DIR [NODES]" >&2; exit 1; }
@@ -100,7 +100,7 @@ start() {
     echo "SlurmctldLogFile=$D/log/slurmctld.log"
     echo "SlurmdLogFile=$D/log/slurmd-%n.log"
     # The PMIx plugin makes its client directory under TmpFS: one per node, or the emulated
-    # nodes' steps collide (slurm.md).
+    # nodes' steps collide.
     echo "TmpFS=$D/tmpfs/%n"
     echo "ProctrackType=proctrack/linuxproc"
     echo "TaskPlugin=task/none"

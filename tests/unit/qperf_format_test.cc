@@ -44,7 +44,7 @@ struct NumberCase {
 
 TEST(QperfFormatNumber, Table) {
   const NumberCase cases[] = {
-      // The verbatim examples of reference/qperf.md.
+      // Figures as qperf 0.4.11 prints them (its output, verbatim).
       {39.7, 3, "39.7"},
       {1.87, 3, "1.87"},
       {683, 3, "683"},

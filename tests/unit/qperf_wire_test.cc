@@ -1,5 +1,5 @@
 // Unit tests of qperf's wire format (src/qperf_wire/wire.h, stat_times.h): byte layouts checked
-// against reference/qperf-wire.md's offsets, hostile bytes, and qperf's per-node figures.
+// against qperf 0.4.11's offsets (docs/protocol.md), hostile bytes, and qperf's per-node figures.
 #include <gtest/gtest.h>
 
 #include <cmath>

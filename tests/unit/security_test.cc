@@ -32,14 +32,14 @@ SockAddr v6(const char* text) {
 }
 
 TEST(SecurityAllow, EmptyListAllowsEveryone) {
-  auto list = AllowList::Parse("");
+  auto list = AllowList::parse("");
   ASSERT_TRUE(list.ok());
   EXPECT_TRUE(list->allows(v4("192.0.2.1")));
   EXPECT_TRUE(list->allows(v6("2001:db8::1")));
 }
 
 TEST(SecurityAllow, Ipv4Blocks) {
-  auto list = AllowList::Parse("10.0.0.0/8, 192.168.1.7");
+  auto list = AllowList::parse("10.0.0.0/8, 192.168.1.7");
   ASSERT_TRUE(list.ok()) << list.status().message();
   EXPECT_TRUE(list->allows(v4("10.200.3.4")));
   EXPECT_TRUE(list->allows(v4("192.168.1.7")));
@@ -50,12 +50,12 @@ TEST(SecurityAllow, Ipv4Blocks) {
 
 TEST(SecurityAllow, V4MappedPeersMatchIpv4Blocks) {
   // A dual-stack listener sees IPv4 clients as ::ffff:a.b.c.d.
-  auto list = AllowList::Parse("127.0.0.0/8");
+  auto list = AllowList::parse("127.0.0.0/8");
   ASSERT_TRUE(list.ok());
   EXPECT_TRUE(list->allows(v6("::ffff:127.0.0.1")));
   EXPECT_FALSE(list->allows(v6("::ffff:10.0.0.1")));
   // ... and a v4-mapped block is an IPv4 block.
-  auto mapped = AllowList::Parse("::ffff:10.1.0.0/112");
+  auto mapped = AllowList::parse("::ffff:10.1.0.0/112");
   ASSERT_TRUE(mapped.ok()) << mapped.status().message();
   EXPECT_TRUE(mapped->allows(v4("10.1.2.3")));
   EXPECT_TRUE(mapped->allows(v6("::ffff:10.1.9.9")));
@@ -63,17 +63,17 @@ TEST(SecurityAllow, V4MappedPeersMatchIpv4Blocks) {
 }
 
 TEST(SecurityAllow, Ipv6Blocks) {
-  auto list = AllowList::Parse("fd00::/8,::1");
+  auto list = AllowList::parse("fd00::/8,::1");
   ASSERT_TRUE(list.ok()) << list.status().message();
   EXPECT_TRUE(list->allows(v6("fd12:3456::1")));
   EXPECT_TRUE(list->allows(v6("::1")));
   EXPECT_FALSE(list->allows(v6("fe80::1")));
   EXPECT_FALSE(list->allows(v4("127.0.0.1")));
-  auto odd = AllowList::Parse("2001:db8:abcd:12::/63");
+  auto odd = AllowList::parse("2001:db8:abcd:12::/63");
   ASSERT_TRUE(odd.ok()) << odd.status().message();
   EXPECT_TRUE(odd->allows(v6("2001:db8:abcd:13::5")));
   EXPECT_FALSE(odd->allows(v6("2001:db8:abcd:14::5")));
-  auto all = AllowList::Parse("::/0");
+  auto all = AllowList::parse("::/0");
   ASSERT_TRUE(all.ok());
   EXPECT_TRUE(all->allows(v6("2001:db8::1")));
   EXPECT_FALSE(all->allows(v4("1.2.3.4")));  // ::/0 is IPv6 only; add 0.0.0.0/0 for both
@@ -88,7 +88,7 @@ TEST(SecurityAllow, BadBlocksNameTheProblem) {
                         Case{"fd00::/129", "prefix"}, Case{"host.example", "not an IPv4 or IPv6"},
                         Case{"10.1.2.3/8", "host bits"}, Case{"10.0.0.0/8,,", "--allow"},
                         Case{"1.2.3.4/", "prefix"}, Case{"/8", "not an IPv4"}}) {
-    auto list = AllowList::Parse(c.text);
+    auto list = AllowList::parse(c.text);
     ASSERT_FALSE(list.ok()) << c.text;
     EXPECT_EQ(list.status().code(), Code::kUsage);
     EXPECT_NE(list.status().message().find(c.message), std::string::npos)

@@ -1,4 +1,4 @@
-// Tests for parsing user-typed sizes, times, integers and on/off values (cli/units.h).
+// Tests for parsing user-typed sizes, times, integers and on/off values (core/units.h).
 #include "core/units.h"
 
 #include <gtest/gtest.h>
