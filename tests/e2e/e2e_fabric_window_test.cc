@@ -68,6 +68,23 @@ TEST(E2eFabricWindow, TxDepthOverridesTheProviderDefault) {
   }
 }
 
+// --bw_method lists (the fab_* tools' method) posts lists of --tx_depth (-l), as the
+// originals do: the per-provider window is the stream method's (tcp;ofi_rxm's 64-byte writes
+// would take 1024), so the list stays 128 and the JSON says why.
+TEST(E2eFabricWindow, ListsKeepTheListSize) {
+  for (const std::string& provider : rdm_providers(FI_RMA)) {
+    json r = run_result({"--loopback", "-n", "512", "-m", "64", "--bw_method", "lists",
+                         "--provider", provider, "--json", "-", "rdm_write_bw"},
+                        provider, "rdm_write_bw");
+    if (r.empty()) continue;
+    const json& loc = r["info"]["loc"];
+    EXPECT_EQ(loc["window_choice"], "the list size (--tx_depth, -l) of --bw_method lists")
+        << provider << ": " << r["info"];
+    EXPECT_EQ(loc["bw_method"]["list_size"], 128) << provider << ": " << r["info"];
+    EXPECT_LE(loc["window"].get<uint64_t>(), 128u) << provider << ": " << r["info"];
+  }
+}
+
 // Small sends inject where the provider's default says so: every one still arrives, is
 // counted and checks out (the receiver counts; the sender's injected sends complete as posted).
 TEST(E2eFabricWindow, SmallSendsAreAllCountedAndChecked) {
