@@ -5,11 +5,12 @@ JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 DESTDIR ?=
 RELEASE_BUILD ?= build-release
-# Compiler warnings in fabperf's own code are errors in `make test` (so in CI, .ci/run) and
-# warnings elsewhere (CMake option FABPERF_WERROR): a newer compiler's new warning never stops
-# a user's `make` or `make install`. TEST_WERROR=OFF lets `make test` through with warnings;
-# WERROR=ON|OFF sets it for `make build` and `make install` (unset: as the build dir has it).
-TEST_WERROR ?= ON
+# Compiler warnings in fabperf's own code become errors with CMake option FABPERF_WERROR.
+# TEST_WERROR is `make test`'s (so CI's, .ci/run) setting: the one line to turn to ON once a
+# full GCC 12 build is seen warning-free (not yet: see issue 35's report). `make` and `make
+# install` keep warnings as warnings, so a newer compiler's new warning never stops a user;
+# WERROR=ON|OFF sets it for them (unset: as the build dir has it).
+TEST_WERROR ?= OFF
 WERROR ?=
 WERROR_FLAG := $(if $(WERROR),-DFABPERF_WERROR=$(WERROR))
 # qperf: the robustness suite points a real qperf client at a fabperf server.

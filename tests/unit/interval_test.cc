@@ -190,7 +190,9 @@ TEST(IntervalMeter, SumsAndMergedHistogramEqualTheRun) {
     EXPECT_EQ(r.index, i);
     EXPECT_DOUBLE_EQ(r.latency_scale, 0.5);
     EXPECT_EQ(r.last, i + 1 == seen.records.size());
-    if (i > 0) EXPECT_DOUBLE_EQ(r.start_s, seen.records[i - 1].end_s);  // contiguous
+    if (i > 0) {
+      EXPECT_DOUBLE_EQ(r.start_s, seen.records[i - 1].end_s);  // contiguous
+    }
     merged.merge(seen.histograms[i]);
     samples += seen.histograms[i].count();
   }

@@ -143,7 +143,8 @@ TEST(PeerProcessTest, ControlPeerDescribesItsProcesses) {
   ASSERT_TRUE(pids.ok()) << pids.status().message();
   EXPECT_EQ(peer.describe(*pids), "127.0.0.1 (process " + std::to_string(getpid()) + ")");
   EXPECT_EQ(peer.describe({4, 5}), "127.0.0.1 (processes 4, 5)");
-  ControlPeer remote{"10.0.0.2"};
+  ControlPeer remote;
+  remote.host = "10.0.0.2";
   EXPECT_FALSE(remote.processes().ok());
 }
 

@@ -300,8 +300,12 @@ TEST(ReportModelMatrix, HeatmapCellsSuspectsAndVerdicts) {
   EXPECT_EQ((*heat)["suspects"][0], json({3, 0, "bad_link"}));
   // Lower is better: the smallest value is green, the largest red.
   for (const json& cell : (*heat)["cells"]) {
-    if (cell[0] == 3 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(1));
-    if (cell[0] == 1 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(0));
+    if (cell[0] == 3 && cell[1] == 0) {
+      EXPECT_EQ(cell[3], heat_color(1));
+    }
+    if (cell[0] == 1 && cell[1] == 0) {
+      EXPECT_EQ(cell[3], heat_color(0));
+    }
   }
   ASSERT_TRUE((*heat)["legend"].is_array());
   // The colour scale spans the measured values, best (green) to worst (red); the baseline and
@@ -364,8 +368,12 @@ TEST(ReportModelMatrix, BandwidthScaleMeasuredPairsAndSwitchGroups) {
   EXPECT_EQ((*heat)["groups"][1], json({{"label", "sw2"}, {"first", 2}, {"last", 4}}));
   // The fastest cell is green, the slowest red.
   for (const json& cell : (*heat)["cells"]) {
-    if (cell[0] == 3 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(0));
-    if (cell[0] == 1 && cell[1] == 0) EXPECT_EQ(cell[3], heat_color(1));
+    if (cell[0] == 3 && cell[1] == 0) {
+      EXPECT_EQ(cell[3], heat_color(0));
+    }
+    if (cell[0] == 1 && cell[1] == 0) {
+      EXPECT_EQ(cell[3], heat_color(1));
+    }
   }
 }
 
