@@ -11,7 +11,7 @@
 // process of one thread; with more threads compare in syscall's calls, as fabperf makes them.
 // The timeout shape: a UDP receiver's 2 s SO_RCVTIMEO, as this floor had until that was found
 // to make the stream faster at small datagrams, which fabperf's receiver, with no kernel
-// timer, is not (bench/results/timeout-af2f692/).
+// timer, is not (b2b66f7:bench/results/timeout-af2f692/).
 // Prints one JSON line: recv_Bps (bytes received over the time from the sender's first write to
 // the last byte received, as fabperf's receive interval), sent_Bps, recv_bytes, sent_bytes.
 #include <netinet/in.h>

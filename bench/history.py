@@ -5,7 +5,7 @@ A row that reads below the target in one run and meets it in the next, with spre
 percent, is the machine's noise; one below in every run, with small spreads, is a gap to find.
 Reads the sweep_*.json files that run_bench.py writes; prints a Markdown table.
 
-  python3 bench/history.py bench/results/reruns-89111f0 bench/results/reruns-227b1e8
+  python3 bench/history.py bench/results/reruns-cubic-1556682 bench/results/reruns-cubic-dc20842
 
 Each cell: ratio (spread of fabperf's runs / the peer's), * where the row missed the target.
 Rows missing from a directory show as -.

@@ -8,7 +8,7 @@ fabperf ahead for both and the dashed line is the target (0.98; a latency ratio 
 side) leaves a gap. Plain SVG, no plotting library: run_bench.py calls it after the summary,
 and it runs alone on a directory already written:
 
-  python3 bench/plot.py bench/results/final
+  python3 bench/plot.py bench/results/sweep-cubic-1556682
 """
 import glob, json, math, os, sys
 from xml.sax.saxutils import escape
