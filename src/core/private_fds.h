@@ -10,9 +10,10 @@ namespace fabperf {
 // system call on a descriptor takes and drops a reference on its file; on a table of its own
 // the kernel borrows the file instead. A bare loopback stream with one idle thread beside it
 // ran 1.3-4.1% below the same program alone (tcp 4 KiB, udp 64 B and 1 KiB), and 0.4-1.9%
-// below with a private table (bench/results/floor-cubic-3b54112/; that program made glibc's
-// cancellable calls, which cost more with a second thread; in fabperf's own syscall(2) calls
-// the rest was 0.3 points at udp 64 B, bench/results/threads-fabperf-cubic-1556682/). fabperf
+// below with a private table (b2b66f7:bench/results/floor-cubic-3b54112/; that program made
+// glibc's cancellable calls, which cost more with a second thread; in fabperf's own
+// syscall(2) calls the rest was 0.3 points at udp 64 B,
+// b2b66f7:bench/results/threads-fabperf-cubic-1556682/). fabperf
 // itself read 1.020 at tcp 4 KiB and 1.047 at 64 B with its private tables against without.
 //
 // take_private_fds: gives the calling thread a copy of the table (unshare(CLONE_FILES)) and
