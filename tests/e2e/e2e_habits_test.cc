@@ -72,7 +72,9 @@ TEST(HabitsE2e, IntervalTailIsFoldedAndEveryOutputAgrees) {
     const std::string test = results[run]["result"]["test"];
     for (size_t k = 0; k < mine.size(); ++k) {
       const double span = mine[k]["end_s"].get<double>() - mine[k]["start_s"].get<double>();
-      if (mine.size() > 1) EXPECT_GE(span, 0.125) << test << " interval " << k;
+      if (mine.size() > 1) {
+        EXPECT_GE(span, 0.125) << test << " interval " << k;
+      }
       EXPECT_EQ(mine[k]["last"], k + 1 == mine.size());
       // The text line of this interval, with the same span.
       char label[96];

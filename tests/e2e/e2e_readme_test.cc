@@ -200,7 +200,9 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
     } else {
       EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
       const bool writes_stdout = !contains(command, "report ");
-      if (writes_stdout) EXPECT_FALSE(r.out.empty());
+      if (writes_stdout) {
+        EXPECT_FALSE(r.out.empty());
+      }
       for (const std::string& w : args) {
         if (std::regex_match(w, std::regex(R"(.*\.(json|csv|html))"))) {
           EXPECT_TRUE(fs::exists(w) && fs::file_size(w) > 0) << w;
@@ -208,7 +210,9 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
       }
     }
     if (cxi_server) cxi_server->wait(30);
-    if (own) EXPECT_EQ(own->wait_exit(30), 0) << "quit left its server running";
+    if (own) {
+      EXPECT_EQ(own->wait_exit(30), 0) << "quit left its server running";
+    }
   }
   EXPECT_EQ(ran, static_cast<int>(commands.size()));
 }

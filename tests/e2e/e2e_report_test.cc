@@ -386,7 +386,9 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
       open_page(chromium_, html.string(), (dir / "compare-1920.png").string(), 1920, 2400);
   expect_rendered(wide, {"ratio"});
   for (auto& t : elements(wide.dom, "table")) {
-    if (t.count("data-fits")) EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << " at 1920";
+    if (t.count("data-fits")) {
+      EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << " at 1920";
+    }
   }
 }
 

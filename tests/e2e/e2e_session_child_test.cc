@@ -62,7 +62,9 @@ TEST(E2eSessionChildTest, ADeadShmClientFreesItsSlotAndNothingSpins) {
   std::string who = "session process " + std::to_string(child) + " ";
   bool killed = contains(log, who + "killed: it did not end within 2 s of its client hanging up");
   EXPECT_TRUE(killed || contains(log, ": rdm_write_bw: ")) << log;  // or it ended with its error
-  if (killed) EXPECT_TRUE(contains(log, "removed 1 shm file(s) it left in /dev/shm")) << log;
+  if (killed) {
+    EXPECT_TRUE(contains(log, "removed 1 shm file(s) it left in /dev/shm")) << log;
+  }
   EXPECT_TRUE(remove_shm_files_of(child, geteuid()).empty());
   // The killed client's own 16 MiB regions are removed by its server too (review N11).
   const std::string prefix = std::to_string(client.pid()) + ":";

@@ -43,7 +43,9 @@ TEST_P(Streams, EveryStreamCountsAndTheAggregateIsTheirSum) {
   EXPECT_EQ(sent, r["counters"]["loc"]["send_bytes"].get<uint64_t>());
   EXPECT_EQ(received, r["counters"]["rem"]["recv_bytes"].get<uint64_t>());
   EXPECT_GT(r["bandwidth"]["recv_Bps"].get<double>(), 0);
-  if (std::string(GetParam()) == "tcp_bw") EXPECT_EQ(sent, received);
+  if (std::string(GetParam()) == "tcp_bw") {
+    EXPECT_EQ(sent, received);
+  }
   EXPECT_EQ(r["params"]["streams"], 3);
 }
 

@@ -152,8 +152,12 @@ TEST(ClusterTopology, DragonflyPathsCrossTheirSwitchesAndOneLink) {
   for (size_t id = 0; id < t.element_count(); ++id) {
     Element e = t.element(static_cast<ElementId>(id));
     EXPECT_EQ(e.kind, t.element_kind(static_cast<ElementId>(id)));
-    if (e.kind == ElementKind::kLocalLink) EXPECT_EQ(t.local_link_id(e.a, e.b), static_cast<int64_t>(id));
-    if (e.kind == ElementKind::kUplink) EXPECT_EQ(t.uplink_id_groups(e.a, e.b), static_cast<int64_t>(id));
+    if (e.kind == ElementKind::kLocalLink) {
+      EXPECT_EQ(t.local_link_id(e.a, e.b), static_cast<int64_t>(id));
+    }
+    if (e.kind == ElementKind::kUplink) {
+      EXPECT_EQ(t.uplink_id_groups(e.a, e.b), static_cast<int64_t>(id));
+    }
   }
   EXPECT_EQ(t.element_name(static_cast<ElementId>(t.local_link_id(2, 3)), {}), "g1s0-g1s1");
 }

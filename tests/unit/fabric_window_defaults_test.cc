@@ -29,9 +29,13 @@ TEST(FabricWindowDefaults, EveryMeasuredProviderHasAWindowForEverySizeAndOp) {
         EXPECT_GE(c.window, 1u) << provider << " " << size;
         EXPECT_NE(c.why.find(std::string(provider) + "'s default"), std::string::npos) << c.why;
         // Writes never inject: a write counts once it has left (FI_TRANSMIT_COMPLETE).
-        if (op == WindowedOp::kWrite) EXPECT_EQ(c.inject_max, 0u) << provider;
+        if (op == WindowedOp::kWrite) {
+          EXPECT_EQ(c.inject_max, 0u) << provider;
+        }
         // An inject size covers the sizes the row holds for, no more.
-        if (c.inject_max > 0) EXPECT_LE(size, c.inject_max) << provider << " " << size;
+        if (c.inject_max > 0) {
+          EXPECT_LE(size, c.inject_max) << provider << " " << size;
+        }
       }
     }
   }
