@@ -463,7 +463,6 @@
     };
     return new Chart(canvas, {
       type: 'matrix',
-      plugins: [separators],
       data: {datasets: [{
         label: spec.title,
         data: cells,
@@ -475,7 +474,7 @@
         width: ({chart}) => Math.max(1, (chart.chartArea || {width: 0}).width / n - 1),
         height: ({chart}) => Math.max(1, (chart.chartArea || {height: 0}).height / n - 1),
       }]},
-      plugins: [cellText, rowGroups],
+      plugins: [separators, cellText, rowGroups],
       options: {
         animation: false,
         responsive: true,
@@ -501,6 +500,16 @@
   function heatLegend(spec) {
     const box = element('div', 'heat-legend');
     const sc = spec.scale;
+    if (!sc) {  // a fleet's heatmap by switch: its legend's stops carry their own text
+      const bar = element('span', 'heat-bar');
+      bar.style.background = 'linear-gradient(to right, ' +
+          spec.legend.map(([, color]) => color).join(', ') + ')';
+      box.appendChild(element('span', '', spec.legend[0][0] + ' (best)'));
+      box.appendChild(bar);
+      box.appendChild(element('span', '', spec.legend[spec.legend.length - 1][0] + ' (worst)'));
+      box.appendChild(element('span', 'suspect-key', 'outlined: suspect'));
+      return box;
+    }
     const bar = element('span', 'heat-bar');
     bar.style.background = 'linear-gradient(to right, ' +
         spec.legend.map(([, color]) => color).join(', ') + ')';
