@@ -226,7 +226,7 @@ def cmd_table(args):
               f"{statistics.mean(r['measurements'] for r in rs):,.0f} "
               f"({100 * statistics.mean(r['fraction'] for r in rs):.2f}%) | "
               f"{statistics.mean(r['rounds'] for r in rs):.0f} | "
-              f"{statistics.mean(r['wall_s'] for r in rs):.1f} | "
+              f"{statistics.mean(r['wall_s'] for r in rs):.2f} | "
               f"{max(r['rss_mib'] for r in rs):.0f} |")
 
 
