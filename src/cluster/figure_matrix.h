@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engine/test_result.h"
@@ -120,7 +121,7 @@ class FigureMatrix {
   void set_noisy(int client, int server, bool noisy);
   bool noisy(int client, int server) const { return noisy_.count(key(client, server)) > 0; }
   const std::unordered_set<uint64_t>& noisy_cells() const { return noisy_; }
-  Pair pair_of(uint64_t cell) const {
+  std::pair<int, int> pair_of(uint64_t cell) const {  // (client, server)
     return {static_cast<int>(cell / static_cast<uint64_t>(ranks_)),
             static_cast<int>(cell % static_cast<uint64_t>(ranks_))};
   }

@@ -19,10 +19,7 @@ namespace {
 // [[client, server], ...]: the pairs whose last measurement was taken under host noise.
 nlohmann::json noisy_pairs(const FigureMatrix& m) {
   std::vector<std::pair<int, int>> pairs;
-  for (uint64_t cell : m.noisy_cells()) {
-    const Pair p = m.pair_of(cell);
-    pairs.push_back({p.client, p.server});
-  }
+  for (uint64_t cell : m.noisy_cells()) pairs.push_back(m.pair_of(cell));
   std::sort(pairs.begin(), pairs.end());
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [client, server] : pairs) out.push_back({client, server});

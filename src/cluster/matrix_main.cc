@@ -15,6 +15,7 @@
 
 #include "cluster/agent.h"
 #include "cluster/agent_fleet.h"
+#include "cluster/launcher_watch.h"
 #include "cluster/matrix_job.h"
 #include "cluster/matrix_options.h"
 #include "cluster/pair_runner.h"

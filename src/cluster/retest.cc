@@ -97,19 +97,17 @@ std::vector<RetestPair> noisy_candidates(const MatrixRun& run) {
   for (size_t t = 0; t < run.tests.size(); ++t) {
     const FigureMatrix& m = run.tests[t].matrix;
     // Among them, a suspect by its severity first, then the others by rank.
-    std::vector<Pair> pairs;
+    std::vector<std::pair<int, int>> pairs;
     for (uint64_t cell : m.noisy_cells()) pairs.push_back(m.pair_of(cell));
-    std::sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
-      return std::make_pair(x.client, x.server) < std::make_pair(y.client, y.server);
-    });
+    std::sort(pairs.begin(), pairs.end());
     const size_t first = all.size();
-    for (const Pair& p : pairs) {
-      if (!up[static_cast<size_t>(p.client)] || !up[static_cast<size_t>(p.server)]) continue;
+    for (const auto& [client, server] : pairs) {
+      if (!up[static_cast<size_t>(client)] || !up[static_cast<size_t>(server)]) continue;
       double severity = 0;
       for (const Suspect& s : run.tests[t].judgement.suspects) {
-        if (s.client == p.client && s.server == p.server) severity = s.severity;
+        if (s.client == client && s.server == server) severity = s.severity;
       }
-      all.push_back({t, p, kNoisyFirst + severity});
+      all.push_back({t, {client, server}, kNoisyFirst + severity});
     }
     std::stable_sort(all.begin() + static_cast<long>(first), all.end(),
                      [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });

@@ -127,8 +127,9 @@ void ContextPool::init(OpKind kind, size_t count) {
 
 void FabricSession::spin_for_good() {
   // A spin lock's wait: no system call, nothing a signal handler could end.
-  for (volatile uint64_t spins = 0;; spins = spins + 1) {
-  }
+  // The empty asm is a side effect the compiler must keep (an empty loop it may not assume
+  // ends), without C++20's deprecated volatile arithmetic.
+  for (;;) asm volatile("" ::: "memory");
 }
 
 FabricSession::~FabricSession() {

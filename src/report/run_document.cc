@@ -30,6 +30,8 @@ Result<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
+using Json = nlohmann::json;
+
 // Builds the document as nlohmann's own parser does, and keeps the path of the value being
 // parsed, for the error.
 class PathParser {

@@ -214,7 +214,9 @@ std::optional<nlohmann::json> sweep_section(const std::string& test,
         std::string label = base.empty() ? f.name : base + " " + f.name;
         auto line = std::find_if(lines.begin(), lines.end(),
                                  [&](const Line& l) { return l.label == label; });
-        if (line == lines.end()) line = lines.insert(lines.end(), Line{label, &f, run, rest, {}});
+        if (line == lines.end()) {
+          line = lines.insert(lines.end(), Line{label, &f, run, rest, {}, {}});
+        }
         // Repetitions (--repeat) of one size: the median of them, as compare centres a row.
         line->reps[*x].push_back(*v);
         xs.insert(*x);

@@ -7,6 +7,7 @@
 #include <set>
 #include <functional>
 
+#include "core/json_numbers.h"
 #include "core/text.h"
 #include "engine/affinity.h"
 #include "engine/misc_tests.h"

@@ -56,7 +56,7 @@ class ClusterAgent : public ::testing::Test {
     auto agent = Agent::listen(config);
     ASSERT_TRUE(agent.ok()) << agent.status().message();
     agent_ = std::move(*agent);
-    me_ = {0, "here", "127.0.0.1", 1, agent_->port(), key_, "", 0, ""};
+    me_ = {0, "here", "127.0.0.1", 1, agent_->port(), key_, "", 0, "", {}};
     serving_ = std::thread([this] { served_ = agent_->serve(30); });
   }
   void TearDown() override {
@@ -146,7 +146,7 @@ TEST_F(ClusterAgent, RunsOnlyTowardRanksOfItsOwnTable) {
 
 TEST_F(ClusterAgent, MeasuresAPeerAndReturnsTheFigure) {
   std::string key = StartPeer();
-  boot_.cards[1] = {1, "there", "127.0.0.1", peer_->port(), 1, key, "", 0, ""};
+  boot_.cards[1] = {1, "there", "127.0.0.1", peer_->port(), 1, key, "", 0, "", {}};
   auto ch = coordinator(key_);
   ASSERT_TRUE(ch);
   nlohmann::json result = run(*ch, 1, 9);
@@ -165,7 +165,7 @@ TEST_F(ClusterAgent, MeasuresAPeerAndReturnsTheFigure) {
 // The peer's key in the table is what opens its server: a wrong one fails the run.
 TEST_F(ClusterAgent, PeerServerNeedsThePeersKey) {
   StartPeer();
-  boot_.cards[1] = {1, "there", "127.0.0.1", peer_->port(), 1, *random_nonce(), "", 0, ""};
+  boot_.cards[1] = {1, "there", "127.0.0.1", peer_->port(), 1, *random_nonce(), "", 0, "", {}};
   auto ch = coordinator(key_);
   ASSERT_TRUE(ch);
   nlohmann::json result = run(*ch, 1, 3);

@@ -179,7 +179,11 @@ TEST(TerminalProgress, LineAndLabel) {
             "[3/17] tcp_lat msg_size=4 KiB  12.0 s");
   TestResult r;
   r.test = "tcp_lat";
-  r.loop_values.push_back({&option_of(&RunOptions::msg_size), OptionValue(uint64_t{4096})});
+  // Filled in place: GCC 12 takes a pushed {spec, variant} temporary's string member for
+  // maybe-uninitialized (-Wmaybe-uninitialized, an error in the CI build).
+  r.loop_values.resize(1);
+  r.loop_values[0].first = &option_of(&RunOptions::msg_size);
+  r.loop_values[0].second = OptionValue(uint64_t{4096});
   EXPECT_EQ(progress_label(r), "tcp_lat msg_size=4 KiB");
   r.loop_values[0].second = OptionValue(uint64_t{1000});
   EXPECT_EQ(progress_label(r), "tcp_lat msg_size=1000 bytes");
