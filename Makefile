@@ -6,11 +6,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 RELEASE_BUILD ?= build-release
 # Compiler warnings in fabperf's own code become errors with CMake option FABPERF_WERROR.
-# TEST_WERROR is `make test`'s (so CI's, .ci/run) setting: the one line to turn to ON once a
-# full GCC 12 build is seen warning-free (not yet: see issue 35's report). `make` and `make
-# install` keep warnings as warnings, so a newer compiler's new warning never stops a user;
-# WERROR=ON|OFF sets it for them (unset: as the build dir has it).
-TEST_WERROR ?= OFF
+# TEST_WERROR is `make test`'s (so CI's, .ci/run) setting: ON, since a full GCC 12 build of
+# everything (program, tests, benchmarks) is warning-free. `make` and `make install` keep
+# warnings as warnings, so a newer compiler's new warning never stops a user; WERROR=ON|OFF
+# sets it for them (unset: as the build dir has it).
+TEST_WERROR ?= ON
 WERROR ?=
 WERROR_FLAG := $(if $(WERROR),-DFABPERF_WERROR=$(WERROR))
 # qperf: the robustness suite points a real qperf client at a fabperf server.
