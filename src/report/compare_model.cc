@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "core/json_numbers.h"
 #include "report/chart_model.h"
 #include "report/report_sections.h"
 #include "stats/histogram.h"
@@ -171,10 +172,10 @@ std::vector<std::vector<Row>> gather(const std::vector<RunDocument>& runs, json&
 }
 
 json interval_json(const QuantileInterval& q) {
-  return {{"value", finite(q.value)},
-          {"lo", finite(q.lo)},
-          {"hi", finite(q.hi)},
-          {"confidence", finite(q.confidence)},
+  return {{"value", finite_or_zero(q.value)},
+          {"lo", finite_or_zero(q.lo)},
+          {"hi", finite_or_zero(q.hi)},
+          {"confidence", finite_or_zero(q.confidence)},
           {"n", q.n}};
 }
 
@@ -218,7 +219,7 @@ std::optional<QuantileInterval> estimate(const Cell& c, const Metric& m, const s
 json delta_json(size_t run, const Row& row, const Metric& m, const std::string& basis,
                 const QuantileInterval& a, const QuantileInterval& b, const CompareOptions& o) {
   json d = {{"run", run}};
-  if (a.value != 0) d["delta_pct"] = finite((b.value - a.value) / a.value * 100);
+  if (a.value != 0) d["delta_pct"] = finite_or_zero((b.value - a.value) / a.value * 100);
   if (basis == "single") {
     d["verdict"] = "?";
     d["why"] = m.quantile == 0 || (row.cells[0].all_histograms && row.cells[run].all_histograms)
@@ -239,7 +240,7 @@ json delta_json(size_t run, const Row& row, const Metric& m, const std::string& 
     p = quantile_difference(a, b).p;
     d["method"] = "quantile_difference";
   }
-  d["p"] = finite(p);
+  d["p"] = finite_or_zero(p);
   const bool significant = p < o.alpha;
   const bool worse = m.lower_better ? b.value > a.value : b.value < a.value;
   d["verdict"] = !significant ? "~" : worse ? "worse" : "better";
@@ -309,9 +310,9 @@ json table_json(const Metric& m, const std::vector<Row>& rows, const CompareOpti
   if (geo_rows > 1) {
     json values = json::array(), deltas = json::array();
     for (size_t i = 0; i < n_runs; ++i) {
-      values.push_back(finite(std::exp(log_sum[i] / static_cast<double>(geo_rows))));
+      values.push_back(finite_or_zero(std::exp(log_sum[i] / static_cast<double>(geo_rows))));
       if (i > 0)
-        deltas.push_back(finite(
+        deltas.push_back(finite_or_zero(
             (std::exp((log_sum[i] - log_sum[0]) / static_cast<double>(geo_rows)) - 1) * 100));
     }
     t["geomean"] = {{"values", values}, {"deltas_pct", deltas}, {"rows", geo_rows}};

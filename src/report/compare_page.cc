@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/json_numbers.h"
 #include "report/chart_model.h"
 #include "report/compare_model.h"
 #include "report/report_model.h"
@@ -26,7 +27,7 @@ json delta_cell(const json& d, double alpha) {
   char tail[64];
   std::snprintf(tail, sizeof tail, " (p=%.3f)", p);
   json c = {{"t", (verdict == "~" ? std::string("~") : delta_text(pct)) + tail},
-            {"v", finite(pct)},
+            {"v", finite_or_zero(pct)},
             {"k", "delta_pct"}};
   c["c"] = p >= alpha ? "same" : verdict == "worse" ? "worse" : "better";
   if (d.value("regressed", false)) c["c"] = "worse regressed";

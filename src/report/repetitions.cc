@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/json_numbers.h"
 #include "report/chart_model.h"
 #include "report/report_sections.h"
 #include "stats/histogram.h"
@@ -59,8 +60,8 @@ nlohmann::json merged(const std::vector<const ResultRef*>& reps) {
       {"samples", samples},
       {"min", std::isfinite(min) ? min : 0},
       {"max", max},
-      {"mean", finite(mean)},
-      {"stddev", samples > 1 ? finite(std::sqrt(square_sum / (samples - 1))) : 0}};
+      {"mean", finite_or_zero(mean)},
+      {"stddev", samples > 1 ? finite_or_zero(std::sqrt(square_sum / (samples - 1))) : 0}};
   nlohmann::json out = {{"test", first.value("test", "")}, {"status", "ok"}};
   if (histograms && all.count() > 0) {
     // The same percentiles the repetitions reported, from every sample of them.

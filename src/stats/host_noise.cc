@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <string>
 
+#include "core/json_numbers.h"
+
 
 namespace fabperf {
 
@@ -45,7 +47,6 @@ bool number_at(std::string_view text, size_t* pos, T* out) {
   return true;
 }
 
-double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 // "1,234" as the text output writes counts.
 std::string count_text(uint64_t v) {
@@ -178,10 +179,10 @@ HostNoise noise_between(const NoiseSnapshot& a, const NoiseSnapshot& b) {
   if (a.have_ticks && b.have_ticks && b.total_ticks > a.total_ticks) {
     const double steal = b.steal_ticks >= a.steal_ticks
                              ? static_cast<double>(b.steal_ticks - a.steal_ticks) : 0;
-    n.steal_pct = finite(steal * 100 / static_cast<double>(b.total_ticks - a.total_ticks));
+    n.steal_pct = finite_or_zero(steal * 100 / static_cast<double>(b.total_ticks - a.total_ticks));
   }
   if (a.host.pressure_us >= 0 && b.host.pressure_us >= a.host.pressure_us && n.real_s > 0) {
-    n.pressure_pct = finite(static_cast<double>(b.host.pressure_us - a.host.pressure_us) * 1e-6 /
+    n.pressure_pct = finite_or_zero(static_cast<double>(b.host.pressure_us - a.host.pressure_us) * 1e-6 /
                             n.real_s * 100);
     n.pressure_pct = std::min(n.pressure_pct, 100.0);
   }
@@ -200,7 +201,7 @@ HostNoise noise_between(const NoiseSnapshot& a, const NoiseSnapshot& b) {
 
 double HostNoise::wait_share() const {
   if (wait_s < 0 || real_s <= 0) return -1;
-  return finite(wait_s / (real_s * std::max<uint32_t>(threads, 1)));
+  return finite_or_zero(wait_s / (real_s * std::max<uint32_t>(threads, 1)));
 }
 
 double HostNoise::preempted_share() const {
@@ -260,22 +261,22 @@ std::string host_noise_warning(const HostNoise& n, const std::string& side) {
 }
 
 nlohmann::json HostNoise::to_json() const {
-  nlohmann::json j = {{"real_s", finite(real_s)},
+  nlohmann::json j = {{"real_s", finite_or_zero(real_s)},
                       {"threads", threads},
                       {"involuntary_switches", involuntary},
                       {"voluntary_switches", voluntary},
                       {"operations", operations},
-                      {"steal_pct", finite(steal_pct)},
+                      {"steal_pct", finite_or_zero(steal_pct)},
                       {"runnable", runnable},
-                      {"load1", finite(load1)},
+                      {"load1", finite_or_zero(load1)},
                       {"cpus_online", cpus_online},
                       {"cpus_allowed", cpus_allowed},
                       {"pollers", pollers}};
   if (wait_s >= 0) {
-    j["cpu_wait_s"] = finite(wait_s);
-    j["cpu_wait_share"] = finite(wait_share());
+    j["cpu_wait_s"] = finite_or_zero(wait_s);
+    j["cpu_wait_share"] = finite_or_zero(wait_share());
   }
-  if (pressure_pct >= 0) j["cpu_pressure_pct"] = finite(pressure_pct);
+  if (pressure_pct >= 0) j["cpu_pressure_pct"] = finite_or_zero(pressure_pct);
   if (freq_min_khz > 0) {
     j["freq_min_khz"] = freq_min_khz;
     j["freq_max_khz"] = freq_max_khz;
@@ -294,7 +295,7 @@ HostNoise HostNoise::from_json(const nlohmann::json& j) {
   n.measured = true;
   auto num = [&j](const char* key, double fallback) {
     auto it = j.find(key);
-    return it != j.end() && it->is_number() ? finite(it->get<double>()) : fallback;
+    return it != j.end() && it->is_number() ? finite_or_zero(it->get<double>()) : fallback;
   };
   auto count = [&](const char* key) {
     const double v = num(key, 0);
