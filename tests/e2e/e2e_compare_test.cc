@@ -59,11 +59,18 @@ TEST_F(CompareTest, RepeatRecordsEveryRepetition) {
     EXPECT_EQ(r["test"], d["results"][i % 4]["test"]) << i;
     EXPECT_EQ(r["params"]["msg_size"], d["results"][i % 4]["params"]["msg_size"]) << i;
   }
-  // The text output prints every repetition's block.
-  size_t blocks = 0;
-  for (size_t at = 0; (at = run_output_->out.find("tcp_lat:", at)) != std::string::npos; ++at)
-    ++blocks;
-  EXPECT_EQ(blocks, 4u) << run_output_->out;
+  // The text output prints every repetition: a sweep table per test and repetition, a row
+  // per size (`-vu` would print a block per size).
+  const std::string& out = run_output_->out;
+  size_t tables = 0;
+  for (size_t at = 0; (at = out.find("tcp_lat:", at)) != std::string::npos; ++at) {
+    ++tables;
+    const size_t end = out.find("tcp_bw:", at);
+    const std::string table = out.substr(at, end == std::string::npos ? end : end - at);
+    EXPECT_NE(table.find("\n           1 "), std::string::npos) << table;
+    EXPECT_NE(table.find("\n        1024 "), std::string::npos) << table;
+  }
+  EXPECT_EQ(tables, 2u) << out;
 }
 
 TEST_F(CompareTest, ARunAgainstItselfChangesNothingAndExitsZero) {
