@@ -79,38 +79,61 @@ double wait_share(const json& result, const char* side) {
   return result["host_noise"][side].value("cpu_wait_share", -1.0);
 }
 
+// One quiet and one noisy run of `test`; what did not hold, "" when everything did.
+std::string hog_pair(const char* test, bool* no_schedstat) {
+  std::string why;
+  auto need = [&why](bool ok, const std::string& what) {
+    if (!ok) why += what + "\n";
+  };
+  RunOutput quiet = shielded({"-t", "0.3", "--json", "-", test});
+  if (quiet.exit_code != 0) return "quiet run failed: " + quiet.err;
+  json q = json::parse(quiet.out)["results"][0];
+  RunOutput noisy;
+  {
+    CpuHog hog(0);
+    noisy = shielded({"-t", "0.3", "--json", "-", test});
+  }
+  if (noisy.exit_code != 0) return "noisy run failed: " + noisy.err;
+  json n = json::parse(noisy.out)["results"][0];
+  // The quiet run: no warning, verdict quiet, the client's wait far below the threshold.
+  need(!contains(quiet.err, "measuring thread"), "quiet run warned: " + quiet.err);
+  need(q["host_noise"]["verdict"] == "quiet", "quiet run: " + q["host_noise"].dump());
+  if (wait_share(q, "loc") < 0) {
+    *no_schedstat = true;
+    return "";
+  }
+  need(wait_share(q, "loc") < 0.10, "quiet run waited: " + q["host_noise"].dump());
+  // Beside the hog: the client's warning line, the verdict and its cause in JSON, and a wait
+  // clearly above the quiet run's (measured here: 33-100% against 0-4%).
+  need(contains(noisy.err, std::string(test) + ": warning: client's measuring thread ") &&
+           contains(noisy.err, "waited for a CPU") &&
+           contains(noisy.err, "results are not trustworthy"),
+       "no warning beside the hog: " + noisy.err);
+  need(n["host_noise"]["verdict"] == "noisy" &&
+           contains(n["host_noise"]["loc"]["causes"].dump(), "\"cpu_wait\"") &&
+           wait_share(n, "loc") > 0.20 && wait_share(n, "loc") > 4 * wait_share(q, "loc") + 0.05,
+       "beside the hog: " + n["host_noise"].dump() + "\nquiet: " + q["host_noise"].dump());
+  // The server, on the other CPU, was not disturbed.
+  need(wait_share(n, "rem") < 0.20, "server disturbed: " + n["host_noise"].dump());
+  return why;
+}
+
+// The shield holds against ordinary tasks, not against other SCHED_RR work or a hog another
+// test starts beside this one (make test runs two at a time): a pair that did not show the
+// contrast is taken again, at most three times; every attempt's failures are kept.
 TEST(HostNoiseE2e, HogOnTheClientsCpuWarnsAndAQuietRunDoesNot) {
   if (std::string why = cannot_shield(); !why.empty()) GTEST_SKIP() << why;
   for (const char* test : {"tcp_lat", "tcp_bw"}) {
     SCOPED_TRACE(test);
-    RunOutput quiet = shielded({"-t", "0.3", "--json", "-", test});
-    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
-    json q = json::parse(quiet.out)["results"][0];
-    RunOutput noisy;
-    {
-      CpuHog hog(0);
-      noisy = shielded({"-t", "0.3", "--json", "-", test});
+    std::string failures;
+    bool held = false, no_schedstat = false;
+    for (int attempt = 1; attempt <= 3 && !held; ++attempt) {
+      std::string why = hog_pair(test, &no_schedstat);
+      if (no_schedstat) GTEST_SKIP() << "no schedstat in this kernel: no CPU wait";
+      held = why.empty();
+      if (!held) failures += "attempt " + std::to_string(attempt) + ":\n" + why;
     }
-    ASSERT_EQ(noisy.exit_code, 0) << noisy.err;
-    json n = json::parse(noisy.out)["results"][0];
-    // The quiet run: no warning, verdict quiet, the client's wait far below the threshold.
-    EXPECT_FALSE(contains(quiet.err, "measuring thread")) << quiet.err;
-    EXPECT_EQ(q["host_noise"]["verdict"], "quiet") << q["host_noise"].dump();
-    if (wait_share(q, "loc") < 0) GTEST_SKIP() << "no schedstat in this kernel: no CPU wait";
-    EXPECT_LT(wait_share(q, "loc"), 0.10) << q["host_noise"].dump();
-    // Beside the hog: the client's warning line, the verdict and its cause in JSON, and a wait
-    // clearly above the quiet run's (measured here: 33-100% against 0-4%).
-    EXPECT_TRUE(contains(noisy.err, std::string(test) + ": warning: client's measuring thread "))
-        << noisy.err;
-    EXPECT_TRUE(contains(noisy.err, "waited for a CPU")) << noisy.err;
-    EXPECT_TRUE(contains(noisy.err, "results are not trustworthy")) << noisy.err;
-    EXPECT_EQ(n["host_noise"]["verdict"], "noisy");
-    EXPECT_TRUE(contains(n["host_noise"]["loc"]["causes"].dump(), "\"cpu_wait\""))
-        << n["host_noise"].dump();
-    EXPECT_GT(wait_share(n, "loc"), 0.20);
-    EXPECT_GT(wait_share(n, "loc"), 4 * wait_share(q, "loc") + 0.05);
-    // The server, on the other CPU, was not disturbed.
-    EXPECT_LT(wait_share(n, "rem"), 0.20) << n["host_noise"].dump();
+    EXPECT_TRUE(held) << failures;
   }
 }
 
