@@ -97,7 +97,9 @@ class ReadmeExamples : public ::testing::Test {
     bool timed = false, hostless = false;
     for (size_t i = 0; i < words.size(); ++i) {
       std::string w = words[i];
-      if (w == "--loopback" || w == "--list-fabrics" || w == "report") hostless = true;
+      if (w == "--loopback" || w == "--list-fabrics" || w == "report" || w == "compare") {
+        hostless = true;
+      }
       if (w == "node2" || (cxi && w == "127.0.0.1")) {
         out.push_back("127.0.0.1");
         out.push_back(cxi ? "-p" : "-lp");
@@ -124,11 +126,17 @@ class ReadmeExamples : public ::testing::Test {
         timed = true;
         continue;
       }
-      if (std::regex_match(w, std::regex(R"([\w.-]+\.(json|csv|html))"))) w = dir_.file(w);
+      std::smatch labelled;  // LABEL=RUN.json (report, compare)
+      if (std::regex_match(w, labelled, std::regex(R"((\w+)=([\w.-]+\.json))"))) {
+        w = labelled[1].str() + "=" + dir_.file(labelled[2].str());
+      } else if (std::regex_match(w, std::regex(R"([\w.-]+\.(json|csv|html))"))) {
+        w = dir_.file(w);
+      }
       out.push_back(w);
     }
     const bool measures = std::none_of(out.begin(), out.end(), [](const std::string& w) {
-      return w == "conf" || w == "quit" || w == "--list-fabrics" || w == "report";
+      return w == "conf" || w == "quit" || w == "--list-fabrics" || w == "report" ||
+             w == "compare";
     });
     if (!timed && measures && !hostless && !cxi) {
       out.insert(out.begin() + 1, {"-t", "0.2"});
@@ -174,6 +182,13 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
       own = std::make_unique<ServerProcess>();
       port = own->port();
     }
+    if (command.find("report before=a.json after=b.json") != std::string::npos) {
+      // Two saved runs, labelled: the README's earlier examples wrote run.json and lat.json.
+      fs::copy_file(dir_.file("run.json"), dir_.file("a.json"),
+                    fs::copy_options::overwrite_existing);
+      fs::copy_file(dir_.file("lat.json"), dir_.file("b.json"),
+                    fs::copy_options::overwrite_existing);
+    }
     if (command.find("report before.json after.json") != std::string::npos) {
       // Two saved runs to compare: the README's earlier examples wrote run.json and lat.json.
       fs::copy_file(dir_.file("run.json"), dir_.file("before.json"),
@@ -197,13 +212,19 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
       // The server's side refuses its CPU (exit 1) or the client its own (exit 2).
       EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code << " " << r.err;
       EXPECT_TRUE(contains(r.err, "has no CPU")) << r.err;
+    } else if (contains(command, "fabperf compare ")) {
+      // 1: a regression past the threshold (busy polling may lose bandwidth here), as the
+      // README says; either way the comparison is printed.
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << " " << r.err;
+      EXPECT_TRUE(contains(r.out, "runs:\n  block")) << r.out;
     } else {
       EXPECT_EQ(r.exit_code, 0) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
       const bool writes_stdout = !contains(command, "report ");
       if (writes_stdout) {
         EXPECT_FALSE(r.out.empty());
       }
-      for (const std::string& w : args) {
+      for (const std::string& arg : args) {
+        const std::string w = arg.substr(arg.find('=') + 1);  // LABEL=PATH: the path
         if (std::regex_match(w, std::regex(R"(.*\.(json|csv|html))"))) {
           EXPECT_TRUE(fs::exists(w) && fs::file_size(w) > 0) << w;
         }

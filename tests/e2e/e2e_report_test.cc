@@ -198,8 +198,8 @@ TEST(ReportCommand, BadInputIsNamedWithItsExitStatus) {
   std::ofstream(dir / "huge.json") << huge;
   r = run({"report", (dir / "huge.json").string(), "-o", out});
   EXPECT_EQ(r.exit_code, 1) << run_text(r);
-  EXPECT_TRUE(contains(r.err, "huge.json: field extra.figure[1]: the number 1e999999 is out of "
-                              "range"))
+  EXPECT_TRUE(contains(r.err, "huge.json: not valid JSON: field extra.figure[1]: the number "
+                              "1e999999 is out of range"))
       << r.err;
 
   write_json(dir / "other.json", json{{"start", 1}, {"intervals", json::array()}});
