@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The whole plan, as the client checks it before anything runs.
     plan_runs(*cl, all_tests()).ok();
   }
-  for (const std::string& arg : args) AllowList::parse(arg);
+  for (const std::string& arg : args) AllowList::parse(arg).ok();
   // The same bytes as a parameter object from a client.
   auto j = nlohmann::json::parse(data, data + size, nullptr, false);
   if (!j.is_discarded()) run_options_from_json(j).ok();

@@ -36,7 +36,9 @@ Status bad(const std::string& origin, const std::string& place, const std::strin
 Status only_keys(const nlohmann::json& obj, std::initializer_list<const char*> keys,
                  const std::string& origin, const std::string& place) {
   for (const auto& [key, value] : obj.items()) {
-    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
+    // By name: clang 14 (the fuzzers' compiler) cannot capture a structured binding.
+    auto is_key = [&name = key](const char* k) { return name == k; };
+    if (std::none_of(keys.begin(), keys.end(), is_key)) {
       std::string known;
       for (const char* k : keys) known += (known.empty() ? "" : ", ") + std::string(k);
       return bad(origin, at(place, key), "unknown field (expected " + known + ")");
@@ -366,7 +368,9 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
   if (fault.kind != FaultKind::kDeadNode) keys.push_back("factor");
   if (fault.kind == FaultKind::kFlappingLink) keys.push_back("fraction");
   for (const auto& [key, value] : f.items()) {
-    if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
+    // By name: clang 14 (the fuzzers' compiler) cannot capture a structured binding.
+    auto is_key = [&name = key](const char* k) { return name == k; };
+    if (std::none_of(keys.begin(), keys.end(), is_key)) {
       return Status::Usage(place + "." + key + ": not a field of a " + fault_kind_name(fault.kind) +
                            " fault");
     }

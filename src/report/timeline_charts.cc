@@ -147,9 +147,12 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
       tab["rows"].push_back(std::move(row));
     }
     // Bandwidth where bytes moved, else the message rate: latency tests move few bytes.
+    // By name: clang 14 (the fuzzers' compiler) cannot capture structured bindings.
+    const auto& run = *r;
+    const auto& run_intervals = intervals;
     auto add = [&](nlohmann::json& c, const std::string& label, const std::string& stat,
                    std::optional<double> Interval::*field, double divisor) {
-      nlohmann::json s = step_series(label, *r, stat, intervals, field, divisor);
+      nlohmann::json s = step_series(label, run, stat, run_intervals, field, divisor);
       if (!s["points"].empty()) c["series"].push_back(std::move(s));
     };
     if (moved_bytes) add(bw_chart, r->label, "bandwidth", &Interval::Bps, bw.divisor);
