@@ -63,7 +63,7 @@ json comparison_section(const json& cmp) {
     json tab = table(t["title"].get<std::string>(), columns);
     tab["id"] = "compare-" + t["metric"].get<std::string>();
     for (const json& row : t["rows"]) {
-      json cells = {text_cell(row["key"])};
+      json cells = json::array({text_cell(row["key"])});  // not {x}: clang copies x
       for (size_t i = 0; i < runs.size(); ++i) {
         const json& c = row["cells"][i];
         if (c.contains("value")) {

@@ -222,7 +222,7 @@ nlohmann::json figures_table(const std::string& test, const std::vector<ResultRe
   }
   nlohmann::json tab = table("Latency (" + test + ")", columns);
   for (const ResultRef& r : refs) {
-    nlohmann::json row = {text_cell(r.label)};
+    nlohmann::json row = nlohmann::json::array({text_cell(r.label)});  // not {x}: clang copies x
     for (size_t i = 0; i < keys.size(); ++i) {
       auto v = number_at((*r.result)["latency_ns"], keys[i]);
       row.push_back(v ? value_cell(*v, {"", units[i].divisor}, "latency_ns." + keys[i])
