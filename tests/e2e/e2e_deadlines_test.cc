@@ -88,6 +88,7 @@ TEST(E2eDeadlines, AShmClientWhoseSessionProcessDiesNeverHangs) {
   }
   // The -to of both stays the default: set-up under this load takes seconds.
   LoggedServer server(keep_root_sessions());
+  int busy = 0;  // set-ups the shm provider refused (see below), at most 5
   for (int i = 0; i < 50; ++i) {
     SCOPED_TRACE("iteration " + std::to_string(i));
     TempDir dir;
@@ -95,7 +96,16 @@ TEST(E2eDeadlines, AShmClientWhoseSessionProcessDiesNeverHangs) {
     Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-n", "100000000",
                  "--interval", "0.1", "--json", json, "rdm_write_bw"});
     // Killed in the data phase, as the server's deadline kills it, at varied moments.
-    ASSERT_TRUE(wait_measuring(client)) << client.err() << server.log();
+    if (!wait_measuring(client)) {
+      // Seen once in 200 set-ups on a loaded host: the shm provider's fi_enable answered EBUSY
+      // right after a killed peer's region was removed. A run that never started is not the
+      // hang this test is about; it must still fail cleanly, and only a few times.
+      const int rc = client.wait(60);
+      ASSERT_TRUE(rc == 1 && contains(client.err(), "fi_enable: Device or resource busy") &&
+                  ++busy <= 5)
+          << rc << " " << client.err() << server.log();
+      continue;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(37 * (i % 5)));
     std::vector<pid_t> children = children_of(server.pid());
     ASSERT_EQ(children.size(), 1u) << client.err() << server.log();
