@@ -171,7 +171,8 @@ nlohmann::json sweep_table(const std::string& test, const std::string& var,
   }
   nlohmann::json tab = table(test + " by " + var, columns);
   for (double x : xs) {
-    nlohmann::json row = {text_cell(sizes ? size_text(x) : format_value(x, {"", 1}, 6))};
+    nlohmann::json row = nlohmann::json::array(  // not {x}: clang copies x
+        {text_cell(sizes ? size_text(x) : format_value(x, {"", 1}, 6))});
     for (size_t i = 0; i < lines.size(); ++i) {
       auto it = lines[i].points.find(x);
       row.push_back(it == lines[i].points.end()
