@@ -31,7 +31,7 @@ class DataLink {
   // the common case (a partial stream write, an interrupted or failed call). A bandwidth
   // sender's batch between two clock reads: a bare loop of send calls read 2.5% more than
   // one send_msg per message at tcp_bw 64 B, 1.4% at udp_bw 64 B
-  // (bench/results/tcp-stream-loops-abae911/).
+  // (bench/results/stream-loops-abae911/tcp/).
   Result<uint64_t> send_msgs(const void* buf, size_t len, uint64_t count);
   // Receives one message of `len` bytes (stream: exactly len; datagram: one datagram, whose
   // size is returned). Returns 0 at the end of the test (EOF or the zero-length end marker).
