@@ -195,19 +195,13 @@ class FabricSession {
     return batch_ns_;
   }
   // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
-  // The clock (the peer, the stall limit) every kRefusalsPerLook-th refusal only: over shm a
-  // one-sided op is refused whenever the target's command queue is full, and a clock read per
-  // refusal was 9.5% of an rdm_read_bw client's time (perf) and most of its gap to the floor,
-  // which polls and posts again with no clock read.
-  static constexpr uint32_t kRefusalsPerLook = 16;
   template <typename Post, typename Fn>
   bool post(const char* what, Post&& post_op, Fn&& fn) {
-    for (uint32_t refused = 0;; ++refused) {
+    while (true) {
       ssize_t ret = watched(post_op);
       if (ret == 0) return true;
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
       if (!progress(fn, 0)) return false;
-      if (refused % kRefusalsPerLook != kRefusalsPerLook - 1) continue;
       // A post refused again and again must not outlive the peer or the deadline.
       int64_t now = now_ns();
       if (!not_stalled(now)) return false;
