@@ -80,6 +80,7 @@ struct Config {
   bool data = false;
   uint64_t warmup = 10;
   uint64_t msg_order = 0;
+  uint32_t refusal_clock = 0;
 };
 
 // Parses the command line; `completion` is the program's default level (fabperf's for the
@@ -114,6 +115,7 @@ inline Config parse(int argc, char** argv, const char* lat_completion,
     else if (k == "data") c.data = v == "1";
     else if (k == "warmup") c.warmup = std::strtoull(v.c_str(), nullptr, 10);
     else if (k == "order") c.msg_order = v == "waw" ? FI_ORDER_WAW : 0;
+    else if (k == "refusal_clock") c.refusal_clock = std::strtoul(v.c_str(), nullptr, 10);
     else {
       fprintf(stderr, "%s: unknown setting %s\n", argv[0], kv.c_str());
       exit(2);
@@ -628,11 +630,15 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
   // The run's time counts from the warm-up's last completion, as fabperf's measured phase.
   const int64_t limit = static_cast<int64_t>(s.cfg.seconds * 1e9);
   uint64_t posted = 0;
+  volatile int64_t last_refusal = 0;
   if (s.cfg.warmup == 0) first = now_ns();
   for (uint32_t pass = 1;; ++pass) {
     while (!free_ctx.empty()) {
       ssize_t ret = post_op(posted, free_ctx.back());
-      if (ret == -FI_EAGAIN) break;
+      if (ret == -FI_EAGAIN) {
+        for (uint32_t i = 0; i < s.cfg.refusal_clock; ++i) last_refusal = now_ns();
+        break;
+      }
       if (ret != 0) die("post", ret);
       free_ctx.pop_back();
       ++posted;
