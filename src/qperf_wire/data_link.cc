@@ -82,7 +82,7 @@ Result<DataSocket> rds_endpoints(const SocketProtocol& proto, QperfControl& ctl,
   if (!peer_port.ok()) return peer_port.status();
   auto peer = ip_address(peer_host, *peer_port);
   if (!peer.ok()) return peer.status();
-  return DataSocket{std::move(*fd), *peer, true};
+  return DataSocket{std::move(*fd), *peer};
 }
 
 Result<DataSocket> open_server_rds(const SocketProtocol& proto, QperfControl& ctl,
@@ -163,7 +163,7 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
   if (!proto.connected) {
     FP_RETURN_IF_ERROR(set_socket_buffers(fd.get(), req.sock_buf_size));
     FP_RETURN_IF_ERROR(send_port(ctl, port, "port", timeout_s));
-    return DataSocket{std::move(fd), SockAddr{}, false};
+    return DataSocket{std::move(fd), SockAddr{}};
   }
   if (listen(fd.get(), 1) < 0) return Status::Failed(errno_text("listen failed"));
   FP_RETURN_IF_ERROR(send_port(ctl, port, "port", timeout_s));
@@ -177,7 +177,7 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
     if (!conn.ok()) return conn.status().Prefixed("data connection");
     if (!same_host(peer, client_host)) continue;
     FP_RETURN_IF_ERROR(set_socket_buffers(conn->get(), req.sock_buf_size));
-    return DataSocket{std::move(*conn), peer, true};
+    return DataSocket{std::move(*conn), peer};
   }
 }
 
@@ -212,7 +212,7 @@ Result<DataSocket> open_client_data(const SocketProtocol& proto, QperfControl& c
   if (connect(fd.get(), target.get(), target.len) < 0) {
     return Status::Failed(qperf_text + ": " + errno_text("connect"));
   }
-  return DataSocket{std::move(fd), target, true};
+  return DataSocket{std::move(fd), target};
 }
 
 }  // namespace fabperf::qperf_wire

@@ -13,10 +13,10 @@
 
 namespace fabperf::qperf_wire {
 
+// A data socket set up, before it becomes a DataLink (data_link below).
 struct DataSocket {
   Fd fd;
   SockAddr peer;  // where messages go (RDS) or come from; unset for UDP on a server
-  bool peer_known = false;
 };
 
 // Server: opens the socket on the address the client reached (the data path follows the
