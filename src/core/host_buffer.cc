@@ -90,8 +90,16 @@ void fill_letters(uint8_t* buf, size_t len) {
 }
 
 uint64_t touch_bytes(const uint8_t* buf, size_t len) {
+  // Eight bytes a load, as qperf's touch_data reads: -ar then costs what it costs qperf, for
+  // fabperf's own tests and for the qperf wire alike.
   uint64_t sum = 0;
-  for (size_t i = 0; i < len; ++i) sum += buf[i];
+  size_t i = 0;
+  for (; i + sizeof(uint64_t) <= len; i += sizeof(uint64_t)) {
+    uint64_t word;
+    memcpy(&word, buf + i, sizeof word);
+    sum += word;
+  }
+  for (; i < len; ++i) sum += buf[i];
   return sum;
 }
 

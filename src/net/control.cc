@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/coding.h"
 #include "core/text.h"
 #include "net/socket.h"
 
@@ -19,18 +20,6 @@ namespace fabperf {
 namespace {
 
 constexpr uint8_t kMagic[4] = {'F', 'B', 'P', 'F'};
-
-void put_u16(uint8_t* p, uint16_t v) {
-  p[0] = static_cast<uint8_t>(v >> 8);
-  p[1] = static_cast<uint8_t>(v);
-}
-void put_u32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (24 - 8 * i));
-}
-uint16_t get_u16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint32_t get_u32(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
 
 // Deepest nesting of arrays and objects, counted without parsing; stops at `limit` + 1.
 int json_depth(const uint8_t* data, size_t size, int limit) {
@@ -90,9 +79,9 @@ std::vector<uint8_t> encode_frame(MsgType type, const nlohmann::json& body) {
   std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<uint8_t> out(kFrameHeaderSize + text.size());
   memcpy(out.data(), kMagic, 4);
-  put_u16(out.data() + 4, kProtocolVersion);
-  put_u16(out.data() + 6, static_cast<uint16_t>(type));
-  put_u32(out.data() + 8, static_cast<uint32_t>(text.size()));
+  encode_be16(out.data() + 4, kProtocolVersion);
+  encode_be16(out.data() + 6, static_cast<uint16_t>(type));
+  encode_be32(out.data() + 8, static_cast<uint32_t>(text.size()));
   memcpy(out.data() + kFrameHeaderSize, text.data(), text.size());
   return out;
 }
@@ -112,7 +101,7 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
     }
     return Status::Failed("not a fabperf client (bad magic)");
   }
-  FrameHeader h{get_u16(data + 4), get_u16(data + 6), get_u32(data + 8)};
+  FrameHeader h{decode_be16(data + 4), decode_be16(data + 6), decode_be32(data + 8)};
   if (h.version != kProtocolVersion) {
     return Status::Failed("protocol version " + std::to_string(h.version) + " not supported (this side speaks " +
                           std::to_string(kProtocolVersion) + "): upgrade the side with the older fabperf");

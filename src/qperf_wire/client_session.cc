@@ -9,14 +9,16 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/host_buffer.h"
 #include "engine/affinity.h"
 #include "engine/misc_tests.h"
 #include "net/socket.h"
 #include "options/option_table.h"
-#include "qperf_wire/client_loops.h"
 #include "qperf_wire/control.h"
+#include "qperf_wire/end_rule.h"
 #include "qperf_wire/data_link.h"
 #include "qperf_wire/stat_times.h"
+#include "socket/message_loops.h"
 #include "socket/sock_protocol.h"
 #include "stats/cpu.h"
 
@@ -118,27 +120,35 @@ Status run_measurement(QperfControl& ctl, const ClientConfig& config, TestResult
   auto data = open_client_data(proto, ctl, local.sock_buf_size, 0, timeout);
   if (!data.ok()) return data.status();
   FP_RETURN_IF_ERROR(ctl.sync(kSyncBefore, timeout));
-  // From here ^C ends the measured loop (the clock), and the results are still collected.
+  // From here ^C ends the measured loop (the rule), and the results are still collected.
   ctl.set_cancel(nullptr);
-  TestClock clock(counted > 0 ? 0 : local.time, ctl, config.stop);
-  clock.set_idle_limit(timeout);  // -n: a reply that never comes ends the run (qperf waits)
-  ClientLoop loop{proto,
-                  *data,
-                  clock,
-                  local.msg_size,
-                  result.spec->kind == TestKind::kLatency,
-                  local.access_recv,
-                  counted,
-                  local.warmup};
+  EndRule rule(counted > 0 ? 0 : local.time, ctl, config.stop);
+  rule.set_idle_limit(timeout);  // -n: a reply that never comes ends the run (qperf waits)
+  auto buf = HostBuffer::allocate(local.msg_size, "");
+  if (!buf.ok()) return buf.status().Prefixed("message buffer");
+  fill_letters(buf->data(), buf->size());
+  char* bytes_out = reinterpret_cast<char*>(buf->data());
+  const bool rds = proto.family_override != 0 && !proto.connected;
+  LoopShape shape{local.msg_size, local.access_recv, rds, counted};
+  DataLink link = data_link(proto, std::move(*data));
+  LoopCounts counts;
   CpuSnapshot cpu_start = CpuSnapshot::take();
-  clock.start();
-  ClientCounts counts = run_client_loop(loop, latency);
-  clock.mark_finished();
+  rule.start();
+  if (result.spec->kind == TestKind::kLatency) {
+    latency.set_scale(0.5);  // one way: half the round trip, as qperf reports it
+    uint64_t round = 0;
+    ping_loop(link, bytes_out, shape, rule, counts, [&](int64_t ns) {
+      if (round++ >= local.warmup) latency.record(static_cast<uint64_t>(ns));
+    });
+  } else {
+    send_loop(link, bytes_out, shape, rule, counts);
+  }
+  rule.mark_finished();
   CpuSnapshot cpu_end = CpuSnapshot::take();
-  if (!clock.control_status().ok()) return clock.control_status();
+  if (!rule.control_status().ok()) return rule.control_status();
   if (req->time == 0 || (config.stop != nullptr && config.stop->load())) {
     // The server runs without a timer, or ^C cut the run short: end its side now.
-    proto.connected ? static_cast<void>(::shutdown(data->fd.get(), SHUT_WR)) : ctl.send_finished();
+    proto.connected ? link.finish_sending() : ctl.send_finished();
   }
   SideStats& loc = result.loc;
   loc.send_bytes = counts.sent.bytes;
@@ -147,7 +157,7 @@ Status run_measurement(QperfControl& ctl, const ClientConfig& config, TestResult
   loc.recv_bytes = counts.received.bytes;
   loc.recv_msgs = counts.received.msgs;
   loc.recv_errors = counts.received.errs;
-  loc.real_time_ns = clock.end_ns() - clock.start_ns();
+  loc.real_time_ns = rule.end_ns() - rule.start_ns();
   loc.send_time_ns = loc.recv_time_ns = loc.real_time_ns;
   loc.cpu = cpu_between(cpu_start, cpu_end);
   uint8_t stat_bytes[kStatSize];

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <sys/socket.h>
 
-#include <climits>
 #include <cstring>
 #include <vector>
 
-#include "qperf_wire/data_io.h"
+#include "qperf_wire/end_rule.h"
+#include "socket/socket_link.h"
 
 namespace fabperf::qperf_wire {
 
@@ -16,32 +16,19 @@ namespace {
 
 Status send_port(QperfControl& ctl, uint16_t port, const char* item, double timeout_s) {
   uint8_t bytes[kPortSize];
-  put_le(bytes, port, kPortSize);
+  encode_le(bytes, port, kPortSize);
   return ctl.send(bytes, sizeof bytes, item, timeout_s);
 }
 
 Result<uint16_t> recv_port(QperfControl& ctl, const char* item, double timeout_s) {
   uint8_t bytes[kPortSize];
   FP_RETURN_IF_ERROR(ctl.recv(bytes, sizeof bytes, item, timeout_s));
-  uint64_t port = get_le(bytes, kPortSize);
+  uint64_t port = decode_le(bytes, kPortSize);
   if (port == 0 || port > 65535) {
     return Status::Failed("bad " + std::string(item) + " from " + ctl.peer() + ": " +
                           std::to_string(port));
   }
   return static_cast<uint16_t>(port);
-}
-
-// qperf applies -sb to both directions; the kernel caps what it grants.
-Status apply_buffers(int fd, uint64_t size) {
-  if (size == 0) return Status::Ok();
-  int value = size > INT_MAX / 2 ? INT_MAX / 2 : static_cast<int>(size);
-  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, sizeof value) < 0) {
-    return Status::Failed(errno_text("Failed to set send buffer size on socket"));
-  }
-  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, sizeof value) < 0) {
-    return Status::Failed(errno_text("Failed to set receive buffer size on socket"));
-  }
-  return Status::Ok();
 }
 
 void reuse_address(int fd) {
@@ -77,8 +64,7 @@ Result<Fd> open_rds(const SocketProtocol& proto, const SockAddr& local, uint64_t
   if (bind(sock->get(), local.get(), local.len) < 0) {
     return Status::Failed(errno_text("bind RDS failed"));
   }
-  FP_RETURN_IF_ERROR(apply_buffers(sock->get(), buffers));
-  FP_RETURN_IF_ERROR(set_slices(sock->get()));
+  FP_RETURN_IF_ERROR(set_socket_buffers(sock->get(), buffers));
   return std::move(*sock);
 }
 
@@ -96,7 +82,7 @@ Result<DataSocket> rds_endpoints(const SocketProtocol& proto, QperfControl& ctl,
   if (!peer_port.ok()) return peer_port.status();
   auto peer = ip_address(peer_host, *peer_port);
   if (!peer.ok()) return peer.status();
-  return DataSocket{std::move(*fd), *peer, true};
+  return DataSocket{std::move(*fd), *peer};
 }
 
 Result<DataSocket> open_server_rds(const SocketProtocol& proto, QperfControl& ctl,
@@ -150,6 +136,10 @@ Result<DataSocket> open_client_rds(const SocketProtocol& proto, QperfControl& ct
 
 bool same_host(const SockAddr& a, const std::string& host) { return a.host() == host; }
 
+DataLink data_link(const SocketProtocol& proto, DataSocket&& data) {
+  return DataLink(proto, std::move(data.fd), data.peer, /*busy_poll=*/false, kLookS);
+}
+
 Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& ctl,
                                     const Request& req, double timeout_s) {
   if (proto.family_override != 0 && !proto.connected) {
@@ -171,10 +161,9 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
   }
   uint16_t port = local_address(fd.get()).port();
   if (!proto.connected) {
-    FP_RETURN_IF_ERROR(apply_buffers(fd.get(), req.sock_buf_size));
-    FP_RETURN_IF_ERROR(set_slices(fd.get()));
+    FP_RETURN_IF_ERROR(set_socket_buffers(fd.get(), req.sock_buf_size));
     FP_RETURN_IF_ERROR(send_port(ctl, port, "port", timeout_s));
-    return DataSocket{std::move(fd), SockAddr{}, false};
+    return DataSocket{std::move(fd), SockAddr{}};
   }
   if (listen(fd.get(), 1) < 0) return Status::Failed(errno_text("listen failed"));
   FP_RETURN_IF_ERROR(send_port(ctl, port, "port", timeout_s));
@@ -187,9 +176,8 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
     auto conn = accept_until(fd.get(), deadline, &peer);
     if (!conn.ok()) return conn.status().Prefixed("data connection");
     if (!same_host(peer, client_host)) continue;
-    FP_RETURN_IF_ERROR(apply_buffers(conn->get(), req.sock_buf_size));
-    FP_RETURN_IF_ERROR(set_slices(conn->get()));
-    return DataSocket{std::move(*conn), peer, true};
+    FP_RETURN_IF_ERROR(set_socket_buffers(conn->get(), req.sock_buf_size));
+    return DataSocket{std::move(*conn), peer};
   }
 }
 
@@ -209,14 +197,14 @@ Result<DataSocket> open_client_data(const SocketProtocol& proto, QperfControl& c
   }
   Fd fd = std::move(*sock);
   reuse_address(fd.get());
-  FP_RETURN_IF_ERROR(apply_buffers(fd.get(), sock_buf_size));
+  FP_RETURN_IF_ERROR(set_socket_buffers(fd.get(), sock_buf_size));
   // The same source address as the control connection (--bind, host%iface choose both).
   SockAddr source = protocol_address(proto, local_address(ctl.fd()));
   source.set_port(0);
   bind(fd.get(), source.get(), source.len);
   SockAddr target = protocol_address(proto, server);
   target.set_port(*server_port);
-  // A blocking connect gives up after SO_SNDTIMEO: the timeout here, slices afterwards.
+  // A blocking connect gives up after SO_SNDTIMEO; the data link's watchdog takes over after.
   timeval tv{static_cast<time_t>(timeout_s),
              static_cast<suseconds_t>(
                  (timeout_s - static_cast<double>(static_cast<time_t>(timeout_s))) * 1e6)};
@@ -224,8 +212,7 @@ Result<DataSocket> open_client_data(const SocketProtocol& proto, QperfControl& c
   if (connect(fd.get(), target.get(), target.len) < 0) {
     return Status::Failed(qperf_text + ": " + errno_text("connect"));
   }
-  FP_RETURN_IF_ERROR(set_slices(fd.get()));
-  return DataSocket{std::move(fd), target, true};
+  return DataSocket{std::move(fd), target};
 }
 
 }  // namespace fabperf::qperf_wire

@@ -9,13 +9,14 @@
 #include "qperf_wire/control.h"
 #include "qperf_wire/wire.h"
 #include "socket/sock_protocol.h"
+#include "socket/socket_link.h"
 
 namespace fabperf::qperf_wire {
 
+// A data socket set up, before it becomes a DataLink (data_link below).
 struct DataSocket {
   Fd fd;
   SockAddr peer;  // where messages go (RDS) or come from; unset for UDP on a server
-  bool peer_known = false;
 };
 
 // Server: opens the socket on the address the client reached (the data path follows the
@@ -30,6 +31,11 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
 // re-resolved name). `sock_buf_size` 0 leaves the kernel's buffers; `port` is RDS's local port.
 Result<DataSocket> open_client_data(const SocketProtocol& proto, QperfControl& ctl,
                                     uint64_t sock_buf_size, uint16_t port, double timeout_s);
+
+// The link socket/'s message loops run on (socket/message_loops.h): blocking, its watchdog
+// waking a call that moved nothing for kLookS (qperf_wire/end_rule.h) so the end rule is
+// asked again. `data.peer` is where an RDS link sends.
+DataLink data_link(const SocketProtocol& proto, DataSocket&& data);
 
 // Whether a datagram's sender is the control connection's peer (the server answers no one
 // else: it is not an amplifier).

@@ -5,15 +5,18 @@
 #include <sys/socket.h>
 
 #include <algorithm>
-#include <vector>
+#include <cstring>
+#include <optional>
 
+#include "core/host_buffer.h"
 #include "engine/affinity.h"
 #include "engine/misc_tests.h"
 #include "options/option_table.h"
 #include "qperf_wire/control.h"
-#include "qperf_wire/data_io.h"
+#include "qperf_wire/end_rule.h"
 #include "qperf_wire/data_link.h"
 #include "qperf_wire/stat_times.h"
+#include "socket/message_loops.h"
 #include "socket/sock_protocol.h"
 
 namespace fabperf::qperf_wire {
@@ -34,109 +37,50 @@ RunOptions request_options(const Request& r) {
 
 namespace {
 
-struct Totals {
-  Counters sent, received;
-};
-
-// What one run needs from the request, with its buffer (sized within the server's limits).
-struct Run {
-  const Request& req;
-  int fd;
-  TestClock& clock;
-  std::vector<char> buf;
-  bool access;
-  uint64_t max_msgs;  // qperf's -n: carried by every request, ended on here (0: by time)
-  volatile uint64_t sink = 0;
-
-  bool counted_enough(const Totals& t) const { return max_msgs > 0 && t.received.msgs >= max_msgs; }
-};
-
-void stream_bw(Run& run, Totals& t) {
-  while (!run.clock.finished()) {
-    ssize_t n = recv_full(run.fd, run.buf.data(), run.buf.size(), run.clock);
-    if (run.clock.finished()) break;
-    if (!count_transfer(t.received, n)) continue;
-    if (run.access) run.sink = run.sink + touch_bytes(run.buf.data(), run.buf.size());
-    if (run.counted_enough(t)) run.clock.mark_finished();
-  }
-}
-
-void stream_lat(Run& run, Totals& t) {
-  while (!run.clock.finished()) {
-    ssize_t n = recv_full(run.fd, run.buf.data(), run.buf.size(), run.clock);
-    if (run.clock.finished()) break;
-    if (!count_transfer(t.received, n)) continue;
-    n = send_full(run.fd, run.buf.data(), run.buf.size(), run.clock);
-    if (run.clock.finished()) break;
-    if (!count_transfer(t.sent, n)) continue;
-    if (run.counted_enough(t)) run.clock.mark_finished();
-  }
-}
-
-// UDP and RDS. Only the control connection's peer is counted or answered; the first datagram
-// from it fixes the UDP socket on its address (connect), so the kernel drops everyone else's.
-void datagram(Run& run, Totals& t, bool echo, bool whole_only, const std::string& client,
-              const DataSocket& data) {
-  // RDS counts a message only when it is whole (qperf's rds.c): a short one is an error.
-  const size_t size = run.buf.size();
-  auto whole = [&](ssize_t n) {
-    return whole_only && n >= 0 && static_cast<size_t>(n) != size ? ssize_t{-1} : n;
-  };
-  bool fixed = data.peer_known;
-  while (!run.clock.finished()) {
-    SockAddr from;
-    from.len = sizeof from.storage;
-    ssize_t n = whole(recv_one(run.fd, run.buf.data(), size, run.clock, from.get(), &from.len));
-    if (run.clock.finished()) break;
-    if (n >= 0 && from.len > 0 && !same_host(from, client)) continue;  // not the client's
-    if (!count_transfer(t.received, n)) continue;
-    if (run.access) run.sink = run.sink + touch_bytes(run.buf.data(), static_cast<size_t>(n));
-    if (echo) {
-      if (!fixed && connect(run.fd, from.get(), from.len) == 0) fixed = true;
-      // RDS answers the client's RDS address; UDP, once fixed, needs none.
-      const SockAddr* to = data.peer_known ? &data.peer : fixed ? nullptr : &from;
-      n = whole(send_one(run.fd, run.buf.data(), size, run.clock, to ? to->get() : nullptr,
-                         to ? to->len : 0));
-      if (run.clock.finished()) break;
-      if (!count_transfer(t.sent, n)) continue;
-    }
-    if (run.counted_enough(t)) run.clock.mark_finished();
-  }
-}
-
 Status run_test(QperfControl& ctl, const QperfLease& lease, const Request& req,
                 const SocketProtocol& proto, const TestSpec& spec, double timeout) {
   auto data = open_server_data(proto, ctl, req, timeout);
   if (!data.ok()) return data.status();
   FP_RETURN_IF_ERROR(ctl.sync(kSyncBefore, timeout));
-  TestClock clock(req.time, ctl, lease.stop);
+  EndRule rule(req.time, ctl, lease.stop);
   // A client that moves nothing for the timeout (stopped, gone silent) is cut then, timer or
   // not: it must not hold the measurement queue for the rest of its time (review N1).
-  clock.set_idle_limit(timeout);
-  Run run{req,        data->fd.get(), clock, std::vector<char>(req.msg_size), req.access_recv != 0,
-          req.no_msgs};
-  Totals t;
-  clock.start();
-  bool latency = spec.kind == TestKind::kLatency;
-  if (proto.connected) {
-    latency ? stream_lat(run, t) : stream_bw(run, t);
-  } else {
-    datagram(run, t, latency, proto.family_override != 0, peer_address(ctl.fd()).host(), *data);
-  }
-  clock.mark_finished();
-  if (!clock.control_status().ok()) return clock.control_status();
+  rule.set_idle_limit(timeout);
+  auto buf = HostBuffer::allocate(req.msg_size, "");
+  if (!buf.ok()) return buf.status().Prefixed("message buffer");
+  // qperf's -n, carried by every request, is ended on here too (0: by time).
+  const bool rds = proto.family_override != 0 && !proto.connected;
+  LoopShape shape{req.msg_size, req.access_recv != 0, rds, req.no_msgs};
+  // Only the control connection's peer is counted or answered (the server is no amplifier);
+  // a UDP link is fixed on its first datagram. An address once judged is not formatted again.
+  const std::string client = peer_address(ctl.fd()).host();
+  SockAddr known;
+  auto heard = [&](const SockAddr& from) {
+    if (from.len == known.len && memcmp(&from.storage, &known.storage, from.len) == 0) return true;
+    if (!same_host(from, client)) return false;
+    known = from;
+    return true;
+  };
+  std::optional<DataLink> link(data_link(proto, std::move(*data)));
+  LoopCounts counts;
+  rule.start();
+  serve_loop(*link, reinterpret_cast<char*>(buf->data()), shape, spec.kind == TestKind::kLatency,
+             rule, counts, heard);
+  rule.mark_finished();
+  if (!rule.control_status().ok()) return rule.control_status();
   if (lease.stop != nullptr && lease.stop->load()) return Status::Interrupted("stopped");
-  if (run.counted_enough(t)) {
+  if (shape.max_msgs > 0 && counts.received.msgs >= shape.max_msgs) {
     // Ended by -n: a client without a timer learns it from the closed connection (streams) or
     // '.' (datagrams; sent only then: a stock client outside its test loop takes '.' for an
     // error).
     if (proto.connected) {
-      data->fd.reset();  // unread data makes this a reset: a blocked writer fails at once
+      link.reset();  // unread data makes this a reset: a blocked writer fails at once
     } else if (req.time == 0) {
       ctl.send_finished();
     }
   }
-  Stat stat = make_stat(clock.start_times(), clock.end_times(), t.sent, t.received);
+  Stat stat = make_stat(rule.start_times(), rule.end_times(), counters(counts.sent),
+                        counters(counts.received));
   auto bytes = encode_stat(stat);
   FP_RETURN_IF_ERROR(ctl.send(bytes.data(), bytes.size(), "results", timeout));
   char after[kSyncAfter.size()];
@@ -155,9 +99,9 @@ Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
   // The whole request within the server's -to, as qperf reads it (6 bytes, then the rest).
   const Deadline request_deadline = Deadline::After(lease.timeout_s);
   FP_RETURN_IF_ERROR(ctl.recv(bytes, kRequestVersionSize, "request version", request_deadline));
-  uint16_t maj = static_cast<uint16_t>(get_le(bytes, 2));
-  uint16_t min = static_cast<uint16_t>(get_le(bytes + 2, 2));
-  std::string mismatch = version_mismatch(maj, min, static_cast<uint16_t>(get_le(bytes + 4, 2)));
+  uint16_t maj = static_cast<uint16_t>(decode_le(bytes, 2));
+  uint16_t min = static_cast<uint16_t>(decode_le(bytes + 2, 2));
+  std::string mismatch = version_mismatch(maj, min, static_cast<uint16_t>(decode_le(bytes + 4, 2)));
   if (!mismatch.empty()) return Status::Failed(mismatch);
   FP_RETURN_IF_ERROR(ctl.recv(bytes + kRequestVersionSize, kRequestSize - kRequestVersionSize,
                               "request data", request_deadline));

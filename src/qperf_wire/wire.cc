@@ -56,7 +56,7 @@ class Writer {
  public:
   explicit Writer(uint8_t* p) : p_(p) {}
   void u(uint64_t v, size_t n) {
-    put_le(p_, v, n);
+    encode_le(p_, v, n);
     p_ += n;
   }
   void str(const std::string& s, size_t n) {
@@ -74,7 +74,7 @@ class Reader {
  public:
   explicit Reader(const uint8_t* p) : p_(p) {}
   uint64_t u(size_t n) {
-    uint64_t v = get_le(p_, n);
+    uint64_t v = decode_le(p_, n);
     p_ += n;
     return v;
   }
@@ -89,16 +89,6 @@ class Reader {
 };
 
 }  // namespace
-
-void put_le(uint8_t* p, uint64_t value, size_t bytes) {
-  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(value >> (8 * i));
-}
-
-uint64_t get_le(const uint8_t* p, size_t bytes) {
-  uint64_t v = 0;
-  for (size_t i = bytes; i > 0; --i) v = (v << 8) | p[i - 1];
-  return v;
-}
 
 std::string printable_text(const uint8_t* data, size_t size, size_t max) {
   size_t len = 0;

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/coding.h"  // the wire's integers: little-endian (encode_le, decode_le)
+
 namespace fabperf::qperf_wire {
 
 // The version fabperf speaks: qperf's checks only compare major and minor.
@@ -108,9 +110,5 @@ Conf decode_conf(const uint8_t* data);
 // Bytes from a peer made safe to print: up to the first NUL, at most `max` bytes, through
 // the one escaping function (core/text.h printable: controls and invalid UTF-8 become '?').
 std::string printable_text(const uint8_t* data, size_t size, size_t max);
-
-// Little-endian integers, whatever the host.
-void put_le(uint8_t* p, uint64_t value, size_t bytes);
-uint64_t get_le(const uint8_t* p, size_t bytes);
 
 }  // namespace fabperf::qperf_wire

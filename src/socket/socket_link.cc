@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstring>
 
 #include "core/units.h"
@@ -38,14 +39,7 @@ Status recv_timeout() {
 }
 
 Status tune_socket(int fd, const SocketProtocol& proto, const TestContext& ctx) {
-  uint64_t buf = ctx.opts.sock_buf_size;
-  if (buf > 0) {
-    int size = static_cast<int>(buf);
-    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size) < 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size) < 0) {
-      return Status::Failed(errno_text("setsockopt SO_SNDBUF/SO_RCVBUF"));
-    }
-  }
+  FP_RETURN_IF_ERROR(set_socket_buffers(fd, ctx.opts.sock_buf_size));
   if (wants_nodelay(proto, ctx.spec.kind, ctx.opts)) {
     int one = 1;
     if (setsockopt(fd, proto.protocol, proto.nodelay_opt, &one, sizeof one) < 0) {
@@ -65,6 +59,16 @@ void record_nodelay(TestContext& ctx, int fd, const SocketProtocol& proto) {
 }
 
 }  // namespace
+
+Status set_socket_buffers(int fd, uint64_t size) {
+  if (size == 0) return Status::Ok();
+  int value = size > INT_MAX / 2 ? INT_MAX / 2 : static_cast<int>(size);
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, sizeof value) < 0 ||
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, sizeof value) < 0) {
+    return Status::Failed(errno_text("setsockopt SO_SNDBUF/SO_RCVBUF"));
+  }
+  return Status::Ok();
+}
 
 bool wants_nodelay(const SocketProtocol& proto, TestKind kind, const RunOptions& opts) {
   if (proto.nodelay_opt == 0) return false;
@@ -272,6 +276,67 @@ Result<size_t> DataLink::recv_polled(void* buf, size_t len, LazyDeadline& deadli
     if (!ready.ok()) return ready.status();
     if (*ready == 0) return recv_timeout();
   }
+}
+
+namespace {
+
+// Errors after which a connection is gone: for a stream the test is over, as at EOF.
+bool connection_lost(int err) {
+  return err == EPIPE || err == ECONNRESET || err == ENOTCONN || err == ESHUTDOWN;
+}
+
+}  // namespace
+
+Result<size_t> DataLink::send_part(const void* buf, size_t len) {
+  for (;;) {
+    ssize_t n = watched([&] {
+      return addressed_ ? sys_sendto(fd_.get(), buf, len, MSG_NOSIGNAL, peer_.get(), peer_.len)
+                        : sys_send(fd_.get(), buf, len, MSG_NOSIGNAL);
+    });
+    if (n >= 0) return static_cast<size_t>(n);
+    int err = errno;
+    if (err == EINTR) {
+      if (expired()) return send_timeout();
+      continue;
+    }
+    if (err == ENOBUFS || (err == ECONNREFUSED && !proto_.connected)) continue;
+    if (proto_.connected && connection_lost(err)) return size_t{0};
+    if (err == EAGAIN || err == EWOULDBLOCK) return send_timeout();
+    return Status::Failed(errno_text("send", err));
+  }
+}
+
+Result<size_t> DataLink::recv_part(void* buf, size_t len, SockAddr* from) {
+  socklen_t capacity = sizeof(sockaddr_storage);
+  for (;;) {
+    if (from != nullptr) from->len = capacity;
+    ssize_t n = watched([&] {
+      return from != nullptr ? sys_recvfrom(fd_.get(), buf, len, 0, from->get(), &from->len)
+                             : sys_recv(fd_.get(), buf, len, 0);
+    });
+    if (n >= 0) return static_cast<size_t>(n);
+    int err = errno;
+    if (err == EINTR) {
+      if (expired()) return recv_timeout();
+      continue;
+    }
+    if (err == ECONNREFUSED && !proto_.connected) continue;  // ICMP from a closed peer port
+    if (proto_.connected && connection_lost(err)) return size_t{0};
+    if (err == EAGAIN || err == EWOULDBLOCK) return recv_timeout();
+    return Status::Failed(errno_text("recv", err));
+  }
+}
+
+Status DataLink::fix_peer(const SockAddr& peer) {
+  if (proto_.type != SOCK_DGRAM) {
+    return Status::Unsupported(std::string(proto_.display) + " links are not fixed on a peer");
+  }
+  if (connect(fd_.get(), peer.get(), peer.len) < 0) {
+    return Status::Failed(errno_text("connect data socket"));
+  }
+  peer_ = peer;
+  addressed_ = false;
+  return Status::Ok();
 }
 
 void DataLink::finish_sending() {

@@ -41,6 +41,16 @@ class DataLink {
   // Receives whatever arrived, up to len (bandwidth receivers). 0 = end. A blocking stream
   // link waits for data in poll() with the same deadline, not in recv (recv_polled).
   Result<size_t> recv_some(void* buf, size_t len, double wait_s = -1);
+  // One call each, for loops whose end rule decides between calls (socket/message_loops.h):
+  // what the kernel moved (a datagram: all of it), 0 when the peer is gone (a stream's EOF, a
+  // reset or broken connection), Timeout when the watchdog's limit passed with no progress
+  // (the loop looks at its rule and calls again), Failed for any other error. recv_part
+  // writes the sender's address to `from` when given (a server that answers whoever asked).
+  Result<size_t> send_part(const void* buf, size_t len);
+  Result<size_t> recv_part(void* buf, size_t len, SockAddr* from = nullptr);
+  // Fixes an unconnected datagram (SOCK_DGRAM) link on `peer` (connect): the kernel then drops
+  // everyone else's datagrams and sends go there without an address. Unsupported otherwise.
+  Status fix_peer(const SockAddr& peer);
   // Tells the peer the sender is done: shutdown for streams, zero-length datagrams otherwise.
   void finish_sending();
   // Makes a blocking receive wait `seconds` instead of the timeout: a datagram ping-pong sets
@@ -106,6 +116,10 @@ class DataLink {
 // `stream` is the index among --streams links (a fixed -ip port is the first of a range).
 Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto, int stream = 0);
 Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto);
+
+// SO_SNDBUF and SO_RCVBUF both set to `size` (-sb), within what an int holds; 0 leaves the
+// kernel's. The kernel caps what it grants.
+Status set_socket_buffers(int fd, uint64_t size);
 
 // Whether a data socket turns Nagle off: always for a ping-pong (a message Nagle held would
 // wait for the peer's delayed ACK), for a bandwidth test only with --nodelay on that side, as

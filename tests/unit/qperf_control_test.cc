@@ -37,11 +37,11 @@ TEST(QperfControl, FixedSizeMessagesAndTheirDeadline) {
   QperfControl server(p.server.get(), "client");
   QperfControl client(p.client.get(), "server");
   uint8_t port[kPortSize];
-  put_le(port, 40000, kPortSize);
+  encode_le(port, 40000, kPortSize);
   ASSERT_TRUE(server.send(port, sizeof port, "port", 1).ok());
   uint8_t got[kPortSize] = {};
   ASSERT_TRUE(client.recv(got, sizeof got, "port", 1).ok());
-  EXPECT_EQ(get_le(got, kPortSize), 40000u);
+  EXPECT_EQ(decode_le(got, kPortSize), 40000u);
   Status s = client.recv(got, sizeof got, "port", 0.1);
   EXPECT_EQ(s.code(), Code::kTimeout);
   EXPECT_EQ(s.message(), "failed to receive port: timed out");
@@ -90,11 +90,11 @@ TEST(QperfControl, APeersFinishIsNotedAndTheWaitGoesOn) {
   }
   EXPECT_TRUE(server.peer_finished());
   uint8_t port[kPortSize];
-  put_le(port, 7, kPortSize);
+  encode_le(port, 7, kPortSize);
   ASSERT_TRUE(client.send(port, sizeof port, "port", 1).ok());
   uint8_t got[kPortSize] = {};
   EXPECT_TRUE(server.recv(got, sizeof got, "port", 2).ok());
-  EXPECT_EQ(get_le(got, kPortSize), 7u);
+  EXPECT_EQ(decode_le(got, kPortSize), 7u);
 }
 
 TEST(QperfControl, CheckReportsAClosedPeer) {

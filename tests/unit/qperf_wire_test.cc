@@ -54,10 +54,10 @@ TEST(QperfWireRequest, EveryFieldRoundTripsAtItsOffset) {
   req.id = "mlx5_0:1";
   req.static_rate = "10";
   auto bytes = encode_request(req);
-  EXPECT_EQ(get_le(bytes.data() + 8, 4), 1u);  // access_recv
-  EXPECT_EQ(get_le(bytes.data() + 24, 4), 0x01020304u);
-  EXPECT_EQ(get_le(bytes.data() + 40, 4), 40000u);  // port
-  EXPECT_EQ(get_le(bytes.data() + 68, 4), 17u);     // use_cm
+  EXPECT_EQ(decode_le(bytes.data() + 8, 4), 1u);  // access_recv
+  EXPECT_EQ(decode_le(bytes.data() + 24, 4), 0x01020304u);
+  EXPECT_EQ(decode_le(bytes.data() + 40, 4), 40000u);  // port
+  EXPECT_EQ(decode_le(bytes.data() + 68, 4), 17u);     // use_cm
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data() + 72)), "mlx5_0:1");
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data() + 136)), "10");
   Request back = decode_request(bytes.data());
@@ -133,16 +133,16 @@ TEST(QperfWireStat, FieldsSitAtThePackedOffsetsIn256Bytes) {
   s.rem_r = {4, 5, 6};
   auto bytes = encode_stat(s);
   ASSERT_EQ(bytes.size(), 256u);
-  EXPECT_EQ(get_le(bytes.data() + 0, 4), 2u);
-  EXPECT_EQ(get_le(bytes.data() + 4, 4), 100u);
-  EXPECT_EQ(get_le(bytes.data() + 12, 8), 1000u);     // time_s[real]
-  EXPECT_EQ(get_le(bytes.data() + 84, 8), 1200u);     // time_e[real]
-  EXPECT_EQ(get_le(bytes.data() + 84 + 64, 8), 77u);  // time_e[steal]
-  EXPECT_EQ(get_le(bytes.data() + 156, 8), 10u);      // s.bytes
-  EXPECT_EQ(get_le(bytes.data() + 180 + 8, 8), 50u);  // r.msgs
-  EXPECT_EQ(get_le(bytes.data() + 204 + 16, 8), 3u);  // rem_s.errs
-  EXPECT_EQ(get_le(bytes.data() + 228 + 16, 8), 6u);  // rem_r.errs
-  EXPECT_EQ(get_le(bytes.data() + 252, 4), 0u);       // the filler
+  EXPECT_EQ(decode_le(bytes.data() + 0, 4), 2u);
+  EXPECT_EQ(decode_le(bytes.data() + 4, 4), 100u);
+  EXPECT_EQ(decode_le(bytes.data() + 12, 8), 1000u);     // time_s[real]
+  EXPECT_EQ(decode_le(bytes.data() + 84, 8), 1200u);     // time_e[real]
+  EXPECT_EQ(decode_le(bytes.data() + 84 + 64, 8), 77u);  // time_e[steal]
+  EXPECT_EQ(decode_le(bytes.data() + 156, 8), 10u);      // s.bytes
+  EXPECT_EQ(decode_le(bytes.data() + 180 + 8, 8), 50u);  // r.msgs
+  EXPECT_EQ(decode_le(bytes.data() + 204 + 16, 8), 3u);  // rem_s.errs
+  EXPECT_EQ(decode_le(bytes.data() + 228 + 16, 8), 6u);  // rem_r.errs
+  EXPECT_EQ(decode_le(bytes.data() + 252, 4), 0u);       // the filler
   Stat back = decode_stat(bytes.data());
   EXPECT_EQ(back.no_ticks, 100u);
   EXPECT_EQ(back.time_e[kReal], 1200u);
