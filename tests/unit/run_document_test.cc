@@ -46,6 +46,16 @@ TEST(RunDocument, EveryFailureNamesTheFile) {
             0u);
 }
 
+// A copy cut inside a number (a digit, a point, an exponent or a sign the last byte) is the
+// same truncation as one cut anywhere else, not a syntax error in the number.
+TEST(RunDocument, ACutInsideANumberIsATruncation) {
+  const std::string head = "{\"tool\": \"fabperf\", \"schema\": 2, \"results\": [{\"x\": ";
+  for (const char* cut : {"12", "1.", "1.5e", "1e-", "-"}) {
+    EXPECT_EQ(why(head + cut).rfind("f.json: truncated: the JSON ends after ", 0), 0u)
+        << cut << ": " << why(head + cut);
+  }
+}
+
 TEST(RunDocument, InputsAndTheirLabels) {
   EXPECT_EQ(parse_input_arg("before=a.json").label, "before");
   EXPECT_EQ(parse_input_arg("before=a.json").path, "a.json");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "engine/side_stats.h"
@@ -52,11 +53,24 @@ TEST(UdpArrivals, JitterFollowsTheChangeInTransitTimeAndIgnoresShortDatagrams) {
   EXPECT_DOUBLE_EQ(a.jitter_ns(), 10.0);
 }
 
+// A udp DataLink over one end of a datagram socket pair, and the other end to write from.
+struct DatagramPair {
+  DatagramPair() {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, fds) != 0) return;
+    link.emplace(*find_socket_protocol("udp"), Fd(fds[0]), SockAddr{}, false, 10.0);
+    peer = Fd(fds[1]);
+  }
+  bool ok() const { return link.has_value(); }
+  std::optional<DataLink> link;
+  Fd peer;
+};
+
 TEST(DrainDatagrams, FeedsTheDrainedStampsToTheLossCountAndStopsAtTheEndMarker) {
-  int fds[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
-  DataLink link(*find_socket_protocol("udp"), Fd(fds[0]), SockAddr{}, false, 10.0);
-  Fd peer(fds[1]);
+  DatagramPair pair;
+  ASSERT_TRUE(pair.ok());
+  DataLink& link = *pair.link;
+  const Fd& peer = pair.peer;
   // Seen before the drain: 0, 1 and 3 (2 looks lost).
   UdpArrivals arrivals;
   StreamCounters c;
@@ -86,10 +100,10 @@ TEST(DrainDatagrams, FeedsTheDrainedStampsToTheLossCountAndStopsAtTheEndMarker) 
 }
 
 TEST(DrainDatagrams, AnUnpacedRunCountsWithoutStampsAndAnEmptyQueueReturnsAtOnce) {
-  int fds[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_DGRAM, 0, fds), 0);
-  DataLink link(*find_socket_protocol("udp"), Fd(fds[0]), SockAddr{}, false, 10.0);
-  Fd peer(fds[1]);
+  DatagramPair pair;
+  ASSERT_TRUE(pair.ok());
+  DataLink& link = *pair.link;
+  const Fd& peer = pair.peer;
   StreamCounters c;
   std::vector<char> buf(256);
   EXPECT_EQ(drain_datagrams(link, buf.data(), buf.size(), c, nullptr), 0);
