@@ -630,7 +630,7 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
   // The run's time counts from the warm-up's last completion, as fabperf's measured phase.
   const int64_t limit = static_cast<int64_t>(s.cfg.seconds * 1e9);
   uint64_t posted = 0;
-  volatile int64_t last_refusal = 0;
+  [[maybe_unused]] volatile int64_t last_refusal = 0;  // stores the probe spends, not reads
   if (s.cfg.warmup == 0) first = now_ns();
   for (uint32_t pass = 1;; ++pass) {
     while (!free_ctx.empty()) {
