@@ -230,7 +230,7 @@ Result<std::string> help_text(const std::string& topic, const TestRegistry& test
   std::string msg = "cannot find help category " + topic;
   std::string guess = nearest(topic, topics);
   if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-  return Status::Usage(msg + "; try: fabperf --help categories");
+  return Status::usage(msg + "; try: fabperf --help categories");
 }
 
 }  // namespace fabperf

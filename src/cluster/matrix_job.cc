@@ -92,11 +92,11 @@ Result<std::unique_ptr<RoundSource>> make_rounds(const MatrixOptions& opts, int 
   PatternSpec pattern = job_pattern(opts, ranks, topology.get());
   if (pattern.kind == PatternKind::kAdaptive) {
     if (!topology || !topology->has_levels()) {
-      return Status::Usage(
+      return Status::usage(
           "--pattern adaptive screens switch by switch: give it the fabric's shape with "
           "--topology FILE (Slurm's topology.conf or a 'host group' map), or --simulate");
     }
-    if (ranks < 4) return Status::Usage("--pattern adaptive needs at least 4 ranks");
+    if (ranks < 4) return Status::usage("--pattern adaptive needs at least 4 ranks");
     return std::unique_ptr<RoundSource>(
         std::make_unique<AdaptivePlan>(std::move(topology), opts.seed, opts.randomize));
   }
@@ -184,7 +184,7 @@ int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions&
   MatrixOptions opts = o;
   if (opts.seed == 0) opts.seed = static_cast<uint64_t>(now_ns()) % 1000000007 + 1;
   auto model = FabricModel::load(opts.simulate);
-  Status usage = model.ok() ? Status::Ok() : model.status();
+  Status usage = model.ok() ? Status::success() : model.status();
   auto topo = load_job_topology(opts);
   if (usage.ok() && !topo.ok()) usage = topo.status();
   auto baseline = load_job_baseline(opts);

@@ -51,13 +51,13 @@ bool speaks_for_job() {
 // the hard one allows, and say so when even that is too low.
 Status ensure_descriptors(int ranks) {
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status::Ok();
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status::success();
   rlim_t need = static_cast<rlim_t>(ranks) + 256;
-  if (limit.rlim_cur >= need) return Status::Ok();
+  if (limit.rlim_cur >= need) return Status::success();
   limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? need : std::min(need, limit.rlim_max);
   setrlimit(RLIMIT_NOFILE, &limit);
-  if (limit.rlim_cur >= need) return Status::Ok();
-  return Status::Failed(
+  if (limit.rlim_cur >= need) return Status::success();
+  return Status::failed(
       fmt::format("rank 0 needs {} file descriptors for {} ranks; the hard "
                   "limit is {} (raise it: ulimit -Hn, or limits.conf)",
                   need, ranks, limit.rlim_max));
@@ -76,7 +76,7 @@ int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& 
   if (exchanged) boot.let_go(o.timeout_s);
   if (!s.ok() || !services.card.error.empty()) {
     std::fprintf(stderr, "%s: %s; rank 0 reports it unreachable\n", me.c_str(),
-                 (!s.ok() ? s : Status::Failed(services.card.error)).message().c_str());
+                 (!s.ok() ? s : Status::failed(services.card.error)).message().c_str());
     return 0;  // rank 0's exit status is the job's verdict; a non-zero one here could end it
   }
   auto rank0 = boot.lookup(0, o.start_timeout_s);
@@ -174,7 +174,7 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
     Agent* agent = services.agent.get();
     // Rank 0's own agent: its failure is the coordinator's link to rank 0 failing, reported.
     agent_thread =
-        std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).IgnoreError(); });
+        std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).ignore_error(); });
   }
   JobSetup setup;
   setup.argv = &argv;

@@ -27,7 +27,7 @@ class KeepFigure : public Reporter {
                           : (result.error.empty() ? "failed" : result.error);
     }
   }
-  Status finish(const RunInfo&) override { return Status::Ok(); }
+  Status finish(const RunInfo&) override { return Status::success(); }
 
   bool got_result = false;
   PairOutcome outcome;

@@ -53,18 +53,18 @@ std::string usage(const Tool& tool) {
 // else "Insufficient 2M huge pages. Need N to run".
 Status check_free_hugepages(const Tool& tool, const SummaryView& view) {
   const uint64_t needed = hugepages_needed(tool, view, false);
-  if (needed == 0) return Status::Ok();
+  if (needed == 0) return Status::success();
   const uint64_t page = hugepage_bytes(view.run.use_hp);
   const std::string name = page == (uint64_t{1} << 30) ? "1G" : "2M";
   const std::string file = sysfs_root() + "/kernel/mm/hugepages/hugepages-" +
                            std::to_string(page / 1024) + "kB/free_hugepages";
   const std::string text = read_line(file);
-  if (text.empty()) return Status::Failed("Unable to open " + file);
+  if (text.empty()) return Status::failed("Unable to open " + file);
   if (std::strtoull(text.c_str(), nullptr, 10) < needed) {
-    return Status::Failed("Insufficient " + name + " huge pages. Need " + std::to_string(needed) +
+    return Status::failed("Insufficient " + name + " huge pages. Need " + std::to_string(needed) +
                           " to run");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
@@ -143,7 +143,7 @@ Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
     opts.gpu = *gpu;
     opts.domain = mine.domain;
     opts.svc_id = mine.svc_id;
-    return Status::Ok();
+    return Status::success();
   };
   return own;
 }

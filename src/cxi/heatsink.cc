@@ -100,7 +100,7 @@ Status choose_cpus(const ProgramOptions& o, const std::string& device, Check& c)
     c.cpus = numa_cpus(c.dev_dir, device, c.procs);
   }
   if (!c.cpus.empty()) c.procs = c.cpus.size();
-  return Status::Ok();
+  return Status::success();
 }
 
 // The NIC's own count of the writes' responses, where the cxi driver's telemetry has it (the
@@ -146,7 +146,7 @@ Result<Check> prepare(const Tool& tool, CommandLine& cl, const TestRegistry& tes
   // to find cxiN", exit 1).
   c.sensors = find_sensors(device, c.dev_dir, o);
   if (c.sensors.empty()) {
-    return Status::Failed(
+    return Status::failed(
         "fab_heatsink_check: no temperature or power sensor of device " + device +
         ": no hwmon chip under " + hwmon_root() + " is the device's own (named " +
         (device.rfind("cxi", 0) == 0 ? device : std::string("cxiN")) +

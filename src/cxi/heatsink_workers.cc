@@ -42,7 +42,7 @@ class SharedWriteCounter : public Reporter {
     ops_->fetch_add(r.counts.send_msgs, std::memory_order_relaxed);
   }
   void on_result(const RunInfo&, const TestResult&) override {}
-  Status finish(const RunInfo&) override { return Status::Ok(); }
+  Status finish(const RunInfo&) override { return Status::success(); }
 
  private:
   std::atomic<uint64_t>* ops_;
@@ -74,7 +74,7 @@ class SharedWriteCounter : public Reporter {
     std::fprintf(stderr, "worker %d: %s\n", index, server.status().message().c_str());
     _exit(1);
   }
-  std::thread serving([&] { (*server)->serve().IgnoreError(); });
+  std::thread serving([&] { (*server)->serve().ignore_error(); });
   ClientConfig config;
   config.host = "127.0.0.1";
   config.port = (*server)->port();

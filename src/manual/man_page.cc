@@ -118,7 +118,7 @@ Result<std::string> tool_man_page(std::string_view name) {
   if (tool == nullptr || name != tool->name) {
     std::string names;
     for (const cxi::Tool& t : cxi::tools()) names += std::string(" ") + t.name;
-    return Status::Usage("no man page for " + std::string(name) + "; the tools are:" + names);
+    return Status::usage("no man page for " + std::string(name) + "; the tools are:" + names);
   }
   std::string out = header(tool->name, tool->summary);
   out += ".SH SYNOPSIS\n.nf\n";

@@ -66,7 +66,7 @@ bool TestClock::finished() {
   if (now < next_check_ns_) return false;
   next_check_ns_ = now + kControlCheckNs;
   if (idle_limit_ns_ > 0 && now - last_progress_ns_ > idle_limit_ns_) {
-    control_status_ = Status::Timeout("nothing from the " + control_.peer() +
+    control_status_ = Status::timeout("nothing from the " + control_.peer() +
                                       " within the timeout (" +
                                       seconds_text(static_cast<double>(idle_limit_ns_) / 1e9) +
                                       "; stopped or gone?)");
@@ -92,9 +92,9 @@ Status set_slices(int fd) {
   timeval tv{0, static_cast<suseconds_t>(kSliceS * 1e6)};
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) < 0) {
-    return Status::Failed(errno_text("setsockopt SO_RCVTIMEO/SO_SNDTIMEO"));
+    return Status::failed(errno_text("setsockopt SO_RCVTIMEO/SO_SNDTIMEO"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 ssize_t send_full(int fd, const void* buf, size_t len, TestClock& clock) {

@@ -115,7 +115,7 @@ int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, 
     local_server = std::move(*server);
     config.host = "127.0.0.1";
     config.port = local_server->port();
-    server_thread = std::thread([&] { local_server->serve().IgnoreError(); });
+    server_thread = std::thread([&] { local_server->serve().ignore_error(); });
   }
   int code = run_plan(plan, config, info, reporters);
   for (auto& reporter : reporters) {
