@@ -25,12 +25,9 @@ namespace fabperf {
 
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return 2;
-}
+Status usage_error(const std::string& message) { return Status::usage(message); }
 
-int qperf_main(const std::vector<std::string>& args, RunInfo& info, const SessionEnv& env) {
+Status qperf_main(const std::vector<std::string>& args, RunInfo& info, const SessionEnv& env) {
   auto parsed = parse_command_line(args, all_tests().names());
   if (!parsed.ok()) return usage_error(parsed.status().message());
   const CommandLine& cl = *parsed;
@@ -39,15 +36,15 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
     auto text = help_text(cl.help_topic, all_tests());
     if (!text.ok()) return usage_error(text.status().message());
     std::fputs(text->c_str(), stdout);
-    return 0;
+    return Status::success();
   }
   if (p.version) {
     std::printf("fabperf %s\n", FABPERF_VERSION);
-    return 0;
+    return Status::success();
   }
   if (p.list_fabrics) return list_fabrics(stdout);
   // Every rank of an mpirun/srun job (or a --matrix option without --matrix: a usage error).
-  if (int code = cluster::maybe_run_matrix(info.argv, cl, env); code >= 0) return code;
+  if (auto matrix = cluster::maybe_run_matrix(info.argv, cl, env)) return *matrix;
   if (cl.host.empty() && !p.loopback) return run_server_mode(cl, env, nullptr, "");
   if (cl.tests.empty()) return usage_error("must specify a test type; try: fabperf --help");
   auto planned = plan_runs(cl, all_tests());
@@ -81,9 +78,7 @@ int qperf_main(const std::vector<std::string>& args, RunInfo& info, const Sessio
   return run_client_mode(cl, *plan, info, reporters, p.loopback, "fabperf", env);
 }
 
-}  // namespace
-
-int fabperf_main(const std::string& program, const std::vector<std::string>& args) {
+Status run_program(const std::string& program, const std::vector<std::string>& args) {
   // A server's session process: the same program, in a mode no person types.
   if (is_session_child_args(args)) {
     register_session_entry();
@@ -109,6 +104,16 @@ int fabperf_main(const std::string& program, const std::vector<std::string>& arg
   // fab_write_lat and its siblings are this program under other names: their own dialect.
   if (cxi::is_cxi_program(program)) return cxi::cxi_main(program, args, info, env);
   return qperf_main(args, info, env);
+}
+
+}  // namespace
+
+int fabperf_main(const std::string& program, const std::vector<std::string>& args) {
+  Status outcome = run_program(program, args);
+  // A failure not yet told (a mode that said it already leaves the message empty).
+  if (!outcome.message().empty()) std::fprintf(stderr, "%s\n", outcome.message().c_str());
+  // The one place a Status becomes the process's exit status (core/status.h).
+  return outcome.exit_code();
 }
 
 }  // namespace fabperf

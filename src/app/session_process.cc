@@ -22,6 +22,7 @@ namespace {
 
 // The session process: READY, the test's server role; what it measured goes to the parent,
 // which sends RESULT (with what only it knows, as the overlapping runs).
+// Returns the child process's own exit status (SessionChildEntry), not a mode's Status.
 int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sink) {
   ControlChannel ch(control_fd);
   ch.set_peer_label("client");

@@ -17,6 +17,8 @@ enum class Code {
   kTimeout,      // a deadline passed
   kUnsupported,  // the kernel, provider or device cannot do what was asked
   kInterrupted,  // stopped by a signal
+  kCheckFailed,  // a check ran and a target failed it (fab_heatsink_check's FAIL: exit 2, as
+                 // the original's)
 };
 
 // [[nodiscard]]: a dropped Status is a bug; say so with ignore_error() where it is meant.
@@ -29,6 +31,10 @@ class [[nodiscard]] Status {
   static Status timeout(std::string msg) { return Status(Code::kTimeout, std::move(msg)); }
   static Status unsupported(std::string msg) { return Status(Code::kUnsupported, std::move(msg)); }
   static Status interrupted(std::string msg) { return Status(Code::kInterrupted, std::move(msg)); }
+
+  // A failure already told to the user where it happened: no message, so fabperf_main, which
+  // prints a mode's failure, adds nothing; the code still decides the exit status.
+  static Status reported(Code code) { return Status(code, ""); }
 
   Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
 
@@ -44,11 +50,14 @@ class [[nodiscard]] Status {
   // For the few calls whose failure changes nothing (a goodbye to a peer that has gone).
   void ignore_error() const {}
 
-  // Process exit status for this outcome.
+  // Process exit status for this outcome: the one mapping. fabperf_main alone exits with it
+  // (app/fabperf_app.cc); a session child's own _exit and the matrix JSON's record of the job's
+  // status use it too, so that they say the same number.
   int exit_code() const {
     switch (code_) {
       case Code::kOk: return 0;
       case Code::kUsage: return 2;
+      case Code::kCheckFailed: return 2;
       case Code::kInterrupted: return 130;
       default: return 1;
     }

@@ -20,10 +20,8 @@ namespace fabperf::cxi {
 
 namespace {
 
-int fail(const std::string& message, int code = 1) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return code;
-}
+// The originals exit 1 for every error, bad usage included.
+Status fail(const std::string& message) { return Status::failed(message); }
 
 // The originals' "Found N GPU(s)": the devices this process's GPU runtime reports, when one of
 // its own buffers is on a GPU (-1: none is, or the runtime does not say).
@@ -39,8 +37,10 @@ int gpus_found(const ProgramOptions& p) {
   return count.ok() ? *count : -1;
 }
 
-// The originals exit 1 for every error, bad usage included; the shared modes say 2 there.
-int as_originals(int code) { return code == 2 ? 1 : code; }
+// The originals exit 1 for every error, bad usage included; the shared modes say kUsage there.
+Status as_originals(Status s) {
+  return s.code() == Code::kUsage ? Status(Code::kFailed, s.message()) : s;
+}
 
 std::string usage(const Tool& tool) {
   std::string out = "Usage:\n" + tool_synopsis(tool);
@@ -67,8 +67,8 @@ Status check_free_hugepages(const Tool& tool, const SummaryView& view) {
   return Status::success();
 }
 
-int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
-                         bool loopback) {
+Status run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info,
+                            const SessionEnv& env, bool loopback) {
   auto plan = plan_tool(tool, cl, *env.tests);
   if (!plan.ok()) return fail(plan.status().message());  // the originals exit 1 for any error
   if (!plan->cxi_warning.empty()) {
@@ -152,8 +152,8 @@ Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
 
 bool is_cxi_program(const std::string& program) { return find_tool(program) != nullptr; }
 
-int cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
-             const SessionEnv& env) {
+Status cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
+                const SessionEnv& env) {
   const Tool* tool = find_tool(program);
   if (tool == nullptr) return fail(program + ": not a fab_* tool");
   const bool pair = tool->kind == ToolKind::kLatency || tool->kind == ToolKind::kBandwidth;
@@ -162,11 +162,11 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args, R
   CommandLine& cl = *parsed;
   if (cl.program.help) {
     std::fputs(usage(*tool).c_str(), stdout);
-    return 0;
+    return Status::success();
   }
   if (cl.program.version) {
     std::printf("%s version: %s (fabperf)\n", tool->name, FABPERF_VERSION);
-    return 0;
+    return Status::success();
   }
   if (cl.program.emu_mode) {
     std::fprintf(stderr, "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
@@ -194,7 +194,7 @@ int cxi_main(const std::string& program, const std::vector<std::string>& args, R
     case ToolKind::kStat:
       return run_stat(*tool, cl);
   }
-  return 1;
+  return fail(std::string(tool->name) + ": a tool of no kind this program runs");
 }
 
 }  // namespace fabperf::cxi

@@ -15,13 +15,13 @@ namespace fabperf::cxi {
 // True when `program` (argv[0]'s basename) is one of the fab_* tools (or a cxi_* name).
 bool is_cxi_program(const std::string& program);
 
-// Runs the tool; returns the exit status (0 ok, 1 any error, bad usage included, as the
-// originals; 130 interrupted; fab_heatsink_check 2 when a target failed).
-int cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
-             const SessionEnv& env);
+// Runs the tool: kFailed for any error, bad usage included, as the originals; kInterrupted
+// when stopped; kCheckFailed when fab_heatsink_check's target failed.
+Status cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
+                const SessionEnv& env);
 
 // The tools that run no pair: heatsink.cc, stat.cc.
-int run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests);
-int run_stat(const Tool& tool, const CommandLine& cl);
+Status run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests);
+Status run_stat(const Tool& tool, const CommandLine& cl);
 
 }  // namespace fabperf::cxi

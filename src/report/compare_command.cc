@@ -71,9 +71,8 @@ const CompareOption kCompareOptions[] = {
      }},
 };
 
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "fabperf compare: %s\n", message.c_str());
-  return code;
+Status fail(Code code, const std::string& message) {
+  return Status(code, "fabperf compare: " + message);
 }
 
 Result<CompareArgs> parse(const std::vector<std::string>& args) {
@@ -142,39 +141,41 @@ std::string compare_usage() {
   return text + "  LABEL=FILE          name a run (before=a.json after=b.json)\n";
 }
 
-int compare_main(const std::vector<std::string>& args) {
+Status compare_main(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "-h" || a == "--help") {
       std::fputs(compare_usage().c_str(), stdout);
-      return 0;
+      return Status::success();
     }
   }
   auto parsed = parse(args);
-  if (!parsed.ok()) return fail(2, parsed.status().message() + "\n" + compare_usage());
+  if (!parsed.ok()) return fail(Code::kUsage, parsed.status().message() + "\n" + compare_usage());
   const CompareArgs& a = *parsed;
   // Before reading anything: an output that cannot be written is known now.
   for (const auto& [path, option] : {std::pair{&a.html, "--html"}, std::pair{&a.json, "--json"}}) {
     if (path->empty()) continue;
-    if (Status s = check_writable(*path, option); !s.ok()) return fail(2, s.message());
+    if (Status s = check_writable(*path, option); !s.ok()) return fail(Code::kUsage, s.message());
   }
   auto runs = report::read_run_documents(a.inputs);
-  if (!runs.ok()) return fail(2, runs.status().message());
+  if (!runs.ok()) return fail(Code::kUsage, runs.status().message());
   auto comparison = report::build_comparison(*runs, a.options);
-  if (!comparison.ok()) return fail(2, comparison.status().message());
+  if (!comparison.ok()) return fail(Code::kUsage, comparison.status().message());
   if (!a.html.empty()) {
     auto page = report::build_compare_page_model(*runs, *comparison);
-    if (!page.ok()) return fail(2, page.status().message());
+    if (!page.ok()) return fail(Code::kUsage, page.status().message());
     Status s = write_file_atomically(a.html, report::render_html(*page), "--html");
-    if (!s.ok()) return fail(2, s.message());
+    if (!s.ok()) return fail(Code::kUsage, s.message());
   }
   if (!a.json.empty()) {
     Status s = write_file_atomically(a.json, json_text(*comparison), "--json");
-    if (!s.ok()) return fail(2, s.message());
+    if (!s.ok()) return fail(Code::kUsage, s.message());
   }
   // The text goes to standard output unless a document has taken it.
   const std::string text = report::comparison_text(*comparison);
   std::fputs(text.c_str(), a.html == "-" || a.json == "-" ? stderr : stdout);
-  return (*comparison)["regressions"].empty() ? 0 : 1;
+  // A regression is in the text just written: the status only decides the exit.
+  return (*comparison)["regressions"].empty() ? Status::success()
+                                               : Status::reported(Code::kFailed);
 }
 
 }  // namespace fabperf

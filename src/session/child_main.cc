@@ -102,14 +102,12 @@ bool is_session_child_args(const std::vector<std::string>& args) {
   return !args.empty() && args[0] == kSessionChildArg;
 }
 
-int session_child_main(const std::vector<std::string>& args) {
+Status session_child_main(const std::vector<std::string>& args) {
   pid_t parent = args.size() == 2 ? static_cast<pid_t>(std::atoi(args[1].c_str())) : 0;
   if (parent <= 0 || fcntl(kChildControlFd, F_GETFD) < 0 || fcntl(kChildLinkFd, F_GETFD) < 0) {
-    std::fprintf(stderr,
-                 "fabperf: %s is the server's own mode for running a session; "
-                 "it is not for use from a shell\n",
-                 kSessionChildArg);
-    return 2;
+    return Status::usage(std::string("fabperf: ") + kSessionChildArg +
+                         " is the server's own mode for running a session; it is not for use "
+                         "from a shell");
   }
   fcntl(kChildControlFd, F_SETFD, FD_CLOEXEC);
   fcntl(kChildLinkFd, F_SETFD, FD_CLOEXEC);
@@ -151,6 +149,7 @@ int session_child_main(const std::vector<std::string>& args) {
       .ignore_error();
   std::fflush(stdout);
   std::fflush(stderr);
+  // A child process's own exit, with its entry's code (read by SessionChild in the parent).
   // _exit, not exit: a provider's destructors may block on a dead peer (security review D3);
   // the parent removes what the providers leave.
   _exit(code);

@@ -340,9 +340,10 @@ void record_not_run(const std::vector<PlannedRun>& plan, size_t from, const RunI
 
 }  // namespace
 
-int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
-             std::vector<std::unique_ptr<Reporter>>& reporters) {
-  int exit_code = 0;
+Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
+                std::vector<std::unique_ptr<Reporter>>& reporters) {
+  // Each failure is said on standard error as it happens; the outcome only decides the exit.
+  Status outcome;
   std::unique_ptr<ControlChannel> session;
   bool started = false;
   // A stock qperf server (--qperf_server, or recognised by its answer to HELLO): every run
@@ -360,7 +361,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
     for (auto& reporter : reporters) reporter->on_result(info, result);
     record_not_run(plan, index + 1, info, reporters);
-    return stopped(config) ? 130 : 1;
+    return Status::reported(stopped(config) ? Code::kInterrupted : Code::kFailed);
   };
   // On a watch thread, the measuring thread held in its provider call: the run and the rest of
   // the plan are written, the reporters finished, this process's shm regions removed, and the
@@ -382,13 +383,15 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     std::fflush(stderr);
     // Its provider never closed them: the regions are this process's own, by name.
     remove_shm_files_of(getpid(), geteuid());
-    _exit(1);
+    // Not a return: the measuring thread is held in its provider, so this watch thread ends
+    // the process itself, with a failed run's exit status (core/status.h: 1).
+    _exit(Status::reported(Code::kFailed).exit_code());
   };
   for (; index < plan.size(); ++index) {
     const PlannedRun& run = plan[index];
     if (stopped(config)) {
       record_not_run(plan, index, info, reporters);
-      return 130;
+      return Status::reported(Code::kInterrupted);
     }
     // Once each: a loop's runs share their options' warnings.
     for (const std::string& w : run.warnings) {
@@ -454,7 +457,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
       result.error = without_echoed_name(s.message(), result.test);
       std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
       print_partial(label.c_str(), result.loc);
-      exit_code = s.code() == Code::kUsage ? 2 : 1;
+      outcome = Status::reported(s.code() == Code::kUsage ? Code::kUsage : Code::kFailed);
       session.reset();  // the server ended the session with its error; the next run reconnects
     } else if (stopped(config) && run.spec->kind != TestKind::kMisc) {
       result.status = RunStatus::kInterrupted;
@@ -476,14 +479,14 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
       // A figure check failed (verification errors).
       result.status = RunStatus::kError;
       std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
-      exit_code = 1;
+      outcome = Status::reported(Code::kFailed);
     }
     for (auto& reporter : reporters) reporter->on_result(info, result);
     if (run.spec->misc == MiscAction::kQuit && s.ok()) session.reset();
   }
   if (session) session->send(MsgType::kBye, nlohmann::json::object(), 1).ignore_error();
-  if (stopped(config)) return 130;
-  return exit_code;
+  if (stopped(config)) return Status::reported(Code::kInterrupted);
+  return outcome;
 }
 
 }  // namespace fabperf

@@ -184,7 +184,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (fabperf::is_session_child_args(args)) {
     fabperf::set_session_child_entry(stand_in_entry);
-    return fabperf::session_child_main(args);
+    fabperf::Status misuse = fabperf::session_child_main(args);  // returns only when misused
+    std::fprintf(stderr, "%s\n", misuse.message().c_str());
+    return misuse.exit_code();
   }
   if (args.size() == 3 && args[0] == "--parent") return parent_mode(args[1], std::stod(args[2]));
   std::fprintf(stderr, "usage: session_child_helper --parent ENTRY SECONDS\n");
