@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 #include <thread>
 #include <utility>
 
@@ -205,12 +204,15 @@ Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
 
 }  // namespace
 
-std::optional<Status> maybe_run_matrix(const std::vector<std::string>& argv,
-                                       const CommandLine& cl, const SessionEnv& env) {
+bool is_matrix_command(const CommandLine& cl) {
+  return cl.program.matrix || !matrix_option_without_matrix(cl).empty();
+}
+
+Status run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
+                  const SessionEnv& env) {
   if (!cl.program.matrix) {
-    std::string which = matrix_option_without_matrix(cl);
-    if (which.empty()) return std::nullopt;
-    return Status::usage(which + " applies only with --matrix; try: fabperf --help options");
+    return Status::usage(matrix_option_without_matrix(cl) +
+                         " applies only with --matrix; try: fabperf --help options");
   }
   int64_t started_ns = now_ns();
   auto options = matrix_options_from(cl, *env.tests);

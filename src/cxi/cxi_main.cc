@@ -1,5 +1,5 @@
-// The fab_* tools' top level: parse with the tool's grammar, then serve, run a client, or run
-// a single-process tool (loopback, heatsink, stat), all through the one engine.
+// The fab_* tools' modes (rows of app/mode_table.cc): serve, run a client or loopback through
+// the one engine, with the tools' own banner, summary tables and buffers.
 #include "cxi/cxi_main.h"
 
 #include <cstdio>
@@ -20,7 +20,7 @@ namespace fabperf::cxi {
 
 namespace {
 
-// The originals exit 1 for every error, bad usage included.
+// The originals exit 1 for every error.
 Status fail(const std::string& message) { return Status::failed(message); }
 
 // The originals' "Found N GPU(s)": the devices this process's GPU runtime reports, when one of
@@ -37,17 +37,16 @@ int gpus_found(const ProgramOptions& p) {
   return count.ok() ? *count : -1;
 }
 
-// The originals exit 1 for every error, bad usage included; the shared modes say kUsage there.
-Status as_originals(Status s) {
-  return s.code() == Code::kUsage ? Status(Code::kFailed, s.message()) : s;
-}
+}  // namespace
 
-std::string usage(const Tool& tool) {
+std::string tool_help(const Tool& tool) {
   std::string out = "Usage:\n" + tool_synopsis(tool);
   out += std::string("\n") + tool.name + ": " + tool.summary + " (" + tool.original +
          " on any libfabric provider).\n\nOptions:\n";
   return out + tool_usage_options(tool.bit);
 }
+
+namespace {
 
 // The originals' check before allocating (get_hugepages_needed): this side's pages are free,
 // else "Insufficient 2M huge pages. Need N to run".
@@ -67,8 +66,10 @@ Status check_free_hugepages(const Tool& tool, const SummaryView& view) {
   return Status::success();
 }
 
-Status run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info,
-                            const SessionEnv& env, bool loopback) {
+}  // namespace
+
+Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
+                       bool loopback) {
   auto plan = plan_tool(tool, cl, *env.tests);
   if (!plan.ok()) return fail(plan.status().message());  // the originals exit 1 for any error
   if (!plan->cxi_warning.empty()) {
@@ -121,6 +122,8 @@ Status run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info,
   return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env, own);
 }
 
+namespace {
+
 // A fab_* server's own -t/-r/-g/-v/-d, as each of the originals' processes keeps its own:
 // they replace the client's on every run, and the client learns the buffers for its summary.
 // GPU buffers that cannot exist here are said at start.
@@ -152,49 +155,22 @@ Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
 
 bool is_cxi_program(const std::string& program) { return find_tool(program) != nullptr; }
 
-Status cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
-                const SessionEnv& env) {
-  const Tool* tool = find_tool(program);
-  if (tool == nullptr) return fail(program + ": not a fab_* tool");
-  const bool pair = tool->kind == ToolKind::kLatency || tool->kind == ToolKind::kBandwidth;
-  auto parsed = parse_tool_command_line(args, tool->bit, tool->name, pair);
-  if (!parsed.ok()) return fail(parsed.status().message());
-  CommandLine& cl = *parsed;
-  if (cl.program.help) {
-    std::fputs(usage(*tool).c_str(), stdout);
-    return Status::success();
-  }
-  if (cl.program.version) {
-    std::printf("%s version: %s (fabperf)\n", tool->name, FABPERF_VERSION);
-    return Status::success();
-  }
+void resolve_tool_options(const Tool& tool, CommandLine& cl) {
   if (cl.program.emu_mode) {
     std::fprintf(stderr, "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
-                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool->name);
+                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool.name);
   }
   fill_discovered_gpu_type(cl.program);
-  switch (tool->kind) {
-    case ToolKind::kLatency:
-    case ToolKind::kBandwidth: {
-      if (!cl.host.empty()) return as_originals(run_pair_or_loopback(*tool, cl, info, env, false));
-      auto own = server_own_options(*tool, cl);
-      if (!own.ok()) return fail(own.status().message());
-      auto observer =
-          make_tool_server_observer(*tool, cl.program, stdout, gpus_found(cl.program));
-      return as_originals(run_server_mode(
-          cl, env, observer.get(),
-          "Listening on port " + std::to_string(cl.program.listen_port) +
-              " for client to connect...\n",
-          tool->name, &*own));
-    }
-    case ToolKind::kLoopback:
-      return as_originals(run_pair_or_loopback(*tool, cl, info, env, true));
-    case ToolKind::kHeatsink:
-      return run_heatsink_check(*tool, cl, *env.tests);
-    case ToolKind::kStat:
-      return run_stat(*tool, cl);
-  }
-  return fail(std::string(tool->name) + ": a tool of no kind this program runs");
+}
+
+Status run_tool_server(const Tool& tool, CommandLine& cl, const SessionEnv& env) {
+  auto own = server_own_options(tool, cl);
+  if (!own.ok()) return fail(own.status().message());
+  auto observer = make_tool_server_observer(tool, cl.program, stdout, gpus_found(cl.program));
+  return run_server_mode(
+      cl, env, observer.get(),
+      "Listening on port " + std::to_string(cl.program.listen_port) + " for client to connect...\n",
+      tool.name, &*own);
 }
 
 }  // namespace fabperf::cxi
