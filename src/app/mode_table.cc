@@ -17,6 +17,7 @@
 #include "fabric/fabric_list.h"
 #include "qperf_wire/hooks.h"
 #include "report/compare_command.h"
+#include "report/outputs.h"
 #include "report/report_command.h"
 #include "session/child_main.h"
 #include "stats/latency.h"
@@ -36,30 +37,12 @@ Status run_qperf_client(ModeCall& call) {
   if (!plan.ok()) return Status::usage(plan.status().message());
   call.info.percentiles = *parse_percentiles(p.percentiles);
 
-  std::vector<std::unique_ptr<Reporter>> reporters;
-  const int to_stdout =
-      (p.json == "-") + (p.csv == "-") + (p.html == "-") + (p.json_stream == "-");
-  if (to_stdout > 1) {
-    return Status::usage(
-        "only one of --json, --csv, --html and --json-stream can be - (standard output)");
-  }
   // Text goes to standard output unless a machine format has taken it.
-  if (to_stdout == 0) reporters.push_back(make_qperf_text_reporter(display_of(p)));
-  for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
-                                   std::pair{&p.csv, &make_csv_reporter},
-                                   std::pair{&p.html, &make_html_reporter}}) {
-    if (path->empty()) continue;
-    auto r = make(*path);
-    if (!r.ok()) return Status::usage(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
-  if (!p.json_stream.empty()) {
-    auto r = make_json_stream_reporter(p.json_stream,
-                                       given(p, &ProgramOptions::interval) ? p.interval : 0);
-    if (!r.ok()) return Status::usage(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
-  return run_client_mode(cl, *plan, call.info, reporters, p.loopback, "fabperf", call.env);
+  OutputSpec outputs = outputs_of(p);
+  outputs.own = make_qperf_text_reporter(display_of(p));
+  auto reporters = make_reporters(std::move(outputs));
+  if (!reporters.ok()) return reporters.status();
+  return run_client_mode(cl, *plan, call.info, *reporters, p.loopback, "fabperf", call.env);
 }
 
 Status run_serve(ModeCall& call) {

@@ -14,6 +14,7 @@
 #include "cxi/sysfs.h"
 #include "fabric/gpu_runtime.h"
 #include "options/gpu_spec.h"
+#include "report/outputs.h"
 #include "stats/latency.h"
 
 namespace fabperf::cxi {
@@ -87,7 +88,6 @@ Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const S
   }
   info.percentiles = default_percentiles();
   if (!p.percentiles.empty()) info.percentiles = *parse_percentiles(p.percentiles);
-  std::vector<std::unique_ptr<Reporter>> reporters;
   Endpoints ep{plan->device, plan->provider, false, "", loopback ? "127.0.0.1" : cl.host};
   // The run as this client asks for it: its summary, and (in HELLO) the server's.
   const RunOptions& first = plan->runs.at(0).params.local;
@@ -96,30 +96,18 @@ Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const S
   if (plan->tx_queue > 0 && plan->tx_queue < first.tx_depth) view.asked.in_flight = plan->tx_queue;
   view.gpus_found = gpus_found(p);
   if (Status pages = check_free_hugepages(tool, view); !pages.ok()) return fail(pages.message());
-  reporters.push_back(make_tool_reporter(tool, p, view, ep, loopback));
-  // fabperf's JSON document and its HTML report, beside the tool's own tables.
-  // The tool's table holds standard output: fabperf's documents go there only one at a time.
-  if ((p.json == "-") + (p.html == "-") + (p.json_stream == "-") > 1) {
-    return fail("only one of --json, --html and --json-stream can be - (standard output)");
-  }
-  for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
-                                   std::pair{&p.html, &make_html_reporter}}) {
-    if (path->empty()) continue;
-    auto r = make(*path);
-    if (!r.ok()) return fail(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
-  if (!p.json_stream.empty()) {
-    auto r = make_json_stream_reporter(
-        p.json_stream, given(p, &ProgramOptions::interval) ? p.interval : 0);
-    if (!r.ok()) return fail(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
+  // fabperf's JSON document and its HTML report, beside the tool's own tables, which keep
+  // standard output.
+  OutputSpec outputs = outputs_of(p);
+  outputs.own = make_tool_reporter(tool, p, view, ep, loopback);
+  outputs.own_keeps_stdout = true;
+  auto reporters = make_reporters(std::move(outputs));
+  if (!reporters.ok()) return reporters.status();
   // The client's own buffers and the run it asks for, for the server's summary.
   nlohmann::json own = SideMemory::of(p).to_json();
   own["iters"] = p.iters;
   own["run"] = view.asked.to_json();
-  return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env, own);
+  return run_client_mode(cl, plan->runs, info, *reporters, loopback, tool.name, env, own);
 }
 
 namespace {
