@@ -102,18 +102,18 @@ Status run_session_child(ModeCall& call) {
   return session_child_main(call.args);
 }
 
-// "did you mean" for a first word near a subcommand's, added to the usage error that word
-// led to (as a host name it parsed, but ran nothing).
-Status with_subcommand_hint(const Status& error, const ModeCall& call) {
-  if (call.args.empty() || call.args[0].empty() || call.args[0][0] == '-') return error;
+// "did you mean" for a word near a subcommand's, added to the usage error it led to: taken for
+// a server's name, it parsed but ran nothing.
+Status with_subcommand_hint(const Status& error, const std::string& word) {
+  if (word.empty() || word[0] == '-') return error;
   std::vector<std::string> words;
   for (const ModeRow& row : mode_table()) {
     if (row.subcommand) words.push_back(row.name);
   }
-  std::string guess = nearest(call.args[0], words);
+  std::string guess = nearest(word, words);
   if (guess.empty()) return error;
-  return Status(error.code(), error.message() + "\n(" + call.args[0] + " is taken for a server "
-                              "name: did you mean fabperf " + guess + "?)");
+  return Status(error.code(), error.message() + "\n(" + word + " is taken for a server name: " +
+                                  "did you mean fabperf " + guess + "?)");
 }
 
 // fabperf's grammar: a subcommand's word first, else options, host and tests.
@@ -125,7 +125,10 @@ Status resolve_qperf(ModeCall& call) {
     }
   }
   auto parsed = parse_command_line(call.args, all_tests().names());
-  if (!parsed.ok()) return with_subcommand_hint(Status::usage(parsed.status().message()), call);
+  if (!parsed.ok()) {
+    return with_subcommand_hint(Status::usage(parsed.status().message()),
+                                call.args.empty() ? "" : call.args[0]);
+  }
   call.cl = std::move(*parsed);
   const ProgramOptions& p = call.cl.program;
   if (p.help) {
@@ -139,8 +142,8 @@ Status resolve_qperf(ModeCall& call) {
   } else if (call.cl.host.empty() && !p.loopback) {
     call.mode = Mode::kServe;
   } else if (call.cl.tests.empty()) {
-    return with_subcommand_hint(
-        Status::usage("must specify a test type; try: fabperf --help"), call);
+    return with_subcommand_hint(Status::usage("must specify a test type; try: fabperf --help"),
+                                call.cl.host);
   } else {
     call.mode = p.loopback ? Mode::kLoopback : Mode::kClient;
   }
