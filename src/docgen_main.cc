@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/all_tests.h"
+#include "app/mode_table.h"
 #include "cxi/cxi_tools.h"
 #include "manual/completion.h"
 #include "manual/man_page.h"
@@ -23,7 +24,7 @@ bool write_file(const std::string& path, const std::string& text) {
 // directories exist: CMake makes them).
 int write_all(const std::string& dir) {
   using namespace fabperf;
-  bool ok = write_file(dir + "/man/fabperf.1", manual::fabperf_man_page(all_tests()));
+  bool ok = write_file(dir + "/man/fabperf.1", manual::fabperf_man_page(all_tests(), mode_synopsis()));
   for (const cxi::Tool& tool : cxi::tools()) {
     ok = ok && write_file(dir + "/man/" + tool.name + ".1", *manual::tool_man_page(tool.name));
   }
@@ -39,9 +40,9 @@ int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
   std::string text;
   if (what == "man" && argc == 2) {
-    text = manual::fabperf_man_page(all_tests());
+    text = manual::fabperf_man_page(all_tests(), mode_synopsis());
   } else if (what == "man" && argc == 3 && std::string(argv[2]) == "fabperf") {
-    text = manual::fabperf_man_page(all_tests());
+    text = manual::fabperf_man_page(all_tests(), mode_synopsis());
   } else if (what == "man" && argc == 3) {
     auto page = manual::tool_man_page(argv[2]);
     if (!page.ok()) {

@@ -22,6 +22,7 @@ namespace {
 
 // The session process: READY, the test's server role; what it measured goes to the parent,
 // which sends RESULT (with what only it knows, as the overlapping runs).
+// Returns the child process's own exit status (SessionChildEntry), not a mode's Status.
 int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sink) {
   ControlChannel ch(control_fd);
   ch.set_peer_label("client");
@@ -29,13 +30,13 @@ int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sin
   std::string name = request.value("test", "");
   const TestSpec* spec = all_tests().find(name);
   if (spec == nullptr || spec->family != TransportFamily::kFabric) {
-    sink.fail(Status::Failed("session process: \"" + printable(name, 64) +
-                             "\" is not a fabric test")).IgnoreError();
+    sink.fail(Status::failed("session process: \"" + printable(name, 64) +
+                             "\" is not a fabric test")).ignore_error();
     return 1;
   }
   auto opts = run_options_from_json(request.contains("params") ? request["params"] : nlohmann::json());
   if (!opts.ok()) {
-    sink.fail(opts.status()).IgnoreError();
+    sink.fail(opts.status()).ignore_error();
     return 1;
   }
   ControlPeer peer = ControlPeer::from_json(request.value("peer", nlohmann::json::object()));
@@ -48,11 +49,11 @@ int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sin
   });
   // Once the fabric session is set up the client owes heartbeats: the server watches their
   // silence itself from then on, whatever this process is doing (review N3).
-  auto watch = [&sink] { sink.watch_peer().IgnoreError(); };
+  auto watch = [&sink] { sink.watch_peer().ignore_error(); };
   auto record = serve_run(ch, *spec, *opts, peer, nullptr, 0, watch);
   if (!record.ok()) {
     // The client hears of it from the parent, with how the process ended.
-    sink.fail(record.status()).IgnoreError();
+    sink.fail(record.status()).ignore_error();
     return record.status().exit_code();
   }
   Status sent = sink.send(record->to_json());
@@ -113,7 +114,7 @@ IsolatedRunner session_process_runner() {
       return Status(s.code(), how);
     }
     if (!outcome->result.has_value()) {
-      return Status::Failed("session process " + std::to_string(outcome->pid) +
+      return Status::failed("session process " + std::to_string(outcome->pid) +
                             " ended without its results");
     }
     auto record = RunRecord::from_json(*outcome->result);

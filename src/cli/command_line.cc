@@ -64,12 +64,12 @@ Status bad_option(const std::string& token, const std::string& next) {
   std::string msg = token + ": bad option";
   if (const HabitHint* h = habit_hint(token); h != nullptr && !h->numeric) {
     const std::string value = next.empty() || next[0] == '-' ? "" : next;
-    return Status::Usage(msg + " (" + habit_text(*h, value) + "); try: fabperf --help options");
+    return Status::usage(msg + " (" + habit_text(*h, value) + "); try: fabperf --help options");
   }
   std::string guess = nearest(token, qperf_spelling_texts());
   // A guess one letter long says nothing (-R is not a typo of -m).
   if (guess.size() > 2) msg += " (did you mean " + guess + "?)";
-  return Status::Usage(msg + "; try: fabperf --help options");
+  return Status::usage(msg + "; try: fabperf --help options");
 }
 
 double as_double(const OptionValue& v) {
@@ -111,7 +111,7 @@ Result<LoopSpec> parse_loop(const std::string& text) {
     start = colon + 1;
   }
   if (parts.size() < 3 || parts.size() > 4) {
-    return Status::Usage("-oo: " + text + ": expected Var:Init:Last:Incr");
+    return Status::usage("-oo: " + text + ": expected Var:Init:Last:Incr");
   }
   const OptionSpec* var = find_option(parts[0]);
   for (const OptionSpec& spec : option_table()) {  // qperf's short names too: -oo m:1:8:*2
@@ -125,7 +125,7 @@ Result<LoopSpec> parse_loop(const std::string& text) {
     std::string msg = "-oo: " + parts[0] + ": unknown loop variable";
     std::string guess = nearest(parts[0], names);
     if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-    return Status::Usage(msg);
+    return Status::usage(msg);
   }
   std::string who = std::string("-oo ") + var->name;
   auto init = parse_option_value(*var, parts[1], who);
@@ -140,23 +140,23 @@ Result<LoopSpec> parse_loop(const std::string& text) {
       multiply = true;
       auto factor = parse_time(incr.substr(1));  // a plain non-negative number
       if (!factor.ok() || *factor <= 1) {
-        return Status::Usage("-oo: " + text + ": multiplier must be a number above 1");
+        return Status::usage("-oo: " + text + ": multiplier must be a number above 1");
       }
       step = *factor;
     } else {
       auto add = parse_option_value(*var, incr, who);
       if (!add.ok()) return add.status();
       step = as_double(*add);
-      if (step <= 0) return Status::Usage("-oo: " + text + ": increment must be positive");
+      if (step <= 0) return Status::usage("-oo: " + text + ": increment must be positive");
     }
   }
   double from = as_double(*init), to = as_double(*last);
-  if (from > to) return Status::Usage("-oo: " + text + ": Init is above Last");
-  if (multiply && from <= 0) return Status::Usage("-oo: " + text + ": *N needs Init above 0");
+  if (from > to) return Status::usage("-oo: " + text + ": Init is above Last");
+  if (multiply && from <= 0) return Status::usage("-oo: " + text + ": *N needs Init above 0");
   LoopSpec loop{var, {}, text};
   for (double v = from; v <= to * (1 + 1e-12); v = multiply ? v * step : v + step) {
     if (loop.values.size() >= kMaxLoopValues) {
-      return Status::Usage("-oo: " + text + ": more than " + std::to_string(kMaxLoopValues) +
+      return Status::usage("-oo: " + text + ": more than " + std::to_string(kMaxLoopValues) +
                            " values");
     }
     loop.values.push_back(from_double(*var, v));
@@ -204,7 +204,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     if (!is_option_token(token)) {
       if (!host_given && !hostless) {
         // As qperf: the first word is the server, so a test there means it was forgotten.
-        if (is_test(token)) return Status::Usage("must specify host name first; try: fabperf --help");
+        if (is_test(token)) return Status::usage("must specify host name first; try: fabperf --help");
         cl.host = token;
         host_given = true;
         continue;
@@ -213,7 +213,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
         std::string msg = token + ": bad test";
         std::string guess = nearest(token, known_tests);
         if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-        return Status::Usage(msg + "; try: fabperf --help tests");
+        return Status::usage(msg + "; try: fabperf --help tests");
       }
       cl.tests.push_back(TestRequest{token, cl.assignments, loops_so_far});
       pending.clear();
@@ -241,20 +241,20 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     }
     std::string value_text;
     if (spelling->sets_on) {
-      if (has_inline) return Status::Usage(name + " takes no argument");
+      if (has_inline) return Status::usage(name + " takes no argument");
       value_text = "1";
     } else if (spec.type == OptType::kFlag) {
       value_text = has_inline ? inline_value : "1";
     } else if (has_inline) {
       value_text = inline_value;
     } else {
-      if (i + 1 >= args.size()) return Status::Usage("missing argument to " + token);
+      if (i + 1 >= args.size()) return Status::usage("missing argument to " + token);
       value_text = args[++i];
     }
     // -P 4, -i 1: an iperf3 user's streams and interval, never a provider or a device.
     if (const HabitHint* h = habit_hint(name); h != nullptr && h->numeric && !has_inline &&
                                                  plain_number(value_text)) {
-      return Status::Usage(name + " " + value_text + ": " + habit_text(*h, value_text) +
+      return Status::usage(name + " " + value_text + ": " + habit_text(*h, value_text) +
                            "; try: fabperf --help options");
     }
     if (spec.type == OptType::kLoop) {
@@ -277,7 +277,7 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
         spec.field == FieldRef(&ProgramOptions::json_stream)) {
       for (const Assignment& earlier : cl.assignments) {
         if (earlier.spec == &spec) {
-          return Status::Usage(name + " given twice (" + option_value_text(earlier.value) +
+          return Status::usage(name + " given twice (" + option_value_text(earlier.value) +
                                " and " + option_value_text(*value) +
                                "): a run writes one " + spec.name + " file");
         }

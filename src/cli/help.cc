@@ -54,15 +54,10 @@ std::string help_row(const std::string& head, const std::string& help, size_t at
   return out;
 }
 
-std::string main_text() {
-  return R"(Synopsis
-    fabperf
-    fabperf SERVERNODE [OPTIONS] TESTS
-    fabperf --loopback [OPTIONS] TESTS
-    fabperf report RUN.json [MORE.json ...] -o FILE.html
-    fabperf compare A.json B.json [MORE.json ...] [--threshold PCT]
-    mpirun -np N fabperf --matrix [OPTIONS] TESTS
-
+std::string main_text(const std::vector<std::string>& synopsis) {
+  std::string out = "Synopsis\n";
+  for (const std::string& line : synopsis) out += "    " + line + "\n";
+  return out + R"(
 Description
     fabperf measures bandwidth, latency and message rate between two nodes,
     over kernel sockets (TCP, UDP, SCTP, SDP, RDS) and RDMA fabrics through
@@ -217,8 +212,9 @@ std::string test_text(const TestSpec& t) {
 
 }  // namespace
 
-Result<std::string> help_text(const std::string& topic, const TestRegistry& tests) {
-  if (topic.empty()) return main_text();
+Result<std::string> help_text(const std::string& topic, const TestRegistry& tests,
+                              const std::vector<std::string>& synopsis) {
+  if (topic.empty()) return main_text(synopsis);
   if (topic == "categories") return categories_text(tests);
   if (topic == "examples") return examples_text();
   if (topic == "opts") return opts_text(false);
@@ -230,7 +226,7 @@ Result<std::string> help_text(const std::string& topic, const TestRegistry& test
   std::string msg = "cannot find help category " + topic;
   std::string guess = nearest(topic, topics);
   if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-  return Status::Usage(msg + "; try: fabperf --help categories");
+  return Status::usage(msg + "; try: fabperf --help categories");
 }
 
 }  // namespace fabperf

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "engine/registry.h"
@@ -9,6 +10,9 @@
 namespace fabperf {
 
 // Text of a help topic: "" (main), categories, examples, opts, options, tests, or a test name.
-Result<std::string> help_text(const std::string& topic, const TestRegistry& tests);
+// `synopsis`: the program's modes, one usage line each, from their table (app/mode_table.h,
+// mode_synopsis()), so the main topic lists every mode there is.
+Result<std::string> help_text(const std::string& topic, const TestRegistry& tests,
+                              const std::vector<std::string>& synopsis);
 
 }  // namespace fabperf

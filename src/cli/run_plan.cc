@@ -30,7 +30,7 @@ Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment
   for (const Assignment& a : loop_values) apply(a);
   for (RunOptions* side : {&out.local, &out.remote}) {
     if (given(*side, &RunOptions::msg_size) && side->msg_size == 0) {
-      return Status::Usage(std::string(test.name) +
+      return Status::usage(std::string(test.name) +
                            ": -m 0: a message has at least 1 byte (leave -m out for the "
                            "test's default, " + std::to_string(test.default_msg_size) + ")");
     }
@@ -55,12 +55,12 @@ Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment
                         " governs (a run is limited by a count or a time, not both)");
   }
   if (out.local.omit > 0 && out.local.no_msgs > 0) {
-    return Status::Usage(std::string(test.name) +
+    return Status::usage(std::string(test.name) +
                          ": --omit leaves the first seconds of a timed run out; a run counted "
                          "by -n has none to leave out (give -t, or no --omit)");
   }
   if (out.local.time == 0 && out.local.no_msgs == 0 && test.kind != TestKind::kMisc) {
-    return Status::Usage(std::string(test.name) +
+    return Status::usage(std::string(test.name) +
                          ": -t 0 would run forever; give a positive time or -n");
   }
   return out;
@@ -87,10 +87,10 @@ Result<std::vector<PlannedRun>> plan_runs(const CommandLine& cl, const TestRegis
   std::vector<PlannedRun> plan;
   for (const TestRequest& request : cl.tests) {
     const TestSpec* spec = tests.find(request.name);
-    if (spec == nullptr) return Status::Usage(request.name + ": bad test");
+    if (spec == nullptr) return Status::usage(request.name + ": bad test");
     for (const std::vector<Assignment>& loop_values : expand_loops(request.loops)) {
       if (plan.size() >= kMaxLoopValues) {
-        return Status::Usage("more than " + std::to_string(kMaxLoopValues) +
+        return Status::usage("more than " + std::to_string(kMaxLoopValues) +
                              " test runs on one command line");
       }
       PlannedRun run;
@@ -117,7 +117,7 @@ Result<std::vector<PlannedRun>> repeat_plan(const std::vector<PlannedRun>& plan,
       const bool measures = run.spec->kind != TestKind::kMisc;
       if (!measures && round != rounds) continue;
       if (out.size() >= kMaxLoopValues) {
-        return Status::Usage("--repeat " + std::to_string(rounds) + ": more than " +
+        return Status::usage("--repeat " + std::to_string(rounds) + ": more than " +
                              std::to_string(kMaxLoopValues) + " test runs on one command line");
       }
       out.push_back(run);

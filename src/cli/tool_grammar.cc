@@ -25,7 +25,7 @@ std::string noun_of(const ToolSpelling& s) {
 Status invalid(const ToolSpelling& s, const std::string& value, const Status& why) {
   std::string reason = why.message();
   if (size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
-  return Status::Usage("Invalid " + noun_of(s) + ": " + value + " (" + reason + ")");
+  return Status::usage("Invalid " + noun_of(s) + ": " + value + " (" + reason + ")");
 }
 
 // -s MIN[:MAX]: one size, or every power of two from MIN to MAX.
@@ -36,14 +36,14 @@ Status apply_sweep(CommandLine& cl, const ToolSpelling& s, const std::string& va
   std::string hi = colon == std::string::npos ? lo : value.substr(colon + 1);
   auto a = parse_size(lo), b = parse_size(hi);
   auto bad = [&](const char* why) {
-    return Status::Usage("Invalid " + noun_of(s) + ": " + value + " (" + why + ")");
+    return Status::usage("Invalid " + noun_of(s) + ": " + value + " (" + why + ")");
   };
   if (!a.ok() || !b.ok() || *a == 0 || *b == 0 || *a > kMaxToolSize || *b > kMaxToolSize) {
     return bad("sizes are 1 to 4294967295 bytes");
   }
   if (colon == std::string::npos) {
     cl.assignments.push_back({s.spec, Side::kBoth, *a, "-" + std::string(1, s.cxi->short_name)});
-    return Status::Ok();
+    return Status::success();
   }
   if (!power_of_two(*a) || !power_of_two(*b)) return bad("ranges must be powers of 2");
   if (*a > *b) return bad("MIN is above MAX");
@@ -54,7 +54,7 @@ Status apply_sweep(CommandLine& cl, const ToolSpelling& s, const std::string& va
     loop.values.emplace_back(std::in_place_type<uint64_t>, v);
   }
   loops = {loop};
-  return Status::Ok();
+  return Status::success();
 }
 
 Status apply(CommandLine& cl, const ToolSpelling& s, const std::string& typed,
@@ -69,14 +69,14 @@ Status apply(CommandLine& cl, const ToolSpelling& s, const std::string& typed,
     // The originals' tighter limits (-l: (MAX_CQ_DEPTH / 4) - 1 = 16382).
     const uint64_t* n = std::get_if<uint64_t>(&*parsed);
     if (n != nullptr && static_cast<double>(*n) > s.cxi->max) {
-      return Status::Usage("Invalid " + noun_of(s) + ": " + value + " (" + value +
+      return Status::usage("Invalid " + noun_of(s) + ": " + value + " (" + value +
                            " is out of range (" + std::to_string(uint64_t(s.spec->min)) + " to " +
                            std::to_string(uint64_t(s.cxi->max)) + "))");
     }
   }
   cl.assignments.push_back({s.spec, Side::kBoth, *parsed, typed});
   if (s.spec->field == FieldRef(&ProgramOptions::host)) cl.host = value;
-  return Status::Ok();
+  return Status::success();
 }
 
 bool takes_arg(const ToolSpelling& s) { return tool_takes_arg(s); }
@@ -97,7 +97,7 @@ Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (options_done || arg.size() < 2 || arg[0] != '-') {
-      if (!cl.host.empty() || !takes_server) return Status::Usage("Unexpected argument: " + arg);
+      if (!cl.host.empty() || !takes_server) return Status::usage("Unexpected argument: " + arg);
       cl.host = arg;
       continue;
     }
@@ -135,15 +135,15 @@ Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args
         for (const ToolSpelling& s : spellings) names.push_back("--" + s.long_name);
         std::string guess = nearest("--" + name, names);
         if (!guess.empty() && prefixed.size() <= 1) msg += " (did you mean " + guess + "?)";
-        return Status::Usage(tool_name + ": " + msg + try_help(tool_name));
+        return Status::usage(tool_name + ": " + msg + try_help(tool_name));
       }
       if (!takes_arg(*row) && inline_value) {
-        return Status::Usage(tool_name + ": option '--" + row->long_name +
+        return Status::usage(tool_name + ": option '--" + row->long_name +
                              "' doesn't allow an argument");
       }
       if (takes_arg(*row) && !inline_value) {
         if (i + 1 >= args.size()) {
-          return Status::Usage(tool_name + ": option '--" + row->long_name +
+          return Status::usage(tool_name + ": option '--" + row->long_name +
                                "' requires an argument");
         }
         value = args[++i];
@@ -157,7 +157,7 @@ Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args
       auto it = std::find_if(spellings.begin(), spellings.end(),
                              [&](const ToolSpelling& s) { return s.cxi->short_name == c; });
       if (it == spellings.end()) {
-        return Status::Usage(tool_name + ": invalid option -- '" + std::string(1, c) + "'" +
+        return Status::usage(tool_name + ": invalid option -- '" + std::string(1, c) + "'" +
                              try_help(tool_name));
       }
       std::string typed = std::string("-") + c;
@@ -171,7 +171,7 @@ Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return Status::Usage(tool_name + ": option requires an argument -- '" + std::string(1, c) +
+        return Status::usage(tool_name + ": option requires an argument -- '" + std::string(1, c) +
                              "'");
       }
       FP_RETURN_IF_ERROR(apply(cl, *it, typed, value, loops));

@@ -26,7 +26,7 @@ constexpr double kProveWithin = 2;
 
 Result<std::unique_ptr<Agent>> Agent::listen(Config config) {
   auto fd = listen_tcp(config.bind, 0, 64);
-  if (!fd.ok()) return fd.status().Prefixed("agent");
+  if (!fd.ok()) return fd.status().prefixed("agent");
   uint16_t port = local_address(fd->get()).port();
   return std::unique_ptr<Agent>(new Agent(std::move(config), std::move(*fd), port));
 }
@@ -55,11 +55,11 @@ Status Agent::serve(double connect_wait_s) {
   deadline_ns_.store(now_ns() + static_cast<int64_t>(connect_wait_s * 1e9));
   while (!closing_.load()) {
     if (config_.stop != nullptr && config_.stop->load()) {
-      end(Status::Interrupted("interrupted"));
+      end(Status::interrupted("interrupted"));
       break;
     }
     if (now_ns() >= deadline_ns_.load()) {
-      end(Status::Failed(coordinated_.load()
+      end(Status::failed(coordinated_.load()
                              ? "rank 0 did not end the job by the deadline it announced"
                              : "rank 0 did not connect within " +
                                    std::to_string(static_cast<int>(connect_wait_s)) + " s"));
@@ -123,10 +123,10 @@ void Agent::session(int fd, const std::atomic<bool>* cut) {
   CoordinatorHello hello;
   Status s = accept_coordinator(ch, config_.key, std::min(config_.timeout_s, kProveWithin), &hello);
   ch.set_cancel(&closing_);
-  if (s.ok() && coordinated_.exchange(true)) s = Status::Failed("rank 0 is already connected");
+  if (s.ok() && coordinated_.exchange(true)) s = Status::failed("rank 0 is already connected");
   if (!s.ok()) {
     // Best effort: the connection is dropped either way.
-    if (s.code() != Code::kInterrupted) ch.send_error(s.message(), 0.5).IgnoreError();
+    if (s.code() != Code::kInterrupted) ch.send_error(s.message(), 0.5).ignore_error();
     return;
   }
   deadline_ns_.store(now_ns() + static_cast<int64_t>((hello.deadline_s + kDeadlineGrace) * 1e9));
@@ -141,7 +141,7 @@ void Agent::session_loop(ControlChannel& ch) {
     if (!frame.ok()) {
       if (frame.status().code() == Code::kTimeout) continue;
       if (frame.status().code() == Code::kInterrupted) return;
-      end(Status::Failed("lost rank 0 (" + frame.status().message() + ")"));
+      end(Status::failed("lost rank 0 (" + frame.status().message() + ")"));
       return;
     }
     const nlohmann::json& body = frame->body;
@@ -152,20 +152,20 @@ void Agent::session_loop(ControlChannel& ch) {
       case kAgentPing:
         ch.send(kAgentPing,
                 {{"pong", body.value("ping", uint64_t{0})}, {"busy", !worker_.done.load()}}, 2)
-            .IgnoreError();  // a broken connection is the next recv's to find
+            .ignore_error();  // a broken connection is the next recv's to find
         break;
       case kAgentCancel:
         if (body.value("cancel", uint64_t{0}) == worker_.step) worker_.stop.store(true);
         break;
       case kAgentQuit:
         stop_worker(config_.timeout_s + 2);
-        ch.send(kAgentBye, nlohmann::json::object(), 2).IgnoreError();  // the job ends either way
-        end(Status::Ok());
+        ch.send(kAgentBye, nlohmann::json::object(), 2).ignore_error();  // the job ends either way
+        end(Status::success());
         return;
       default:
         ch.send_error(std::string("protocol error: unexpected ") + msg_type_name(frame->type), 1)
-            .IgnoreError();
-        end(Status::Failed("rank 0 sent an unexpected message"));
+            .ignore_error();
+        end(Status::failed("rank 0 sent an unexpected message"));
         return;
     }
   }
@@ -186,7 +186,7 @@ void Agent::start_run(ControlChannel& ch, const nlohmann::json& body) {
   uint64_t step = body.value("step", uint64_t{0});
   auto fail = [&](const std::string& why) {
     // A broken connection is the session loop's to find.
-    ch.send(kAgentResult, {{"step", step}, {"error", why}}, 2).IgnoreError();
+    ch.send(kAgentResult, {{"step", step}, {"error", why}}, 2).ignore_error();
   };
   int peer = body.value("peer", -1);
   size_t test = body.value("test", size_t{0});
@@ -229,7 +229,7 @@ void Agent::start_run(ControlChannel& ch, const nlohmann::json& body) {
     } else {
       reply["error"] = outcome.error;
     }
-    ch.send(kAgentResult, reply, 5).IgnoreError();  // the session loop finds a broken connection
+    ch.send(kAgentResult, reply, 5).ignore_error();  // the session loop finds a broken connection
     worker_.done.store(true);
   });
 }

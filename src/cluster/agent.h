@@ -45,7 +45,7 @@ class Agent {
   // Interrupted on *stop.
   Status serve(double connect_wait_s);
   // Ends Serve soon, from any thread (rank 0 ends its own agent so).
-  void stop() { end(Status::Ok()); }
+  void stop() { end(Status::success()); }
 
  private:
   // The one measurement this agent may have running.

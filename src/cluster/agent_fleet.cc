@@ -176,7 +176,7 @@ void AgentFleet::run_step(const StepRequest& step, std::vector<StepRun>& runs,
       // A lost agent is found below: its answer does not come.
       links_[static_cast<size_t>(r)]
           .ch->send(kAgentCancel, {{"cancel", ids[by_client[r]]}}, 2)
-          .IgnoreError();
+          .ignore_error();
     }
   }
   std::string late_error = fmt::format("no result within {:g} s", seconds_since(started));

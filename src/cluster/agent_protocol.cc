@@ -38,13 +38,13 @@ Result<std::unique_ptr<ControlChannel>> connect_agent(const RankCard& card,
   if (auto it = welcome->find("auth"); it != welcome->end() && it->is_object()) {
     challenge = text_of(*it, "challenge");
   }
-  if (!valid_nonce(challenge)) return Status::Failed("its agent sent no valid challenge");
+  if (!valid_nonce(challenge)) return Status::failed("its agent sent no valid challenge");
   FP_RETURN_IF_ERROR(
       ch->send(MsgType::kAuth, {{"proof", client_proof(card.key, challenge, *nonce)}}, timeout_s));
   auto proof = ch->expect(MsgType::kAuth, timeout_s);
   if (!proof.ok()) return proof.status();
   if (!proofs_equal(text_of(*proof, "proof"), server_proof(card.key, challenge, *nonce))) {
-    return Status::Failed(
+    return Status::failed(
         "its agent does not hold the key its card published (another "
         "process on its port?)");
   }
@@ -59,13 +59,13 @@ Status accept_coordinator(ControlChannel& ch, const std::string& key, double tim
   auto auth = first->find("auth");
   if (matrix == first->end() || !matrix->is_object() || auth == first->end() ||
       !auth->is_object()) {
-    return Status::Failed(
+    return Status::failed(
         "not a --matrix coordinator: this port runs jobs only for the rank 0 "
         "of its own job");
   }
   std::string nonce = text_of(*auth, "nonce");
   if (text_of(*auth, "method") != kAuthMethod || !valid_nonce(nonce)) {
-    return Status::Failed("authentication failed: malformed hello");
+    return Status::failed("authentication failed: malformed hello");
   }
   auto challenge = random_nonce();
   if (!challenge.ok()) return challenge.status();
@@ -75,7 +75,7 @@ Status accept_coordinator(ControlChannel& ch, const std::string& key, double tim
   auto answer = ch.expect(MsgType::kAuth, timeout_s);
   if (!answer.ok()) return answer.status();
   if (!proofs_equal(text_of(*answer, "proof"), client_proof(key, *challenge, nonce))) {
-    return Status::Failed("authentication failed: the coordinator does not hold this job's key");
+    return Status::failed("authentication failed: the coordinator does not hold this job's key");
   }
   FP_RETURN_IF_ERROR(
       ch.send(MsgType::kAuth, {{"proof", server_proof(key, *challenge, nonce)}}, timeout_s));
@@ -84,9 +84,9 @@ Status accept_coordinator(ControlChannel& ch, const std::string& key, double tim
   hello->deadline_s =
       deadline != matrix->end() && deadline->is_number() ? deadline->get<double>() : 0;
   if (!(hello->deadline_s > 0 && hello->deadline_s < 1e9)) {
-    return Status::Failed("the coordinator sent no job deadline");
+    return Status::failed("the coordinator sent no job deadline");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf::cluster

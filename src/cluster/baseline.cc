@@ -95,7 +95,7 @@ MatrixRun earlier_run(const MatrixRun& now, const BaselineRun& before, std::vect
       } else {
         into.fail(ra, rb, "failed in the baseline");
       }
-    }).IgnoreError();
+    }).ignore_error();
     for (const nlohmann::json& s : test->value("suspects", nlohmann::json::array())) {
       int a = s.value("a", -1), b = s.value("b", -1);
       if (a < 0 || b < 0 || static_cast<size_t>(a) >= map.size() || static_cast<size_t>(b) >= map.size()) continue;
@@ -230,24 +230,24 @@ Result<std::shared_ptr<const BaselineRun>> load_baseline(const std::string& path
                                                          const std::vector<BaselineTest>& tests) {
   std::string origin = "--baseline " + path;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Usage(origin + ": cannot read the file");
+  if (!in) return Status::usage(origin + ": cannot read the file");
   std::string text;
   char buf[1 << 16];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return Status::Usage(origin + ": larger than 4 GiB");
+    if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 4 GiB");
   }
   auto run = std::make_shared<BaselineRun>();
   run->path = path;
   try {
     run->doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Status::Usage(origin + ": not valid JSON (" + e.what() + ")");
+    return Status::usage(origin + ": not valid JSON (" + e.what() + ")");
   }
   const nlohmann::json& d = run->doc;
   if (!d.is_object() || d.value("mode", "") != "matrix" || !d.contains("matrix") ||
       !d["matrix"].is_object()) {
-    return Status::Usage(origin + ": not the --json report of a --matrix run");
+    return Status::usage(origin + ": not the --json report of a --matrix run");
   }
   std::string measured;
   for (const nlohmann::json& t : d["matrix"].value("tests", nlohmann::json::array())) {
@@ -257,7 +257,7 @@ Result<std::shared_ptr<const BaselineRun>> load_baseline(const std::string& path
   for (const BaselineTest& want : tests) {
     const nlohmann::json* t = earlier_test(d["matrix"], want.test);
     if (t == nullptr || t->value("figure", "") != want.figure) {
-      return Status::Usage(fmt::format(
+      return Status::usage(fmt::format(
           "{}: it measured {}, not {} ({}): a baseline must be a run of the same tests and "
           "figures",
           origin, measured.empty() ? "nothing" : measured, want.test, want.figure));

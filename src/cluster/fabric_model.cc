@@ -30,7 +30,7 @@ std::string at(const std::string& place, const std::string& key) {
 }
 
 Status bad(const std::string& origin, const std::string& place, const std::string& why) {
-  return Status::Usage(origin + ": " + place + ": " + why);
+  return Status::usage(origin + ": " + place + ": " + why);
 }
 
 Status only_keys(const nlohmann::json& obj, std::initializer_list<const char*> keys,
@@ -44,7 +44,7 @@ Status only_keys(const nlohmann::json& obj, std::initializer_list<const char*> k
       return bad(origin, at(place, key), "unknown field (expected " + known + ")");
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<const nlohmann::json*> object_at(const nlohmann::json& obj, const char* key,
@@ -113,7 +113,7 @@ Result<FaultKind> fault_kind_of(const std::string& name) {
                       FaultKind::kSlowUplink}) {
     if (name == fault_kind_name(k)) return k;
   }
-  return Status::Usage("");
+  return Status::usage("");
 }
 
 std::string place_of_byte(std::string_view text, size_t byte) {
@@ -154,12 +154,12 @@ const char* fault_kind_name(FaultKind kind) {
 Result<FabricModel> FabricModel::load(const std::string& path) {
   std::string origin = "--simulate " + path;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Usage(origin + ": cannot read the file");
+  if (!in) return Status::usage(origin + ": cannot read the file");
   std::string text;
   char buf[65536];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return Status::Usage(origin + ": larger than 64 MiB");
+    if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 64 MiB");
   }
   return parse(text, origin);
 }
@@ -169,10 +169,10 @@ Result<FabricModel> FabricModel::parse(std::string_view text, const std::string&
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    return Status::Usage(origin + ": " + place_of_byte(text, e.byte > 0 ? e.byte - 1 : 0) +
+    return Status::usage(origin + ": " + place_of_byte(text, e.byte > 0 ? e.byte - 1 : 0) +
                          ": not valid JSON");
   }
-  if (!doc.is_object()) return Status::Usage(origin + ": not a JSON object");
+  if (!doc.is_object()) return Status::usage(origin + ": not a JSON object");
   FabricModel model;
   Status s = model.read(doc, origin);
   if (!s.ok()) return s;
@@ -250,13 +250,13 @@ Status FabricModel::read(const nlohmann::json& doc, const std::string& origin) {
   if (auto it = doc.find("faults"); it != doc.end()) {
     if (!it->is_array()) return bad(origin, "faults", "not a list");
     for (size_t i = 0; i < it->size(); ++i) {
-      if (s = read_fault((*it)[i], fmt::format("faults[{}]", i)).Prefixed(origin); !s.ok()) {
+      if (s = read_fault((*it)[i], fmt::format("faults[{}]", i)).prefixed(origin); !s.ok()) {
         return s;
       }
     }
   }
   apply_faults();
-  return Status::Ok();
+  return Status::success();
 }
 
 Status FabricModel::read_topology(const nlohmann::json& doc, const std::string& origin) {
@@ -325,16 +325,16 @@ Status FabricModel::read_topology(const nlohmann::json& doc, const std::string& 
     topology_.add_host(host_names_.back(), static_cast<int>(h / per_switch));
   }
   topology_.place_ranks(host_names_, nullptr);
-  return Status::Ok();
+  return Status::success();
 }
 
 Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place) {
-  if (!f.is_object()) return Status::Usage(place + ": not an object");
+  if (!f.is_object()) return Status::usage(place + ": not an object");
   auto kind_it = f.find("kind");
-  if (kind_it == f.end() || !kind_it->is_string()) return Status::Usage(place + ".kind: missing");
+  if (kind_it == f.end() || !kind_it->is_string()) return Status::usage(place + ".kind: missing");
   auto kind = fault_kind_of(kind_it->get<std::string>());
   if (!kind.ok()) {
-    return Status::Usage(place + ".kind: unknown kind \"" + kind_it->get<std::string>() +
+    return Status::usage(place + ".kind: unknown kind \"" + kind_it->get<std::string>() +
                          "\" (expected slow_link, flapping_link, slow_node, dead_node, "
                          "slow_switch, slow_local_link or slow_uplink)");
   }
@@ -371,12 +371,12 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
     // By name: clang 14 (the fuzzers' compiler) cannot capture a structured binding.
     auto is_key = [&name = key](const char* k) { return name == k; };
     if (std::none_of(keys.begin(), keys.end(), is_key)) {
-      return Status::Usage(place + "." + key + ": not a field of a " + fault_kind_name(fault.kind) +
+      return Status::usage(place + "." + key + ": not a field of a " + fault_kind_name(fault.kind) +
                            " fault");
     }
   }
   auto names = names_at(f, names_key, count, "", place);
-  if (!names.ok()) return Status::Usage(names.status().message().substr(2));
+  if (!names.ok()) return Status::usage(names.status().message().substr(2));
   std::string where = place + "." + names_key;
   int index[2] = {-1, -1};
   for (size_t i = 0; i < names->size(); ++i) {
@@ -384,7 +384,7 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
     bool host = names_key == std::string("host") || names_key == std::string("hosts");
     bool group = names_key == std::string("groups");
     if (fault.kind == FaultKind::kSlowUplink && topology_.kind() == TopologyKind::kFlat) {
-      return Status::Usage(place + ": a flat fabric has no uplinks");
+      return Status::usage(place + ": a flat fabric has no uplinks");
     }
     int found = host    ? topology_.host_switch(name) >= 0 ? static_cast<int>(
                                                                  std::stoul(name.substr(1)))
@@ -395,7 +395,7 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
       found = -1;
     }
     if (found < 0) {
-      return Status::Usage(where + ": " + (host ? "host " : group ? "group " : "switch ") + name +
+      return Status::usage(where + ": " + (host ? "host " : group ? "group " : "switch ") + name +
                            " does not exist");
     }
     index[i] = found;
@@ -404,27 +404,27 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
   fault.b = index[1];
   if (fault.kind == FaultKind::kSlowLocalLink &&
       topology_.local_link_id(fault.a, fault.b) < 0) {
-    return Status::Usage(where + ": " + (*names)[0] + " and " + (*names)[1] +
+    return Status::usage(where + ": " + (*names)[0] + " and " + (*names)[1] +
                          " are not joined by a local link (a dragonfly's switches of one group)");
   }
   if (fault.kind != FaultKind::kDeadNode) {
     auto factor = number_at(f, "factor", "", place, -1e300, 1e300);
-    if (!factor.ok()) return Status::Usage(factor.status().message().substr(2));
+    if (!factor.ok()) return Status::usage(factor.status().message().substr(2));
     if (*factor < 1) {
-      return Status::Usage(fmt::format("{}.factor: {:g} is below 1 (a fault slows, by this factor)",
+      return Status::usage(fmt::format("{}.factor: {:g} is below 1 (a fault slows, by this factor)",
                                        place, *factor));
     }
-    if (*factor > 1e6) return Status::Usage(place + ".factor: above 1e6");
+    if (*factor > 1e6) return Status::usage(place + ".factor: above 1e6");
     fault.factor = *factor;
   }
   if (fault.kind == FaultKind::kFlappingLink) {
     auto fraction = number_at(f, "fraction", "", place, 0, 1);
-    if (!fraction.ok()) return Status::Usage(fraction.status().message().substr(2));
-    if (*fraction <= 0) return Status::Usage(place + ".fraction: must be above 0");
+    if (!fraction.ok()) return Status::usage(fraction.status().message().substr(2));
+    if (*fraction <= 0) return Status::usage(place + ".fraction: must be above 0");
     fault.fraction = *fraction;
   }
   faults_.push_back(fault);
-  return Status::Ok();
+  return Status::success();
 }
 
 void FabricModel::apply_faults() {

@@ -89,7 +89,7 @@ Status write_matrix_csv(const MatrixRun& run, const std::string& path) {
       path,
       [&](std::FILE* f) {
         write_rows(run, f);
-        return Status::Ok();
+        return Status::success();
       },
       "--csv");
 }

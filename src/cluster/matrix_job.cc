@@ -22,16 +22,17 @@ namespace fabperf::cluster {
 
 namespace {
 
-int exit_code_of(const MatrixRun& run, bool interrupted) {
-  if (interrupted) return 130;
+// The job's outcome, said by its reports: no message of its own.
+Status outcome_of(const MatrixRun& run, bool interrupted) {
+  if (interrupted) return Status::reported(Code::kInterrupted);
   bool failed = !run.complete;
   for (const RankStatus& r : run.ranks) failed |= !r.alive;
   for (const TestColumn& t : run.tests) failed |= t.matrix.failed_count() > 0;
-  return failed ? 1 : 0;
+  return failed ? Status::reported(Code::kFailed) : Status::success();
 }
 
-// Rank 0's files (--json, --csv, --html); a file it cannot write makes a clean job's exit 1.
-int write_reports(const MatrixRun& run, const MatrixOptions& opts, int code) {
+// Rank 0's files (--json, --csv, --html); a file it cannot write makes a clean job a failed one.
+Status write_reports(const MatrixRun& run, const MatrixOptions& opts, Status outcome) {
   using Writer = Status (*)(const MatrixRun&, const std::string&);
   const std::pair<const std::string*, Writer> files[] = {{&opts.json, write_matrix_json},
                                                          {&opts.csv, write_matrix_csv},
@@ -41,13 +42,13 @@ int write_reports(const MatrixRun& run, const MatrixOptions& opts, int code) {
     Status w = write(run, *path);
     if (!w.ok()) {
       std::fprintf(stderr, "%s\n", w.message().c_str());
-      code = code == 0 ? 1 : code;
+      if (outcome.ok()) outcome = Status::reported(Code::kFailed);
     }
   }
   if (opts.json != "-" && opts.csv != "-" && opts.html != "-") write_matrix_text(run, stdout);
   std::fflush(stdout);
   std::fflush(stderr);
-  return code;
+  return outcome;
 }
 
 }  // namespace
@@ -92,11 +93,11 @@ Result<std::unique_ptr<RoundSource>> make_rounds(const MatrixOptions& opts, int 
   PatternSpec pattern = job_pattern(opts, ranks, topology.get());
   if (pattern.kind == PatternKind::kAdaptive) {
     if (!topology || !topology->has_levels()) {
-      return Status::Usage(
+      return Status::usage(
           "--pattern adaptive screens switch by switch: give it the fabric's shape with "
           "--topology FILE (Slurm's topology.conf or a 'host group' map), or --simulate");
     }
-    if (ranks < 4) return Status::Usage("--pattern adaptive needs at least 4 ranks");
+    if (ranks < 4) return Status::usage("--pattern adaptive needs at least 4 ranks");
     return std::unique_ptr<RoundSource>(
         std::make_unique<AdaptivePlan>(std::move(topology), opts.seed, opts.randomize));
   }
@@ -109,7 +110,7 @@ Result<std::unique_ptr<RoundSource>> make_rounds(const MatrixOptions& opts, int 
   return std::unique_ptr<RoundSource>(std::make_unique<ScheduleRounds>(std::move(passes)));
 }
 
-int run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
+Status run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
             const std::function<void()>& on_finished, bool* all_ended) {
   const MatrixOptions& opts = *setup.opts;
   const int n = static_cast<int>(setup.hosts.size());
@@ -174,17 +175,18 @@ int run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
     run.simulation["wall_s"] = static_cast<double>(now_ns() - wall_started) / 1e9;
   }
   bool interrupted = setup.stop != nullptr && setup.stop->load();
-  run.exit_code = exit_code_of(run, interrupted);
+  Status outcome = outcome_of(run, interrupted);
+  run.exit_code = outcome.exit_code();  // the JSON's record of the status the process ends with
   if (all_ended != nullptr) *all_ended = ended;
-  return write_reports(run, opts, run.exit_code);
+  return write_reports(run, opts, outcome);
 }
 
-int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions& o,
-                      const std::atomic<bool>* stop) {
+Status run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions& o,
+                         const std::atomic<bool>* stop) {
   MatrixOptions opts = o;
   if (opts.seed == 0) opts.seed = static_cast<uint64_t>(now_ns()) % 1000000007 + 1;
   auto model = FabricModel::load(opts.simulate);
-  Status usage = model.ok() ? Status::Ok() : model.status();
+  Status usage = model.ok() ? Status::success() : model.status();
   auto topo = load_job_topology(opts);
   if (usage.ok() && !topo.ok()) usage = topo.status();
   auto baseline = load_job_baseline(opts);
@@ -192,10 +194,7 @@ int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions&
   if (usage.ok() && !opts.json.empty()) usage = check_writable(opts.json, "--json");
   if (usage.ok() && !opts.csv.empty()) usage = check_writable(opts.csv, "--csv");
   if (usage.ok() && !opts.html.empty()) usage = check_writable(opts.html, "--html");
-  if (!usage.ok()) {
-    std::fprintf(stderr, "%s\n", usage.message().c_str());
-    return usage.exit_code();
-  }
+  if (!usage.ok()) return usage;
   JobSetup setup;
   setup.argv = &argv;
   setup.opts = &opts;
@@ -216,10 +215,7 @@ int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions&
   for (const Fault& f : model->faults()) faults.push_back(model->fault_json(f));
   setup.simulation = {{"model", opts.simulate}, {"model_seed", model->seed()}, {"faults", faults}};
   auto rounds = make_rounds(opts, model->hosts(), setup.topology);
-  if (!rounds.ok()) {
-    std::fprintf(stderr, "%s\n", rounds.status().message().c_str());
-    return rounds.status().exit_code();
-  }
+  if (!rounds.ok()) return rounds.status();
   SimFleet fleet(*model, opts.timeout_s);
   setup.started_ns = fleet.now_ns();
   return run_job(setup, **rounds, fleet, nullptr, nullptr);

@@ -56,12 +56,12 @@ Result<std::unique_ptr<RoundSource>> make_rounds(const MatrixOptions& opts, int 
 
 // Drives the job over `fleet` and writes the reports. `on_finished` runs once every rank was
 // told the job is over (rank 0 ends its own agent there). `all_ended` (may be null): false
-// when a rank may still be running. Returns rank 0's exit status.
-int run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
-            const std::function<void()>& on_finished, bool* all_ended);
+// when a rank may still be running. Returns the job's outcome (rank 0's exit status).
+Status run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
+               const std::function<void()>& on_finished, bool* all_ended);
 
 // fabperf --matrix --simulate FABRIC.json: the whole job in this process.
-int run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions& opts,
-                      const std::atomic<bool>* stop);
+Status run_simulated_job(const std::vector<std::string>& argv, const MatrixOptions& opts,
+                         const std::atomic<bool>* stop);
 
 }  // namespace fabperf::cluster

@@ -314,12 +314,12 @@ Result<std::string> matrix_json_text(const MatrixRun& run) {
   char* buf = nullptr;
   size_t size = 0;
   std::FILE* f = open_memstream(&buf, &size);
-  if (f == nullptr) return Status::Failed("--html: out of memory for the report");
+  if (f == nullptr) return Status::failed("--html: out of memory for the report");
   write_document(run, f);
   bool ok = std::fclose(f) == 0;
   std::string text(buf != nullptr ? buf : "", size);
   std::free(buf);
-  if (!ok) return Status::Failed("--html: out of memory for the report");
+  if (!ok) return Status::failed("--html: out of memory for the report");
   return text;
 }
 
@@ -328,7 +328,7 @@ Status write_matrix_json(const MatrixRun& run, const std::string& path) {
       path,
       [&](std::FILE* f) {
         write_document(run, f);
-        return Status::Ok();
+        return Status::success();
       },
       "--json");
 }

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <optional>
 #include <thread>
 #include <utility>
 
@@ -51,20 +50,20 @@ bool speaks_for_job() {
 // the hard one allows, and say so when even that is too low.
 Status ensure_descriptors(int ranks) {
   rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status::Ok();
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return Status::success();
   rlim_t need = static_cast<rlim_t>(ranks) + 256;
-  if (limit.rlim_cur >= need) return Status::Ok();
+  if (limit.rlim_cur >= need) return Status::success();
   limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? need : std::min(need, limit.rlim_max);
   setrlimit(RLIMIT_NOFILE, &limit);
-  if (limit.rlim_cur >= need) return Status::Ok();
-  return Status::Failed(
+  if (limit.rlim_cur >= need) return Status::success();
+  return Status::failed(
       fmt::format("rank 0 needs {} file descriptors for {} ranks; the hard "
                   "limit is {} (raise it: ulimit -Hn, or limits.conf)",
                   need, ranks, limit.rlim_max));
 }
 
-int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& env,
-               Bootstrap& boot, const std::atomic<bool>* stop) {
+Status serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& env,
+                  Bootstrap& boot, const std::atomic<bool>* stop) {
   RankServices services;
   start_services(cl, o, env, boot, stop, services);
   std::string me = fmt::format("fabperf --matrix rank {} ({})", boot.rank(), services.card.host);
@@ -76,15 +75,13 @@ int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& 
   if (exchanged) boot.let_go(o.timeout_s);
   if (!s.ok() || !services.card.error.empty()) {
     std::fprintf(stderr, "%s: %s; rank 0 reports it unreachable\n", me.c_str(),
-                 (!s.ok() ? s : Status::Failed(services.card.error)).message().c_str());
-    return 0;  // rank 0's exit status is the job's verdict; a non-zero one here could end it
+                 (!s.ok() ? s : Status::failed(services.card.error)).message().c_str());
+    // Rank 0's exit status is the job's verdict; a failed one here could end the job.
+    return Status::success();
   }
   auto rank0 = boot.lookup(0, o.start_timeout_s);
-  if (!rank0.ok()) {
-    std::fprintf(stderr, "%s: rank 0 %s\n", me.c_str(), rank0.status().message().c_str());
-    return 1;
-  }
-  if (!rank0->error.empty()) return 0;  // rank 0 says why, and ends the job
+  if (!rank0.ok()) return Status::failed(me + ": rank 0 " + rank0.status().message());
+  if (!rank0->error.empty()) return Status::success();  // rank 0 says why, and ends the job
   std::vector<RankCard> peers;
   for (int r = 0; exchanged && r < boot.size(); ++r) {
     auto card = boot.lookup(r, o.timeout_s);
@@ -92,17 +89,14 @@ int serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEnv& 
   }
   open_to_peers(services, peers, &*rank0);
   s = services.agent->serve(o.start_timeout_s + 30);
-  if (s.code() == Code::kInterrupted) return 130;
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", me.c_str(), s.message().c_str());
-    return 1;
-  }
-  return 0;
+  if (s.code() == Code::kInterrupted) return Status::reported(Code::kInterrupted);
+  if (!s.ok()) return Status::failed(me + ": " + s.message());
+  return Status::success();
 }
 
-int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const MatrixOptions& o,
-              const SessionEnv& env, Bootstrap& boot, const std::atomic<bool>* stop,
-              int64_t started_ns) {
+Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
+                 const MatrixOptions& o, const SessionEnv& env, Bootstrap& boot,
+                 const std::atomic<bool>* stop, int64_t started_ns) {
   const int n = boot.size();
   MatrixOptions opts = o;
   if (opts.seed == 0) opts.seed = static_cast<uint64_t>(now_ns()) % 1000000007 + 1;
@@ -141,10 +135,7 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
   Deadline start_up = Deadline::After(opts.start_timeout_s);
   Status s = boot.publish(services.card);
   Status exchanged = s.ok() ? boot.exchange(opts.start_timeout_s) : s;
-  if (!usage.ok()) {
-    std::fprintf(stderr, "%s\n", usage.message().c_str());
-    return usage.exit_code();
-  }
+  if (!usage.ok()) return usage;
   std::FILE* progress = stderr;
   for (const std::string& w : matrix_warnings(opts.runs)) std::fprintf(progress, "%s\n", w.c_str());
   if (!exchanged.ok()) {
@@ -174,7 +165,7 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
     Agent* agent = services.agent.get();
     // Rank 0's own agent: its failure is the coordinator's link to rank 0 failing, reported.
     agent_thread =
-        std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).IgnoreError(); });
+        std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).ignore_error(); });
   }
   JobSetup setup;
   setup.argv = &argv;
@@ -195,67 +186,63 @@ int run_rank0(const std::vector<std::string>& argv, const CommandLine& cl, const
   };
   auto rounds = make_rounds(opts, n, setup.topology);
   if (!rounds.ok()) {  // checked before the exchange: not expected here
-    std::fprintf(stderr, "%s\n", rounds.status().message().c_str());
     AgentFleet(opts, boot.job(), std::move(cards)).finish();
     end_agent();
-    return rounds.status().exit_code();
+    return rounds.status();
   }
   AgentFleet fleet(opts, boot.job(), std::move(cards));
   bool all_ended = true;
-  int code = run_job(setup, **rounds, fleet, end_agent, &all_ended);
+  Status outcome = run_job(setup, **rounds, fleet, end_agent, &all_ended);
   if (!all_ended) {
     // Ranks that hang (or never reached rank 0) would keep the launcher waiting forever.
     std::fprintf(stderr, "matrix: asking the launcher to end ranks that did not stop\n");
     std::fflush(stderr);
     boot.abort_job("fabperf --matrix: rank 0 has reported; ending the ranks that hang");
   }
-  return code;
+  return outcome;
 }
 
 }  // namespace
 
-int maybe_run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
-                     const SessionEnv& env) {
+bool is_matrix_command(const CommandLine& cl) {
+  return cl.program.matrix || !matrix_option_without_matrix(cl).empty();
+}
+
+Status run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
+                  const SessionEnv& env) {
   if (!cl.program.matrix) {
-    std::string which = matrix_option_without_matrix(cl);
-    if (which.empty()) return -1;
-    std::fprintf(stderr, "%s applies only with --matrix; try: fabperf --help options\n",
-                 which.c_str());
-    return 2;
+    return Status::usage(matrix_option_without_matrix(cl) +
+                         " applies only with --matrix; try: fabperf --help options");
   }
   int64_t started_ns = now_ns();
   auto options = matrix_options_from(cl, *env.tests);
   if (!options.ok()) {
-    if (speaks_for_job()) std::fprintf(stderr, "%s\n", options.status().message().c_str());
-    return 2;
+    // One rank says it for the job; the others fail as quietly.
+    return speaks_for_job() ? Status::usage(options.status().message())
+                            : Status::reported(Code::kUsage);
   }
   if (!options->simulate.empty()) return run_simulated_job(argv, *options, &stop_flag());
   if (!pmix_launched()) {
-    if (!speaks_for_job()) return 2;
+    if (!speaks_for_job()) return Status::reported(Code::kUsage);
     std::string hint = non_pmix_launcher_hint();
-    std::fprintf(stderr, "fabperf --matrix: no PMIx launcher started this process%s%s.\n%s\n",
-                 hint.empty() ? "" : ": ", hint.c_str(), kHowToLaunch);
-    return 2;
+    return Status::usage("fabperf --matrix: no PMIx launcher started this process" +
+                         (hint.empty() ? "" : ": " + hint) + ".\n" + kHowToLaunch);
   }
   auto boot = make_pmix_bootstrap();
-  if (!boot.ok()) {
-    std::fprintf(stderr, "fabperf --matrix: %s\n", boot.status().message().c_str());
-    return 1;
-  }
+  if (!boot.ok()) return Status::failed("fabperf --matrix: " + boot.status().message());
   const std::atomic<bool>* stop = &stop_flag();
   // A rank other than 0 ends with its launcher, stopped or not (review N11).
   if ((*boot)->rank() != 0) {
     if (Status tied = end_with_launcher(); !tied.ok()) {
-      std::fprintf(stderr, "fabperf --matrix: %s\n", tied.message().c_str());
       (*boot)->finalize();
-      return 1;
+      return Status::failed("fabperf --matrix: " + tied.message());
     }
   }
-  int code = (*boot)->rank() == 0
-                 ? run_rank0(argv, cl, *options, env, **boot, stop, started_ns)
-                 : serve_rank(cl, *options, env, **boot, stop);
+  Status outcome = (*boot)->rank() == 0
+                       ? run_rank0(argv, cl, *options, env, **boot, stop, started_ns)
+                       : serve_rank(cl, *options, env, **boot, stop);
   (*boot)->finalize();
-  return code;
+  return outcome;
 }
 
 }  // namespace fabperf::cluster

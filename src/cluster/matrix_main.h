@@ -1,4 +1,4 @@
-// The --matrix front end: the one hook the application calls (app/fabperf_app.cc).
+// The --matrix front end: the mode row app/mode_table.cc runs.
 #pragma once
 
 #include <string>
@@ -9,11 +9,14 @@
 
 namespace fabperf::cluster {
 
-// -1 when the command line is not a --matrix one (nor uses a --matrix option: that is a usage
-// error, answered here); else the process's exit status once the job is done. `argv` is the
-// command as typed (for the report); `env` the app's tests and isolation of fabric runs.
-// SIGINT/SIGTERM (core/signals.h) end the job early, reported.
-int maybe_run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
-                     const SessionEnv& env);
+// True when the command line is a --matrix one, or uses a --matrix option without --matrix
+// (a usage error that run_matrix says): every rank of an mpirun/srun job.
+bool is_matrix_command(const CommandLine& cl);
+
+// The job: its outcome once it is done. `argv` is the command as typed (for the report); `env`
+// the app's tests and isolation of fabric runs. SIGINT/SIGTERM (core/signals.h) end the job
+// early, reported.
+Status run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
+                  const SessionEnv& env);
 
 }  // namespace fabperf::cluster

@@ -21,36 +21,36 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
   const ProgramOptions& p = cl.program;
   MatrixOptions o;
   if (!cl.host.empty() || p.loopback) {
-    return Status::Usage(
+    return Status::usage(
         "--matrix measures the ranks of its job: give it no host and no "
         "--loopback (mpirun -np N fabperf --matrix TESTS)");
   }
   if (cl.tests.empty()) {
-    return Status::Usage(
+    return Status::usage(
         "--matrix: must specify a test type (e.g. tcp_lat tcp_bw); try: "
         "fabperf --help tests");
   }
   for (const TestRequest& t : cl.tests) {
     const TestSpec* spec = tests.find(t.name);
     if (spec == nullptr || spec->kind == TestKind::kMisc) {
-      return Status::Usage("--matrix: " + t.name +
+      return Status::usage("--matrix: " + t.name +
                            " measures nothing; give latency, bandwidth "
                            "or message rate tests");
     }
     if (!t.loops.empty()) {
-      return Status::Usage("--matrix: -oo loops are not supported (one figure a pair and test)");
+      return Status::usage("--matrix: -oo loops are not supported (one figure a pair and test)");
     }
   }
   for (const FieldRef& refused :
        {FieldRef(&ProgramOptions::auth_key_file), FieldRef(&ProgramOptions::listen_port)}) {
     if (given(p, refused)) {
-      return Status::Usage(std::string("--") + option_of(refused).name +
+      return Status::usage(std::string("--") + option_of(refused).name +
                            " does not apply to --matrix: its ranks listen on ephemeral ports, "
                            "opened by per-job keys shared through PMIx");
     }
   }
   if (given(p, &ProgramOptions::repeat)) {
-    return Status::Usage("--repeat does not apply to --matrix (--retest re-measures suspect "
+    return Status::usage("--repeat does not apply to --matrix (--retest re-measures suspect "
                          "pairs)");
   }
   auto pattern = parse_pattern(p.pattern);
@@ -62,7 +62,7 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
   o.baseline = p.baseline;
   o.passes = std::max<uint64_t>(1, p.passes);
   if (o.passes > 1 && o.pattern.kind == PatternKind::kAdaptive) {
-    return Status::Usage("--passes applies to the fixed patterns, not --pattern adaptive (it "
+    return Status::usage("--passes applies to the fixed patterns, not --pattern adaptive (it "
                          "re-measures what it suspects by itself)");
   }
   o.randomize = p.randomize;
@@ -89,7 +89,7 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
   o.csv = p.csv;
   o.html = p.html;
   if ((o.json == "-") + (o.csv == "-") + (o.html == "-") > 1) {
-    return Status::Usage("only one of --json -, --csv - and --html - can have standard output");
+    return Status::usage("only one of --json -, --csv - and --html - can have standard output");
   }
   return o;
 }

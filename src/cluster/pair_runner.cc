@@ -27,7 +27,7 @@ class KeepFigure : public Reporter {
                           : (result.error.empty() ? "failed" : result.error);
     }
   }
-  Status finish(const RunInfo&) override { return Status::Ok(); }
+  Status finish(const RunInfo&) override { return Status::success(); }
 
   bool got_result = false;
   PairOutcome outcome;
@@ -61,11 +61,12 @@ PairOutcome run_pair(const PairRun& run, const FigureDef& figure) {
   KeepFigure* kept = keep.get();
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(std::move(keep));
-  int code = run_plan({one}, config, info, reporters);
+  Status outcome = run_plan({one}, config, info, reporters);
   if (!kept->got_result) {
-    return {std::nullopt, code == 130 ? "stopped"
-                                      : "the run produced no result (exit status " +
-                                            std::to_string(code) + ")"};
+    return {std::nullopt, outcome.code() == Code::kInterrupted
+                              ? "stopped"
+                              : std::string("the run produced no result") +
+                                    (outcome.code() == Code::kUsage ? " (a usage error)" : "")};
   }
   return kept->outcome;
 }

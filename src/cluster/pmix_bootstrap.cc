@@ -53,7 +53,7 @@ class PmixBootstrap : public Bootstrap {
     value.data.string = text.data();  // PMIx_Put copies it
     pmix_status_t rc = api_.put(PMIX_GLOBAL, kCardKey, &value);
     if (rc == PMIX_SUCCESS) rc = api_.commit();
-    return rc == PMIX_SUCCESS ? Status::Ok() : pmix_failed("PMIx_Put/Commit", rc);
+    return rc == PMIX_SUCCESS ? Status::success() : pmix_failed("PMIx_Put/Commit", rc);
   }
 
   Status exchange(double timeout_s) override {
@@ -65,9 +65,9 @@ class PmixBootstrap : public Bootstrap {
     info_bool(info[0], PMIX_COLLECT_DATA, true);
     info_int(info[1], PMIX_TIMEOUT, whole_seconds(timeout_s));
     pmix_status_t rc = api_.fence(&all, 1, info, 2);
-    if (rc == PMIX_SUCCESS) return Status::Ok();
+    if (rc == PMIX_SUCCESS) return Status::success();
     if (rc == PMIX_ERR_TIMEOUT) {
-      return Status::Timeout("not every rank reached the start-up exchange within " +
+      return Status::timeout("not every rank reached the start-up exchange within " +
                              std::to_string(whole_seconds(timeout_s)) + " s (--start_timeout)");
     }
     return pmix_failed("PMIx_Fence", rc);
@@ -80,8 +80,8 @@ class PmixBootstrap : public Bootstrap {
       if (auto it = missing_.find(rank); it != missing_.end()) return it->second;
     }
     if (rank < 0 || rank >= size_)
-      return Status::Failed("rank " + std::to_string(rank) + " is not in the job");
-    if (finalized_) return Status::Failed("published no address before the start-up exchange");
+      return Status::failed("rank " + std::to_string(rank) + " is not in the job");
+    if (finalized_) return Status::failed("published no address before the start-up exchange");
     pmix_proc_t peer;
     std::memset(&peer, 0, sizeof peer);
     std::memcpy(peer.nspace, me_.nspace, sizeof peer.nspace);
@@ -92,7 +92,7 @@ class PmixBootstrap : public Bootstrap {
     pmix_status_t rc = api_.get(&peer, kCardKey, info, 1, &value);
     if (rc != PMIX_SUCCESS || value == nullptr) {
       if (rc == PMIX_ERR_TIMEOUT || rc == PMIX_ERR_NOT_FOUND) {
-        return Status::Timeout("published no address within " +
+        return Status::timeout("published no address within " +
                                std::to_string(whole_seconds(timeout_s)) +
                                " s (did it start? did its fabperf reach --matrix?)");
       }
@@ -102,11 +102,11 @@ class PmixBootstrap : public Bootstrap {
         value->type == PMIX_STRING && value->data.string != nullptr ? value->data.string : "";
     release(value);
     auto parsed = nlohmann::json::parse(text, nullptr, false);
-    if (parsed.is_discarded()) return Status::Failed("its published card is not JSON");
+    if (parsed.is_discarded()) return Status::failed("its published card is not JSON");
     auto card = RankCard::from_json(parsed);
     if (!card.ok()) return card.status();
     if (card->rank != rank)
-      return Status::Failed("its card names rank " + std::to_string(card->rank));
+      return Status::failed("its card names rank " + std::to_string(card->rank));
     std::lock_guard<std::mutex> lock(mu_);
     cache_[rank] = *card;
     return *card;
@@ -138,7 +138,7 @@ class PmixBootstrap : public Bootstrap {
 
  private:
   Status pmix_failed(const std::string& what, pmix_status_t rc) const {
-    return Status::Failed(what + ": " + api_.error_string(rc));
+    return Status::failed(what + ": " + api_.error_string(rc));
   }
 
   void release(pmix_value_t* value) const {
@@ -178,19 +178,19 @@ pmix_status_t job_number(const PmixApi& api, const pmix_proc_t& me, const char* 
 Result<std::unique_ptr<Bootstrap>> make_pmix_bootstrap() {
   std::string error;
   const PmixApi* api = pmix_api(&error);
-  if (api == nullptr) return Status::Failed(error);
+  if (api == nullptr) return Status::failed(error);
   pmix_proc_t me;
   std::memset(&me, 0, sizeof me);
   pmix_status_t rc = api->init(&me, nullptr, 0);
   if (rc != PMIX_SUCCESS) {
-    return Status::Failed(std::string("PMIx_Init: ") + api->error_string(rc) +
+    return Status::failed(std::string("PMIx_Init: ") + api->error_string(rc) +
                           " (is the launcher's PMIx server reachable?)");
   }
   uint32_t size = 0, local_size = 0;
   rc = job_number(*api, me, PMIX_JOB_SIZE, &size);
   if (rc != PMIX_SUCCESS || size == 0) {
     api->finalize(nullptr, 0);
-    return Status::Failed(std::string("PMIx_Get(job size): ") + api->error_string(rc));
+    return Status::failed(std::string("PMIx_Get(job size): ") + api->error_string(rc));
   }
   job_number(*api, me, PMIX_LOCAL_SIZE, &local_size);  // optional: 0 when not known
   return std::unique_ptr<Bootstrap>(

@@ -11,11 +11,11 @@ constexpr size_t kMaxAddrs = 32;
 Result<std::string> text_field(const nlohmann::json& j, const char* name, bool required) {
   auto it = j.find(name);
   if (it == j.end()) {
-    if (required) return Status::Failed(std::string("card lacks \"") + name + "\"");
+    if (required) return Status::failed(std::string("card lacks \"") + name + "\"");
     return std::string();
   }
   if (!it->is_string() || it->get_ref<const std::string&>().size() > kMaxField) {
-    return Status::Failed(std::string("card field \"") + name + "\" is not a short string");
+    return Status::failed(std::string("card field \"") + name + "\" is not a short string");
   }
   return it->get<std::string>();
 }
@@ -24,7 +24,7 @@ Result<int64_t> number_field(const nlohmann::json& j, const char* name, int64_t 
   auto it = j.find(name);
   if (it == j.end() || !it->is_number_integer() || it->get<int64_t>() < lo ||
       it->get<int64_t>() > hi) {
-    return Status::Failed(std::string("card field \"") + name + "\" is missing or out of range");
+    return Status::failed(std::string("card field \"") + name + "\" is missing or out of range");
   }
   return it->get<int64_t>();
 }
@@ -46,7 +46,7 @@ nlohmann::json RankCard::to_json() const {
 }
 
 Result<RankCard> RankCard::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Status::Failed("card is not an object");
+  if (!j.is_object()) return Status::failed("card is not an object");
   RankCard card;
   auto rank = number_field(j, "rank", 0, INT32_MAX);
   if (!rank.ok()) return rank.status();
@@ -69,11 +69,11 @@ Result<RankCard> RankCard::from_json(const nlohmann::json& j) {
   card.addr = *addr;
   if (auto it = j.find("addrs"); it != j.end()) {
     if (!it->is_array() || it->size() > kMaxAddrs) {
-      return Status::Failed("card field \"addrs\" is not a short list");
+      return Status::failed("card field \"addrs\" is not a short list");
     }
     for (const nlohmann::json& a : *it) {
       if (!a.is_string() || a.get_ref<const std::string&>().size() > 64) {
-        return Status::Failed("card field \"addrs\" holds something not an address");
+        return Status::failed("card field \"addrs\" holds something not an address");
       }
       card.addrs.push_back(a.get<std::string>());
     }

@@ -92,7 +92,7 @@ void open_to_peers(RankServices& s, const std::vector<RankCard>& peers, const Ra
   if (!peers.empty()) s.server->set_allow(addresses_of(peers));
   if (rank0 != nullptr && s.agent) s.agent->set_allow(addresses_of({*rank0}));
   Server* raw = s.server.get();
-  s.server_thread = std::thread([raw] { raw->serve().IgnoreError(); });
+  s.server_thread = std::thread([raw] { raw->serve().ignore_error(); });
 }
 
 std::string host_name() {

@@ -79,7 +79,7 @@ Result<PatternSpec> parse_pattern(std::string_view text) {
     spec.path = std::string(text.substr(5));
     return spec;
   }
-  return Status::Usage("--pattern: " + std::string(text) +
+  return Status::usage("--pattern: " + std::string(text) +
                        ": expected all, shift, serial, adaptive or file:PAIRS");
 }
 
@@ -115,24 +115,24 @@ Schedule::Schedule(PatternKind kind, int ranks, bool randomize, uint64_t seed)
 
 Result<Schedule> Schedule::make(const PatternSpec& spec, int ranks, bool randomize, uint64_t seed) {
   if (ranks < 2) {
-    return Status::Usage("--matrix needs at least 2 ranks (this job has " + std::to_string(ranks) +
+    return Status::usage("--matrix needs at least 2 ranks (this job has " + std::to_string(ranks) +
                          ")");
   }
   if (spec.kind == PatternKind::kFile) {
     std::ifstream in(spec.path, std::ios::binary);
-    if (!in) return Status::Usage("--pattern file:" + spec.path + ": cannot read the file");
+    if (!in) return Status::usage("--pattern file:" + spec.path + ": cannot read the file");
     std::string text;
     char buf[65536];
     while (in.read(buf, sizeof buf) || in.gcount() > 0) {
       text.append(buf, static_cast<size_t>(in.gcount()));
       if (text.size() > kMaxFileBytes) {
-        return Status::Usage("--pattern file:" + spec.path + ": larger than 256 MiB");
+        return Status::usage("--pattern file:" + spec.path + ": larger than 256 MiB");
       }
     }
     return from_pairs_text(text, ranks, randomize, seed, "--pattern file:" + spec.path);
   }
   if (spec.kind == PatternKind::kAdaptive) {
-    return Status::Usage("--pattern adaptive is planned round by round, not scheduled");
+    return Status::usage("--pattern adaptive is planned round by round, not scheduled");
   }
   Schedule s(spec.kind, ranks, randomize, seed);
   uint64_t n = static_cast<uint64_t>(ranks);
@@ -211,7 +211,7 @@ std::vector<Pair> Schedule::round(size_t k) const {
 
 Result<Schedule> Schedule::from_pairs_text(std::string_view text, int ranks, bool randomize,
                                          uint64_t seed, const std::string& origin) {
-  if (ranks < 2) return Status::Usage("--matrix needs at least 2 ranks");
+  if (ranks < 2) return Status::usage("--matrix needs at least 2 ranks");
   struct Line {
     int64_t round;
     Pair pair;
@@ -235,37 +235,37 @@ Result<Schedule> Schedule::from_pairs_text(std::string_view text, int ranks, boo
     while (in >> token) {
       if (token.empty() || token.size() > 18 ||
           !std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return Status::Usage(where + "\"" + token.substr(0, 32) + "\" is not a rank number");
+        return Status::usage(where + "\"" + token.substr(0, 32) + "\" is not a rank number");
       }
       numbers.push_back(std::stoll(token));
     }
     if (numbers.empty()) continue;
     int fields = static_cast<int>(numbers.size());
     if (fields != 2 && fields != 3) {
-      return Status::Usage(where + "expected CLIENT SERVER or ROUND CLIENT SERVER");
+      return Status::usage(where + "expected CLIENT SERVER or ROUND CLIENT SERVER");
     }
     if (fields_seen != 0 && fields != fields_seen) {
-      return Status::Usage(where + "mixes lines with and without a round number");
+      return Status::usage(where + "mixes lines with and without a round number");
     }
     fields_seen = fields;
     int64_t a = numbers[fields - 2], b = numbers[fields - 1];
     if (a >= ranks)
-      return Status::Usage(where +
+      return Status::usage(where +
                            in_job(static_cast<int>(std::min<int64_t>(a, INT32_MAX)), ranks));
     if (b >= ranks)
-      return Status::Usage(where +
+      return Status::usage(where +
                            in_job(static_cast<int>(std::min<int64_t>(b, INT32_MAX)), ranks));
-    if (a == b) return Status::Usage(where + "a rank cannot measure itself");
+    if (a == b) return Status::usage(where + "a rank cannot measure itself");
     if (!seen.insert(static_cast<uint64_t>(a) * static_cast<uint64_t>(ranks) +
                      static_cast<uint64_t>(b))
              .second) {
-      return Status::Usage(where + "pair " + std::to_string(a) + " " + std::to_string(b) +
+      return Status::usage(where + "pair " + std::to_string(a) + " " + std::to_string(b) +
                            " is listed twice");
     }
     lines.push_back(
         {fields == 3 ? numbers[0] : -1, {static_cast<int>(a), static_cast<int>(b)}, line_no});
   }
-  if (lines.empty()) return Status::Usage(origin + ": lists no pairs");
+  if (lines.empty()) return Status::usage(origin + ": lists no pairs");
   Schedule s(PatternKind::kFile, ranks, false, seed);
   std::vector<size_t> round_of(lines.size());
   size_t rounds = 0;
@@ -280,7 +280,7 @@ Result<Schedule> Schedule::from_pairs_text(std::string_view text, int ranks, boo
         uint64_t key = round_of[i] * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank);
         auto [it, fresh] = busy.emplace(key, lines[i].line);
         if (!fresh) {
-          return Status::Usage(origin + ": line " + std::to_string(lines[i].line) + ": rank " +
+          return Status::usage(origin + ": line " + std::to_string(lines[i].line) + ": rank " +
                                std::to_string(rank) + " is already in round " +
                                std::to_string(lines[i].round) + " (line " +
                                std::to_string(it->second) + ")");

@@ -46,13 +46,13 @@ Result<std::vector<std::string>> expand_range(std::string_view body, size_t limi
     std::string_view lo = dash == std::string_view::npos ? part : part.substr(0, dash);
     std::string_view hi = dash == std::string_view::npos ? part : part.substr(dash + 1);
     if (!all_digits(lo) || !all_digits(hi)) {
-      return Status::Usage("\"[" + std::string(body) + "]\": \"" + std::string(part) +
+      return Status::usage("\"[" + std::string(body) + "]\": \"" + std::string(part) +
                            "\" is not a number or a range N-M");
     }
     long a = std::stol(std::string(lo)), b = std::stol(std::string(hi));
-    if (b < a) return Status::Usage("\"" + std::string(part) + "\": the range runs backwards");
+    if (b < a) return Status::usage("\"" + std::string(part) + "\": the range runs backwards");
     if (static_cast<size_t>(b - a) + out.size() >= limit) {
-      return Status::Usage("\"[" + std::string(body) + "]\" names too many hosts");
+      return Status::usage("\"[" + std::string(body) + "]\" names too many hosts");
     }
     for (long v = a; v <= b; ++v) {
       std::string digits = std::to_string(v);
@@ -72,18 +72,18 @@ Status expand_one(std::string_view expr, size_t limit, std::vector<std::string>&
     std::string_view plain = expr.substr(i, open == std::string_view::npos ? expr.size() - i
                                                                            : open - i);
     if (plain.find(']') != std::string_view::npos) {
-      return Status::Usage("\"" + std::string(expr) + "\": a ']' without its '['");
+      return Status::usage("\"" + std::string(expr) + "\": a ']' without its '['");
     }
     for (std::string& p : partial) p += plain;
     if (open == std::string_view::npos) break;
     size_t close = expr.find(']', open);
     if (close == std::string_view::npos) {
-      return Status::Usage("\"" + std::string(expr) + "\": a '[' without its ']'");
+      return Status::usage("\"" + std::string(expr) + "\": a '[' without its ']'");
     }
     auto values = expand_range(expr.substr(open + 1, close - open - 1), limit);
     if (!values.ok()) return values.status();
     if (partial.size() * values->size() > limit) {
-      return Status::Usage("\"" + std::string(expr) + "\" names too many hosts");
+      return Status::usage("\"" + std::string(expr) + "\" names too many hosts");
     }
     std::vector<std::string> next;
     next.reserve(partial.size() * values->size());
@@ -93,9 +93,9 @@ Status expand_one(std::string_view expr, size_t limit, std::vector<std::string>&
     partial.swap(next);
     i = close + 1;
   }
-  if (out.size() + partial.size() > limit) return Status::Usage("the list names too many hosts");
+  if (out.size() + partial.size() > limit) return Status::usage("the list names too many hosts");
   for (std::string& p : partial) out.push_back(std::move(p));
-  return Status::Ok();
+  return Status::success();
 }
 
 struct SwitchLine {
@@ -148,21 +148,21 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
       if (token.empty()) continue;
       size_t eq = token.find('=');
       if (eq == std::string_view::npos || eq == 0) {
-        return Status::Usage(where() + "\"" + std::string(token) + "\" is not KEY=VALUE");
+        return Status::usage(where() + "\"" + std::string(token) + "\" is not KEY=VALUE");
       }
       std::string key = lower(token.substr(0, eq));
       std::string_view value = token.substr(eq + 1);
-      if (value.empty()) return Status::Usage(where() + std::string(token.substr(0, eq)) +
+      if (value.empty()) return Status::usage(where() + std::string(token.substr(0, eq)) +
                                               "= has no value");
       if (key == "switchname" || key == "blockname") {
         if (value.find_first_of("[],") != std::string_view::npos) {
-          return Status::Usage(where() + "a switch name is one name, not a list: " +
+          return Status::usage(where() + "a switch name is one name, not a list: " +
                                std::string(value));
         }
         def.name = std::string(value);
       } else if (key == "nodes" || key == "switches") {
         auto names = expand_hostlist(value);
-        if (!names.ok()) return names.status().Prefixed(where() + std::string(token.substr(0, eq)));
+        if (!names.ok()) return names.status().prefixed(where() + std::string(token.substr(0, eq)));
         auto& into = key == "nodes" ? def.nodes : def.children;
         into.insert(into.end(), names->begin(), names->end());
       } else if (key == "linkspeed") {
@@ -170,41 +170,41 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
       } else if (key == "blocksizes") {
         sized = true;  // topology/block's block sizes: the blocks themselves are the switches
       } else {
-        return Status::Usage(where() + "unknown key " + std::string(token.substr(0, eq)) +
+        return Status::usage(where() + "unknown key " + std::string(token.substr(0, eq)) +
                              " (expected SwitchName, Switches, Nodes, LinkSpeed, BlockName, "
                              "BlockSizes)");
       }
     }
     if (def.name.empty()) {
       if (sized) continue;
-      return Status::Usage(where() + "no SwitchName= (or BlockName=)");
+      return Status::usage(where() + "no SwitchName= (or BlockName=)");
     }
     if (def.nodes.empty() && def.children.empty()) {
-      return Status::Usage(where() + "switch " + def.name + " has neither Nodes= nor Switches=");
+      return Status::usage(where() + "switch " + def.name + " has neither Nodes= nor Switches=");
     }
     if (by_name.count(def.name) > 0) {
-      return Status::Usage(where() + "switch " + def.name + " is defined again (first on line " +
+      return Status::usage(where() + "switch " + def.name + " is defined again (first on line " +
                            std::to_string(defs[by_name[def.name]].line) + ")");
     }
     by_name[def.name] = defs.size();
     defs.push_back(std::move(def));
   }
-  if (defs.empty()) return Status::Usage(origin + ": defines no switch");
+  if (defs.empty()) return Status::usage(origin + ": defines no switch");
   // Parents from Switches=, each switch at most one; then groups: a leaf's parent.
   std::vector<int> parent(defs.size(), -1);
   for (size_t i = 0; i < defs.size(); ++i) {
     for (const std::string& child : defs[i].children) {
       auto it = by_name.find(child);
       if (it == by_name.end()) {
-        return Status::Usage(fmt::format("{}: line {}: switch {} is not defined", origin,
+        return Status::usage(fmt::format("{}: line {}: switch {} is not defined", origin,
                                          defs[i].line, child));
       }
       if (it->second == i) {
-        return Status::Usage(fmt::format("{}: line {}: switch {} lists itself", origin,
+        return Status::usage(fmt::format("{}: line {}: switch {} lists itself", origin,
                                          defs[i].line, child));
       }
       if (parent[it->second] >= 0) {
-        return Status::Usage(fmt::format(
+        return Status::usage(fmt::format(
             "{}: line {}: switch {} is already under {} (line {})", origin, defs[i].line, child,
             defs[static_cast<size_t>(parent[it->second])].name,
             defs[static_cast<size_t>(parent[it->second])].line));
@@ -216,7 +216,7 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
     size_t steps = 0;
     for (int s = parent[i]; s >= 0; s = parent[static_cast<size_t>(s)]) {
       if (++steps > defs.size()) {
-        return Status::Usage(fmt::format("{}: line {}: switch {} is its own ancestor (a cycle)",
+        return Status::usage(fmt::format("{}: line {}: switch {} is its own ancestor (a cycle)",
                                          origin, defs[i].line, defs[i].name));
       }
     }
@@ -236,7 +236,7 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
   for (size_t i = 0; i < defs.size(); ++i) {
     for (const std::string& host : defs[i].nodes) {
       if (!topo.add_host(host, static_cast<int>(i))) {
-        return Status::Usage(fmt::format("{}: line {}: host {} is already under a switch (line {})",
+        return Status::usage(fmt::format("{}: line {}: host {} is already under a switch (line {})",
                                          origin, defs[i].line, host, host_line[host]));
       }
       host_line[host] = defs[i].line;
@@ -262,22 +262,22 @@ Result<Topology> parse_map(const std::vector<std::pair<size_t, std::string>>& li
       pos = end;
     }
     if (fields.size() != 2) {
-      return Status::Usage(where + "expected HOST GROUP (two fields), or Slurm's "
+      return Status::usage(where + "expected HOST GROUP (two fields), or Slurm's "
                                    "SwitchName=... syntax");
     }
     auto hosts = expand_hostlist(fields[0]);
-    if (!hosts.ok()) return hosts.status().Prefixed(where.substr(0, where.size() - 2));
+    if (!hosts.ok()) return hosts.status().prefixed(where.substr(0, where.size() - 2));
     int sw = topo.switch_index(fields[1]);
     if (sw < 0) sw = topo.add_switch(fields[1], -1, -1);
     for (const std::string& host : *hosts) {
       if (!topo.add_host(host, sw)) {
-        return Status::Usage(where + "host " + host + " is listed again (first on line " +
+        return Status::usage(where + "host " + host + " is listed again (first on line " +
                              std::to_string(host_line[host]) + ")");
       }
       host_line[host] = number;
     }
   }
-  if (host_line.empty()) return Status::Usage(origin + ": lists no host");
+  if (host_line.empty()) return Status::usage(origin + ": lists no host");
   return topo;
 }
 
@@ -300,22 +300,22 @@ Result<std::vector<std::string>> expand_hostlist(std::string_view text, size_t l
     char c = i < text.size() ? text[i] : ',';
     if (c == '[') ++depth;
     if (c == ']') --depth;
-    if (depth < 0) return Status::Usage("\"" + std::string(text) + "\": a ']' without its '['");
-    if (depth > 1) return Status::Usage("\"" + std::string(text) + "\": nested '['");
+    if (depth < 0) return Status::usage("\"" + std::string(text) + "\": a ']' without its '['");
+    if (depth > 1) return Status::usage("\"" + std::string(text) + "\": nested '['");
     if (c != ',' || depth > 0) continue;
     std::string_view expr = trim(text.substr(start, i - start));
     start = i + 1;
-    if (expr.empty()) return Status::Usage("\"" + std::string(text) + "\": an empty name");
+    if (expr.empty()) return Status::usage("\"" + std::string(text) + "\": an empty name");
     Status s = expand_one(expr, limit, out);
     if (!s.ok()) return s;
   }
-  if (depth != 0) return Status::Usage("\"" + std::string(text) + "\": a '[' without its ']'");
+  if (depth != 0) return Status::usage("\"" + std::string(text) + "\": a '[' without its ']'");
   return out;
 }
 
 Result<Topology> parse_topology(std::string_view text, const std::string& origin) {
   auto lines = logical_lines(text);
-  if (lines.empty()) return Status::Usage(origin + ": the file is empty");
+  if (lines.empty()) return Status::usage(origin + ": the file is empty");
   bool slurm = lines.front().second.find('=') != std::string::npos;
   return slurm ? parse_slurm(lines, origin) : parse_map(lines, origin);
 }
@@ -323,12 +323,12 @@ Result<Topology> parse_topology(std::string_view text, const std::string& origin
 Result<Topology> load_topology(const std::string& path) {
   std::string origin = "--topology " + path;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Usage(origin + ": cannot read the file");
+  if (!in) return Status::usage(origin + ": cannot read the file");
   std::string text;
   char buf[65536];
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return Status::Usage(origin + ": larger than 64 MiB");
+    if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 64 MiB");
   }
   return parse_topology(text, origin);
 }

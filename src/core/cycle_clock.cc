@@ -37,7 +37,7 @@ bool cycles_available() {
 
 Result<CycleClock> CycleClock::calibrate(int samples) {
   if (!cycles_available()) {
-    return Status::Unsupported("-c cycles: this CPU has no cycle counter fabperf can read");
+    return Status::unsupported("-c cycles: this CPU has no cycle counter fabperf can read");
   }
   // Pairs (ns since start, cycles since start), each after a spin a little longer than the
   // one before, as the original's regression spaces its samples. Each clock read sits between
@@ -71,7 +71,7 @@ Result<CycleClock> CycleClock::calibrate(int samples) {
     y.push_back(p.cycles);
   }
   samples = static_cast<int>(x.size());
-  if (samples < 2) return Status::Failed("-c cycles: too few undisturbed samples to calibrate");
+  if (samples < 2) return Status::failed("-c cycles: too few undisturbed samples to calibrate");
   double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
   const double n = samples;
   for (int i = 0; i < samples; ++i) {
@@ -79,13 +79,13 @@ Result<CycleClock> CycleClock::calibrate(int samples) {
   }
   const double cov = n * sxy - sx * sy, vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
   if (vx <= 0 || vy <= 0 || cov <= 0) {
-    return Status::Failed("-c cycles: the cycle counter does not advance with the clock");
+    return Status::failed("-c cycles: the cycle counter does not advance with the clock");
   }
   const double r2 = cov * cov / vx / vy;
   if (r2 < 0.9) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "-c cycles: correlation coefficient r^2: %g < 0.9", r2);
-    return Status::Failed(buf);
+    return Status::failed(buf);
   }
   CycleClock clock;
   clock.ns_per_cycle_ = vx / cov;  // 1 / (cycles per ns)

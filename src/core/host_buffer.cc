@@ -14,7 +14,7 @@ namespace fabperf {
 Result<size_t> huge_page_size(const std::string& use_hp) {
   if (use_hp == "2M" || use_hp == "2m") return size_t{2} << 20;
   if (use_hp == "1G" || use_hp == "1g") return size_t{1} << 30;
-  return Status::Usage("Invalid hugepage type: " + use_hp + ". Must be 2M or 1G");
+  return Status::usage("Invalid hugepage type: " + use_hp + ". Must be 2M or 1G");
 }
 
 Result<uint64_t> free_huge_pages(size_t page_size) {
@@ -23,7 +23,7 @@ Result<uint64_t> free_huge_pages(size_t page_size) {
   std::ifstream in(path);
   uint64_t pages = 0;
   if (!(in >> pages)) {
-    return Status::Unsupported("cannot read " + path + " (no " +
+    return Status::unsupported("cannot read " + path + " (no " +
                                (page_size >= (size_t{1} << 30) ? "1G" : "2M") +
                                " huge page support in this kernel?)");
   }
@@ -45,7 +45,7 @@ Result<HostBuffer> HostBuffer::allocate(size_t size, const std::string& use_hp) 
       // The kernel's pool is reserved by root: say where.
       std::string pool = "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page / 1024) +
                          "kB/nr_hugepages";
-      return Status::Unsupported(
+      return Status::unsupported(
           "not enough free " + use_hp + " huge pages: need " + std::to_string(need) +
           ", have " + std::to_string(*have) + " (reserve more as root: " +
           (page == (size_t{2} << 20) ? "sysctl vm.nr_hugepages=N, or " : "") + "echo N > " +
@@ -58,7 +58,7 @@ Result<HostBuffer> HostBuffer::allocate(size_t size, const std::string& use_hp) 
   if (mapped == 0) mapped = page;
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) {
-    return Status::Failed("mmap of " + std::to_string(mapped) + " bytes" +
+    return Status::failed("mmap of " + std::to_string(mapped) + " bytes" +
                           (use_hp.empty() ? "" : " of " + use_hp + " huge pages") + " failed: " +
                           std::strerror(errno));
   }

@@ -22,22 +22,22 @@ std::string dir_of(const std::string& path) {
 }  // namespace
 
 Status check_writable(const std::string& path, const std::string& option) {
-  if (path == "-") return Status::Ok();
+  if (path == "-") return Status::success();
   auto refuse = [&](const std::string& why) {
-    return Status::Usage(option + " " + path + ": cannot write the file: " + why);
+    return Status::usage(option + " " + path + ": cannot write the file: " + why);
   };
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return refuse("it is a directory");
     if (::access(path.c_str(), W_OK) != 0) return refuse(std::strerror(errno));
-    return Status::Ok();
+    return Status::success();
   }
   if (errno != ENOENT) return refuse(std::strerror(errno));
   std::string dir = dir_of(path);
   if (::stat(dir.c_str(), &st) != 0) return refuse("directory " + dir + ": " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return refuse(dir + " is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return refuse(dir + ": " + std::strerror(errno));
-  return Status::Ok();
+  return Status::success();
 }
 
 Status write_file_atomically(const std::string& path, const std::string& text,
@@ -46,7 +46,7 @@ Status write_file_atomically(const std::string& path, const std::string& text,
       path,
       [&](std::FILE* f) {
         std::fwrite(text.data(), 1, text.size(), f);
-        return Status::Ok();
+        return Status::success();
       },
       option);
 }
@@ -55,13 +55,13 @@ Status write_file_atomically(const std::string& path,
                              const std::function<Status(std::FILE*)>& write,
                              const std::string& option) {
   auto failed = [&](const std::string& why) {
-    return Status::Failed(option + " " + path + ": cannot write the file: " + why);
+    return Status::failed(option + " " + path + ": cannot write the file: " + why);
   };
   if (path == "-") {
     Status s = write(stdout);
     std::fflush(stdout);
     if (!s.ok()) return failed(s.message());
-    return std::ferror(stdout) ? failed("standard output") : Status::Ok();
+    return std::ferror(stdout) ? failed("standard output") : Status::success();
   }
   struct stat st {};
   bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
@@ -76,16 +76,16 @@ Status write_file_atomically(const std::string& path,
     return failed(std::strerror(errno));
   }
   Status s = write(f);
-  if (s.ok() && (std::fflush(f) != 0 || std::ferror(f))) s = Status::Failed(std::strerror(errno));
-  if (s.ok() && !special && ::fsync(fd) != 0) s = Status::Failed(std::strerror(errno));
-  if (std::fclose(f) != 0 && s.ok()) s = Status::Failed(std::strerror(errno));
+  if (s.ok() && (std::fflush(f) != 0 || std::ferror(f))) s = Status::failed(std::strerror(errno));
+  if (s.ok() && !special && ::fsync(fd) != 0) s = Status::failed(std::strerror(errno));
+  if (std::fclose(f) != 0 && s.ok()) s = Status::failed(std::strerror(errno));
   if (special) return s.ok() ? s : failed(s.message());
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Status::Failed(std::strerror(errno));
+  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = Status::failed(std::strerror(errno));
   if (!s.ok()) {
     ::unlink(tmp.c_str());
     return failed(s.message());
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf

@@ -69,7 +69,7 @@ constexpr SizeSuffix kSizeSuffixes[] = {
     {"TiB", kTi},
 };
 
-Status bad_size(std::string_view text) { return Status::Usage("bad size: " + std::string(text)); }
+Status bad_size(std::string_view text) { return Status::usage("bad size: " + std::string(text)); }
 
 // floor(0.DIGITS * multiplier), exactly: long multiplication from the last digit, keeping
 // only the carry that crosses the point.
@@ -106,7 +106,7 @@ Result<uint64_t> parse_size(std::string_view text) {
     auto [end, ec] =
         std::from_chars(number.whole.data(), number.whole.data() + number.whole.size(), whole);
     if (ec == std::errc::result_out_of_range) {
-      return Status::Usage("size too large: " + std::string(text));
+      return Status::usage("size too large: " + std::string(text));
     }
     if (ec != std::errc() || end != number.whole.data() + number.whole.size()) {
       return bad_size(text);
@@ -115,13 +115,13 @@ Result<uint64_t> parse_size(std::string_view text) {
   uint64_t bytes = 0;
   if (__builtin_mul_overflow(whole, multiplier, &bytes) ||
       __builtin_add_overflow(bytes, fraction_times(number.fraction, multiplier), &bytes)) {
-    return Status::Usage("size too large: " + std::string(text));
+    return Status::usage("size too large: " + std::string(text));
   }
   return bytes;
 }
 
 Result<double> parse_time(std::string_view text) {
-  const Status bad = Status::Usage("bad time: " + std::string(text));
+  const Status bad = Status::usage("bad time: " + std::string(text));
   Decimal number;
   if (!split_decimal(text, &number)) return bad;
   double multiplier = 0;
@@ -168,10 +168,10 @@ Result<int64_t> parse_int(std::string_view text, int64_t min, int64_t max) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   const bool range_error = ec == std::errc::result_out_of_range;
   if (!range_error && (ec != std::errc() || end != text.data() + text.size() || text.empty())) {
-    return Status::Usage("bad number: " + std::string(text));
+    return Status::usage("bad number: " + std::string(text));
   }
   if (range_error || value < min || value > max) {
-    return Status::Usage("bad number: " + std::string(text) + " (must be " + std::to_string(min) +
+    return Status::usage("bad number: " + std::string(text) + " (must be " + std::to_string(min) +
                          " to " + std::to_string(max) + ")");
   }
   return value;
@@ -187,7 +187,7 @@ Result<bool> parse_on_off(std::string_view text) {
       (ec == std::errc() || ec == std::errc::result_out_of_range)) {
     return ec == std::errc::result_out_of_range || value != 0;
   }
-  return Status::Usage("bad on/off value: " + std::string(text) +
+  return Status::usage("bad on/off value: " + std::string(text) +
                        " (use 0/1, on/off, yes/no or true/false)");
 }
 

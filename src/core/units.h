@@ -16,15 +16,15 @@ namespace fabperf {
 // G/gib/GiB = 2^30, T/tib/TiB = 2^40. "KB", "MB" ... are refused because they could mean
 // either. A fraction is allowed ("1.5K" = 1536); fractional bytes are dropped (qperf does
 // the same). The value is 64-bit and overflow is an error. Every failure is
-// Status::Usage("bad size: TEXT") or Status::Usage("size too large: TEXT"); the caller puts
+// Status::usage("bad size: TEXT") or Status::usage("size too large: TEXT"); the caller puts
 // the option name in front.
 Result<uint64_t> parse_size(std::string_view text);
 
 // A duration in seconds such as "2", "0.5", "30s", "5m", "1.5h" or "1d" (suffix in either
-// case, as qperf). Negative, non-finite or malformed text is Status::Usage("bad time: TEXT").
+// case, as qperf). Negative, non-finite or malformed text is Status::usage("bad time: TEXT").
 Result<double> parse_time(std::string_view text);
 
-// A decimal integer within [min, max]; anything else is Status::Usage.
+// A decimal integer within [min, max]; anything else is Status::usage.
 Result<int64_t> parse_int(std::string_view text, int64_t min, int64_t max);
 
 // qperf's OnOff argument: a non-negative integer (non-zero means on), or one of on/off,

@@ -1,5 +1,5 @@
-// The fab_* tools' top level: parse with the tool's grammar, then serve, run a client, or run
-// a single-process tool (loopback, heatsink, stat), all through the one engine.
+// The fab_* tools' modes (rows of app/mode_table.cc): serve, run a client or loopback through
+// the one engine, with the tools' own banner, summary tables and buffers.
 #include "cxi/cxi_main.h"
 
 #include <cstdio>
@@ -14,16 +14,15 @@
 #include "cxi/sysfs.h"
 #include "fabric/gpu_runtime.h"
 #include "options/gpu_spec.h"
+#include "report/outputs.h"
 #include "stats/latency.h"
 
 namespace fabperf::cxi {
 
 namespace {
 
-int fail(const std::string& message, int code = 1) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return code;
-}
+// The originals exit 1 for every error.
+Status fail(const std::string& message) { return Status::failed(message); }
 
 // The originals' "Found N GPU(s)": the devices this process's GPU runtime reports, when one of
 // its own buffers is on a GPU (-1: none is, or the runtime does not say).
@@ -39,36 +38,39 @@ int gpus_found(const ProgramOptions& p) {
   return count.ok() ? *count : -1;
 }
 
-// The originals exit 1 for every error, bad usage included; the shared modes say 2 there.
-int as_originals(int code) { return code == 2 ? 1 : code; }
+}  // namespace
 
-std::string usage(const Tool& tool) {
+std::string tool_help(const Tool& tool) {
   std::string out = "Usage:\n" + tool_synopsis(tool);
   out += std::string("\n") + tool.name + ": " + tool.summary + " (" + tool.original +
          " on any libfabric provider).\n\nOptions:\n";
   return out + tool_usage_options(tool.bit);
 }
 
+namespace {
+
 // The originals' check before allocating (get_hugepages_needed): this side's pages are free,
 // else "Insufficient 2M huge pages. Need N to run".
 Status check_free_hugepages(const Tool& tool, const SummaryView& view) {
   const uint64_t needed = hugepages_needed(tool, view, false);
-  if (needed == 0) return Status::Ok();
+  if (needed == 0) return Status::success();
   const uint64_t page = hugepage_bytes(view.run.use_hp);
   const std::string name = page == (uint64_t{1} << 30) ? "1G" : "2M";
   const std::string file = sysfs_root() + "/kernel/mm/hugepages/hugepages-" +
                            std::to_string(page / 1024) + "kB/free_hugepages";
   const std::string text = read_line(file);
-  if (text.empty()) return Status::Failed("Unable to open " + file);
+  if (text.empty()) return Status::failed("Unable to open " + file);
   if (std::strtoull(text.c_str(), nullptr, 10) < needed) {
-    return Status::Failed("Insufficient " + name + " huge pages. Need " + std::to_string(needed) +
+    return Status::failed("Insufficient " + name + " huge pages. Need " + std::to_string(needed) +
                           " to run");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
-int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
-                         bool loopback) {
+}  // namespace
+
+Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
+                       bool loopback) {
   auto plan = plan_tool(tool, cl, *env.tests);
   if (!plan.ok()) return fail(plan.status().message());  // the originals exit 1 for any error
   if (!plan->cxi_warning.empty()) {
@@ -86,7 +88,6 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
   }
   info.percentiles = default_percentiles();
   if (!p.percentiles.empty()) info.percentiles = *parse_percentiles(p.percentiles);
-  std::vector<std::unique_ptr<Reporter>> reporters;
   Endpoints ep{plan->device, plan->provider, false, "", loopback ? "127.0.0.1" : cl.host};
   // The run as this client asks for it: its summary, and (in HELLO) the server's.
   const RunOptions& first = plan->runs.at(0).params.local;
@@ -95,31 +96,21 @@ int run_pair_or_loopback(const Tool& tool, CommandLine& cl, RunInfo& info, const
   if (plan->tx_queue > 0 && plan->tx_queue < first.tx_depth) view.asked.in_flight = plan->tx_queue;
   view.gpus_found = gpus_found(p);
   if (Status pages = check_free_hugepages(tool, view); !pages.ok()) return fail(pages.message());
-  reporters.push_back(make_tool_reporter(tool, p, view, ep, loopback));
-  // fabperf's JSON document and its HTML report, beside the tool's own tables.
-  // The tool's table holds standard output: fabperf's documents go there only one at a time.
-  if ((p.json == "-") + (p.html == "-") + (p.json_stream == "-") > 1) {
-    return fail("only one of --json, --html and --json-stream can be - (standard output)");
-  }
-  for (const auto& [path, make] : {std::pair{&p.json, &make_json_reporter},
-                                   std::pair{&p.html, &make_html_reporter}}) {
-    if (path->empty()) continue;
-    auto r = make(*path);
-    if (!r.ok()) return fail(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
-  if (!p.json_stream.empty()) {
-    auto r = make_json_stream_reporter(
-        p.json_stream, given(p, &ProgramOptions::interval) ? p.interval : 0);
-    if (!r.ok()) return fail(r.status().message());
-    reporters.push_back(std::move(*r));
-  }
+  // fabperf's JSON document and its HTML report, beside the tool's own tables, which keep
+  // standard output.
+  OutputSpec outputs = outputs_of(p);
+  outputs.own = make_tool_reporter(tool, p, view, ep, loopback);
+  outputs.own_keeps_stdout = true;
+  auto reporters = make_reporters(std::move(outputs));
+  if (!reporters.ok()) return reporters.status();
   // The client's own buffers and the run it asks for, for the server's summary.
   nlohmann::json own = SideMemory::of(p).to_json();
   own["iters"] = p.iters;
   own["run"] = view.asked.to_json();
-  return run_client_mode(cl, plan->runs, info, reporters, loopback, tool.name, env, own);
+  return run_client_mode(cl, plan->runs, info, *reporters, loopback, tool.name, env, own);
 }
+
+namespace {
 
 // A fab_* server's own -t/-r/-g/-v/-d, as each of the originals' processes keeps its own:
 // they replace the client's on every run, and the client learns the buffers for its summary.
@@ -143,7 +134,7 @@ Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
     opts.gpu = *gpu;
     opts.domain = mine.domain;
     opts.svc_id = mine.svc_id;
-    return Status::Ok();
+    return Status::success();
   };
   return own;
 }
@@ -152,49 +143,22 @@ Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
 
 bool is_cxi_program(const std::string& program) { return find_tool(program) != nullptr; }
 
-int cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
-             const SessionEnv& env) {
-  const Tool* tool = find_tool(program);
-  if (tool == nullptr) return fail(program + ": not a fab_* tool");
-  const bool pair = tool->kind == ToolKind::kLatency || tool->kind == ToolKind::kBandwidth;
-  auto parsed = parse_tool_command_line(args, tool->bit, tool->name, pair);
-  if (!parsed.ok()) return fail(parsed.status().message());
-  CommandLine& cl = *parsed;
-  if (cl.program.help) {
-    std::fputs(usage(*tool).c_str(), stdout);
-    return 0;
-  }
-  if (cl.program.version) {
-    std::printf("%s version: %s (fabperf)\n", tool->name, FABPERF_VERSION);
-    return 0;
-  }
+void resolve_tool_options(const Tool& tool, CommandLine& cl) {
   if (cl.program.emu_mode) {
     std::fprintf(stderr, "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
-                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool->name);
+                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool.name);
   }
   fill_discovered_gpu_type(cl.program);
-  switch (tool->kind) {
-    case ToolKind::kLatency:
-    case ToolKind::kBandwidth: {
-      if (!cl.host.empty()) return as_originals(run_pair_or_loopback(*tool, cl, info, env, false));
-      auto own = server_own_options(*tool, cl);
-      if (!own.ok()) return fail(own.status().message());
-      auto observer =
-          make_tool_server_observer(*tool, cl.program, stdout, gpus_found(cl.program));
-      return as_originals(run_server_mode(
-          cl, env, observer.get(),
-          "Listening on port " + std::to_string(cl.program.listen_port) +
-              " for client to connect...\n",
-          tool->name, &*own));
-    }
-    case ToolKind::kLoopback:
-      return as_originals(run_pair_or_loopback(*tool, cl, info, env, true));
-    case ToolKind::kHeatsink:
-      return run_heatsink_check(*tool, cl, *env.tests);
-    case ToolKind::kStat:
-      return run_stat(*tool, cl);
-  }
-  return 1;
+}
+
+Status run_tool_server(const Tool& tool, CommandLine& cl, const SessionEnv& env) {
+  auto own = server_own_options(tool, cl);
+  if (!own.ok()) return fail(own.status().message());
+  auto observer = make_tool_server_observer(tool, cl.program, stdout, gpus_found(cl.program));
+  return run_server_mode(
+      cl, env, observer.get(),
+      "Listening on port " + std::to_string(cl.program.listen_port) + " for client to connect...\n",
+      tool.name, &*own);
 }
 
 }  // namespace fabperf::cxi

@@ -1,4 +1,4 @@
-// Top level of the CXI dialect: argv[0] names the tool (fab_write_lat ...), this runs it.
+// The CXI dialect's modes: argv[0] names the tool (fab_write_lat ...), these run it.
 #pragma once
 
 #include <string>
@@ -15,13 +15,25 @@ namespace fabperf::cxi {
 // True when `program` (argv[0]'s basename) is one of the fab_* tools (or a cxi_* name).
 bool is_cxi_program(const std::string& program);
 
-// Runs the tool; returns the exit status (0 ok, 1 any error, bad usage included, as the
-// originals; 130 interrupted; fab_heatsink_check 2 when a target failed).
-int cxi_main(const std::string& program, const std::vector<std::string>& args, RunInfo& info,
-             const SessionEnv& env);
+// The tool's --help text: its usage lines, summary and options.
+std::string tool_help(const Tool& tool);
+
+// What the tools settle after parsing, before any mode runs: the GPU type a buffer's index
+// names, and a note that --emu-mode means nothing here.
+void resolve_tool_options(const Tool& tool, CommandLine& cl);
+
+// The modes of a fab_* tool (rows of app/mode_table.cc): kInterrupted when stopped,
+// kCheckFailed when fab_heatsink_check's target failed. The originals exit 1 for every error,
+// bad usage included: fabperf_main maps this dialect's kUsage so.
+// A pair tool with no server named: serves, with the tool's own -t/-r/-g/-v/-d.
+Status run_tool_server(const Tool& tool, CommandLine& cl, const SessionEnv& env);
+// A pair tool against cl.host, or fab_loopback_bw (`loopback`): the tool's tables, and
+// fabperf's --json/--html/--json-stream beside them.
+Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
+                       bool loopback);
 
 // The tools that run no pair: heatsink.cc, stat.cc.
-int run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests);
-int run_stat(const Tool& tool, const CommandLine& cl);
+Status run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests);
+Status run_stat(const Tool& tool, const CommandLine& cl);
 
 }  // namespace fabperf::cxi

@@ -88,7 +88,7 @@ Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool s
     return gpu_text(p, p.tx_gpu);
   }
   if (both && p.tx_gpu != p.rx_gpu) {
-    return Status::Usage(std::string("-t and -r must name the same memory with -b") +
+    return Status::usage(std::string("-t and -r must name the same memory with -b") +
                          (server ? " (on this server)" : "") +
                          ": fabperf keeps one buffer per side, used both to send and receive");
   }
@@ -128,12 +128,12 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   ProgramOptions& p = cl.program;
   const bool by_duration = duration_given(cl);
   if (given(p, &ProgramOptions::iters) && by_duration && tool.kind != ToolKind::kHeatsink) {
-    return Status::Usage("-n/--iters and -D/--duration cannot both be given");
+    return Status::usage("-n/--iters and -D/--duration cannot both be given");
   }
   if (!given(p, &ProgramOptions::iters)) p.iters = tool.iters;
   RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
   if (by_duration && own.time <= 0) {
-    return Status::Usage("Invalid duration: " + option_value_text(OptionValue(own.time)) +
+    return Status::usage("Invalid duration: " + option_value_text(OptionValue(own.time)) +
                          " (a duration is more than 0 seconds)");
   }
   std::vector<Assignment> a;
@@ -151,7 +151,7 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   // -n counts iterations; a bandwidth tool's iteration is a list of operations.
   const uint64_t per_iter = bw ? std::max<uint64_t>(list, 1) : 1;
   if (!by_duration) {
-    if (p.iters > UINT64_MAX / per_iter) return Status::Usage("Invalid iteration count: too many");
+    if (p.iters > UINT64_MAX / per_iter) return Status::usage("Invalid iteration count: too many");
     a.push_back(assign(&RunOptions::no_msgs, p.iters * per_iter));
   }
   // Latency tools warm up with --warmup iterations. Bandwidth tools: the originals' lists
@@ -174,7 +174,7 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   TestRequest& request = cl.tests.at(0);
   request.assignments.insert(request.assignments.begin(), a.begin(), a.end());
   request.name = p.bidirectional && tool.bi_test != nullptr ? tool.bi_test : tool.test;
-  return Status::Ok();
+  return Status::success();
 }
 
 std::vector<uint64_t> tool_sizes(const CommandLine& cl) {

@@ -74,7 +74,7 @@ class ToolReporter : public Reporter {
 
   Status finish(const RunInfo&) override {
     if (!every_ && !header_.empty()) out(stdout, dash_line(tool_));
-    return Status::Ok();
+    return Status::success();
   }
 
  private:

@@ -100,7 +100,7 @@ Status choose_cpus(const ProgramOptions& o, const std::string& device, Check& c)
     c.cpus = numa_cpus(c.dev_dir, device, c.procs);
   }
   if (!c.cpus.empty()) c.procs = c.cpus.size();
-  return Status::Ok();
+  return Status::success();
 }
 
 // The NIC's own count of the writes' responses, where the cxi driver's telemetry has it (the
@@ -146,7 +146,7 @@ Result<Check> prepare(const Tool& tool, CommandLine& cl, const TestRegistry& tes
   // to find cxiN", exit 1).
   c.sensors = find_sensors(device, c.dev_dir, o);
   if (c.sensors.empty()) {
-    return Status::Failed(
+    return Status::failed(
         "fab_heatsink_check: no temperature or power sensor of device " + device +
         ": no hwmon chip under " + hwmon_root() + " is the device's own (named " +
         (device.rfind("cxi", 0) == 0 ? device : std::string("cxiN")) +
@@ -371,12 +371,9 @@ bool print_verdicts(const Check& c, const Monitored& m) {
 
 }  // namespace
 
-int run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
+Status run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
   auto check = prepare(tool, cl, tests);
-  if (!check.ok()) {
-    std::fprintf(stderr, "%s\n", check.status().message().c_str());
-    return 1;
-  }
+  if (!check.ok()) return Status::failed(check.status().message());
   Check& c = *check;
   print_summary(tool, c, cl.program);
   HeatsinkWorkers workers;
@@ -390,17 +387,12 @@ int run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& te
     error = true;
   }
   error |= !workers.stop();
-  if (stop_flag().load()) {
-    std::fprintf(stderr, "fab_heatsink_check: interrupted\n");
-    return 130;
-  }
+  if (stop_flag().load()) return Status::interrupted("fab_heatsink_check: interrupted");
   std::printf("%s\n", c.dashes.c_str());
   bool failed = print_verdicts(c, m);
-  if (error) {
-    std::fprintf(stderr, "fab_heatsink_check: a worker failed; see above\n");
-    return 1;
-  }
-  return failed || m.aborted ? 2 : 0;
+  if (error) return Status::failed("fab_heatsink_check: a worker failed; see above");
+  if (failed || m.aborted) return Status::reported(Code::kCheckFailed);  // the verdicts say which
+  return Status::success();
 }
 
 }  // namespace fabperf::cxi

@@ -60,7 +60,7 @@ std::vector<int> node_cores(int node) {
 
 Result<std::vector<int>> parse_cpu_list(const std::string& text) {
   std::vector<int> cpus;
-  auto bad = [&] { return Status::Usage("Invalid CPU list: " + text); };
+  auto bad = [&] { return Status::usage("Invalid CPU list: " + text); };
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);

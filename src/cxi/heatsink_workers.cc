@@ -42,7 +42,7 @@ class SharedWriteCounter : public Reporter {
     ops_->fetch_add(r.counts.send_msgs, std::memory_order_relaxed);
   }
   void on_result(const RunInfo&, const TestResult&) override {}
-  Status finish(const RunInfo&) override { return Status::Ok(); }
+  Status finish(const RunInfo&) override { return Status::success(); }
 
  private:
   std::atomic<uint64_t>* ops_;
@@ -72,9 +72,9 @@ class SharedWriteCounter : public Reporter {
   auto server = Server::listen(server_options);
   if (!server.ok()) {
     std::fprintf(stderr, "worker %d: %s\n", index, server.status().message().c_str());
-    _exit(1);
+    _exit(1);  // a forked worker's own exit: the parent reads 0 or not, never a mode's Status
   }
-  std::thread serving([&] { (*server)->serve().IgnoreError(); });
+  std::thread serving([&] { (*server)->serve().ignore_error(); });
   ClientConfig config;
   config.host = "127.0.0.1";
   config.port = (*server)->port();
@@ -85,10 +85,13 @@ class SharedWriteCounter : public Reporter {
   RunInfo info;
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(std::make_unique<SharedWriteCounter>(&shared->ops[index]));
-  int code = run_plan(plan.runs, config, info, reporters);
+  Status outcome = run_plan(plan.runs, config, info, reporters);
   (*server)->stop();
   serving.join();
-  _exit(code == 0 || (code == 130 && shared->stop.load()) ? 0 : 1);
+  // A forked worker's own exit (0 or 1, read by HeatsinkWorkers::stop): a stop the parent
+  // asked for is a success.
+  const bool asked_stop = outcome.code() == Code::kInterrupted && shared->stop.load();
+  _exit(outcome.ok() || asked_stop ? 0 : 1);
 }
 
 }  // namespace

@@ -255,22 +255,17 @@ void print_traffic(const std::vector<Device>& devices, double pause) {
 
 }  // namespace
 
-int run_stat(const Tool&, const CommandLine& cl) {
+Status run_stat(const Tool&, const CommandLine& cl) {
   const ProgramOptions& o = cl.program;
   RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
-  if (Status lib = libfabric_status(); !lib.ok()) {
-    std::fprintf(stderr, "%s\n", lib.message().c_str());
-    return 1;
-  }
+  if (Status lib = libfabric_status(); !lib.ok()) return Status::failed(lib.message());
   std::vector<DomainInfo> shown_domains;
   for (const DomainInfo& d : list_domains(own.provider)) {
     if (own.domain.empty() || d.domain == own.domain) shown_domains.push_back(d);
   }
   if (shown_domains.empty()) {
-    std::fprintf(stderr, "%s\n", own.domain.empty()
-                                     ? "No libfabric devices found"
-                                     : ("Device " + own.domain + " not found").c_str());
-    return 1;
+    return Status::failed(own.domain.empty() ? "No libfabric devices found"
+                                             : "Device " + own.domain + " not found");
   }
   std::vector<Device> devices = devices_of(shown_domains);
   // Where there are cxi devices, they alone (as cxi_stat lists), so scripts looping over
@@ -288,7 +283,7 @@ int run_stat(const Tool&, const CommandLine& cl) {
       std::string text = o.mac_list ? mac_of(d) : d.name;
       if (!text.empty()) std::printf("%s\n", text.c_str());
     }
-    return 0;
+    return Status::success();
   }
   std::vector<LinkCounters> first;
   if (o.rates) {
@@ -305,7 +300,7 @@ int run_stat(const Tool&, const CommandLine& cl) {
     if (o.aer) print_aer(devices[i]);
   }
   if (o.traffic) print_traffic(devices, o.pause);
-  return 0;
+  return Status::success();
 }
 
 }  // namespace fabperf::cxi

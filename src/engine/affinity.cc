@@ -50,7 +50,7 @@ int cpus_for_threads(const std::string& spec, int threads) {
 }
 
 Status apply_cpu_affinity(const std::string& spec, int offset) {
-  if (spec.empty()) return Status::Ok();
+  if (spec.empty()) return Status::success();
   cpu_set_t online = online_cpus();
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -59,23 +59,23 @@ Status apply_cpu_affinity(const std::string& spec, int offset) {
   } else {
     auto cpu = parse_int(spec, 0, CPU_SETSIZE - 1);
     if (!cpu.ok()) {
-      return Status::Usage("-ca: bad processor affinity \"" + spec + "\" (a CPU number or any)");
+      return Status::usage("-ca: bad processor affinity \"" + spec + "\" (a CPU number or any)");
     }
     int count = CPU_COUNT(&online);
     int chosen = static_cast<int>(*cpu);
     if (offset > 0 && count > 0) chosen = (chosen + offset) % count;
     if (!CPU_ISSET(chosen, &online)) {
-      return Status::Usage("-ca " + spec + ": this host has no CPU " + std::to_string(chosen) +
+      return Status::usage("-ca " + spec + ": this host has no CPU " + std::to_string(chosen) +
                            " (its CPUs: " + cpu_set_text(online) + ")");
     }
     CPU_SET(chosen, &set);
   }
   int rc = pthread_setaffinity_np(pthread_self(), sizeof set, &set);
   if (rc != 0) {
-    return Status::Failed("cannot set processor affinity to " + cpu_set_text(set) + ": " +
+    return Status::failed("cannot set processor affinity to " + cpu_set_text(set) + ": " +
                           std::strerror(rc));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 std::string allowed_cpus_text() {

@@ -109,7 +109,7 @@ Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
   ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
   ctx.mark_end();
   if (gaps.count > 0) ctx.stats.info["latency_gap"] = gaps.to_json();
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf

@@ -16,7 +16,7 @@ namespace fabperf {
 
 Status run_measuring_thread(TestContext& ctx, std::vector<int> descriptors,
                             const std::function<Status()>& body) {
-  Status status = Status::Ok();
+  Status status = Status::success();
   std::exception_ptr thrown;
   descriptors.push_back(ctx.control.fd());
   descriptors.insert(descriptors.end(), ctx.sink_fds.begin(), ctx.sink_fds.end());
@@ -44,7 +44,7 @@ Status run_measuring_thread(TestContext& ctx, std::vector<int> descriptors,
     std::unique_lock<std::mutex> lock(mu);
     const auto beat = std::chrono::nanoseconds(kHeartbeatNs / 2);
     while (!ended_cv.wait_for(lock, beat, [&] { return ended; })) {
-      if (ctx.role == Role::kServer) ctx.control.heartbeat(now_ns()).IgnoreError();
+      if (ctx.role == Role::kServer) ctx.control.heartbeat(now_ns()).ignore_error();
     }
   }
   thread.join();

@@ -13,7 +13,7 @@ namespace fabperf {
 
 namespace {
 
-Status no_role(TestContext&) { return Status::Ok(); }
+Status no_role(TestContext&) { return Status::success(); }
 
 // "2 Cores: Intel Xeon Processor 2.3GHz", as qperf shortens /proc/cpuinfo's model name.
 std::string cpu_description() {

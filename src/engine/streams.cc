@@ -44,7 +44,7 @@ void wake(int fd) {
 
 struct StreamSlot {
   StreamWorker worker;
-  Status status = Status::Ok();
+  Status status = Status::success();
   // The stream thread's CPU time and switches as it started and ended (getrusage).
   ThreadSched sched_start, sched_end;
   // Where its measured figures start: its start, or where --omit's seconds ended for it.
@@ -155,7 +155,7 @@ Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
   }
   // Supervise: ^C, and the control channel. To a sender anything the peer sends now is its
   // failure; to a receiver it is the sender's end-of-test message, left for the caller.
-  Status peer_status = Status::Ok();
+  Status peer_status = Status::success();
   bool watch_control = true;
   // Jitter, a gauge, is the streams' mean.
   auto mean_jitter = [](double sum, int measured) { return measured > 0 ? sum / measured : -1.0; };
@@ -186,7 +186,7 @@ Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
       // stops too, rather than the client's receiver waiting out the server's -t.
       if (ctx.role == Role::kClient && !told_peer) {
         told_peer = true;
-        ctx.control.send_stop().IgnoreError();  // a gone server: the streams find out
+        ctx.control.send_stop().ignore_error();  // a gone server: the streams find out
       }
     }
     int wait_ms = kSuperviseMs;
@@ -211,7 +211,7 @@ Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
     // The server's heartbeats tell the client it still runs (a stopped server's client ends
     // its run within its -to, review N8); the client gives up on a silent one.
     if (ctx.role == Role::kServer) {
-      ctx.control.heartbeat(now_ns()).IgnoreError();  // a gone client: the streams find out
+      ctx.control.heartbeat(now_ns()).ignore_error();  // a gone client: the streams find out
     } else if (watch_control && peer_status.ok()) {
       peer_status = ctx.control.alive(now_ns());
       if (!peer_status.ok()) {
@@ -330,11 +330,11 @@ Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
   for (const StreamSlot& s : slots) {
     if (!s.status.ok()) {
       return n > 1 && !one_thread
-                 ? s.status.Prefixed("stream " + std::to_string(s.worker.index))
+                 ? s.status.prefixed("stream " + std::to_string(s.worker.index))
                  : s.status;
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace

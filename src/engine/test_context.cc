@@ -64,7 +64,7 @@ Status TestContext::check_peer() {
     auto frame = control.recv_frame(timeout_s());
     if (!frame.ok()) return frame.status();
     if (frame->type == MsgType::kHeartbeat) continue;
-    return Status::Failed(std::string("protocol error: unexpected ") +
+    return Status::failed(std::string("protocol error: unexpected ") +
                           msg_type_name(frame->type) + " from " + control.peer_label() +
                           " during the test");
   }

@@ -27,7 +27,7 @@ std::string hex_encode(const void* data, size_t len) {
 
 Result<std::vector<uint8_t>> hex_decode(std::string_view text, const char* what) {
   if (text.size() % 2 != 0) {
-    return Status::Failed(std::string("bad ") + what + ": odd number of hex digits (" +
+    return Status::failed(std::string("bad ") + what + ": odd number of hex digits (" +
                           std::to_string(text.size()) + ")");
   }
   std::vector<uint8_t> out(text.size() / 2);
@@ -35,7 +35,7 @@ Result<std::vector<uint8_t>> hex_decode(std::string_view text, const char* what)
     int hi = hex_value(text[2 * i]);
     int lo = hex_value(text[2 * i + 1]);
     if (hi < 0 || lo < 0) {
-      return Status::Failed(std::string("bad ") + what + ": not a hex digit at offset " +
+      return Status::failed(std::string("bad ") + what + ": not a hex digit at offset " +
                             std::to_string(hi < 0 ? 2 * i : 2 * i + 1));
     }
     out[i] = static_cast<uint8_t>(hi << 4 | lo);
@@ -54,12 +54,12 @@ Result<uint64_t> u64_from_hex(std::string_view text, const char* what) {
     text.remove_prefix(2);
   }
   if (text.empty() || text.size() > 16) {
-    return Status::Failed(std::string("bad ") + what + ": expected 1 to 16 hex digits");
+    return Status::failed(std::string("bad ") + what + ": expected 1 to 16 hex digits");
   }
   uint64_t value = 0;
   for (char c : text) {
     int digit = hex_value(c);
-    if (digit < 0) return Status::Failed(std::string("bad ") + what + ": not a hex number");
+    if (digit < 0) return Status::failed(std::string("bad ") + what + ": not a hex number");
     value = value << 4 | static_cast<uint64_t>(digit);
   }
   return value;
@@ -78,14 +78,14 @@ nlohmann::json encode_region(const RegionDescriptor& region) {
 
 Result<RegionDescriptor> decode_region(const nlohmann::json& j, const char* what) {
   auto field_error = [&](const char* field) {
-    return Status::Failed(std::string("bad ") + what + ": missing or malformed \"" + field + "\"");
+    return Status::failed(std::string("bad ") + what + ": missing or malformed \"" + field + "\"");
   };
-  if (!j.is_object()) return Status::Failed(std::string("bad ") + what + ": not an object");
+  if (!j.is_object()) return Status::failed(std::string("bad ") + what + ": not an object");
   RegionDescriptor region;
   for (const char* field : {"addr", "key"}) {
     if (!j.contains(field) || !j[field].is_string()) return field_error(field);
     auto value = u64_from_hex(j[field].get<std::string>(), field);
-    if (!value.ok()) return value.status().Prefixed(what);
+    if (!value.ok()) return value.status().prefixed(what);
     (field[0] == 'a' ? region.addr : region.key) = *value;
   }
   if (!j.contains("len") || !j["len"].is_number_unsigned()) return field_error("len");
@@ -93,11 +93,11 @@ Result<RegionDescriptor> decode_region(const nlohmann::json& j, const char* what
   if (j.contains("raw_key")) {
     if (!j["raw_key"].is_string()) return field_error("raw_key");
     auto raw = hex_decode(j["raw_key"].get<std::string>(), "raw_key");
-    if (!raw.ok()) return raw.status().Prefixed(what);
+    if (!raw.ok()) return raw.status().prefixed(what);
     region.raw_key = std::move(*raw);
     if (!j.contains("raw_base") || !j["raw_base"].is_string()) return field_error("raw_base");
     auto base = u64_from_hex(j["raw_base"].get<std::string>(), "raw_base");
-    if (!base.ok()) return base.status().Prefixed(what);
+    if (!base.ok()) return base.status().prefixed(what);
     region.raw_base = *base;
   }
   return region;

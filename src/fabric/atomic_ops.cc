@@ -117,15 +117,15 @@ Result<AtomicSpec> make_atomic_spec(std::string_view op, std::string_view type,
   std::string type_name = upper(type);
   std::string cswap_name = upper(cswap.empty() ? "EQ" : cswap);
   const OpRow* op_row = find_row(kOps, op_name);
-  if (op_row == nullptr) return Status::Usage("Invalid atomic operation: " + std::string(op));
+  if (op_row == nullptr) return Status::usage("Invalid atomic operation: " + std::string(op));
   const TypeRow* type_row = find_row(kTypes, type_name);
-  if (type_row == nullptr) return Status::Usage("Invalid atomic type: " + std::string(type));
+  if (type_row == nullptr) return Status::usage("Invalid atomic type: " + std::string(type));
   const CswapRow* cswap_row = find_row(kCswaps, cswap_name);
   if (cswap_row == nullptr) {
-    return Status::Usage("Invalid CSWAP operation: " + std::string(cswap));
+    return Status::usage("Invalid CSWAP operation: " + std::string(cswap));
   }
   if ((op_row->classes & type_row->cls) == 0) {
-    return Status::Usage("Invalid Op and Type combination: " + op_name + " " + type_name);
+    return Status::usage("Invalid Op and Type combination: " + op_name + " " + type_name);
   }
   AtomicSpec spec;
   spec.op_name = op_name;
@@ -137,7 +137,7 @@ Result<AtomicSpec> make_atomic_spec(std::string_view op, std::string_view type,
   spec.form = op_row->forced_form;
   if (op_name == "CSWAP") {
     if ((cswap_row->classes & type_row->cls) == 0) {
-      return Status::Usage("Invalid Op and Type combination: CSWAP " + cswap_name + " " +
+      return Status::usage("Invalid Op and Type combination: CSWAP " + cswap_name + " " +
                            type_name);
     }
     spec.op = cswap_row->op;
@@ -160,10 +160,10 @@ Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
   int ret = fi_query_atomic(domain, spec.type, spec.op, &attr, flags);
   if (ret != 0 || attr.count < 1) {
     std::string why = ret != 0 ? std::string(": ") + fi_strerror(-ret) : "";
-    return Status::Unsupported("provider " + provider + " cannot run atomic " + spec.describe() +
+    return Status::unsupported("provider " + provider + " cannot run atomic " + spec.describe() +
                                " on " + spec.type_name + " (fi_query_atomic" + why + ")");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {

@@ -29,7 +29,7 @@ Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type 
   if (spec.fetching() && f.choice().provider().find("ofi_rxd") != std::string::npos &&
       fi_version() <= FI_VERSION(1, 17)) {
     // Seen here: the target segfaults inside libfabric 1.17's ofi_rxd on any fetching atomic.
-    return Status::Unsupported("fetching atomics crash libfabric " +
+    return Status::unsupported("fetching atomics crash libfabric " +
                                std::to_string(FI_MAJOR(fi_version())) + "." +
                                std::to_string(FI_MINOR(fi_version())) +
                                "'s ofi_rxd provider; use non-fetching atomics or another provider");
@@ -89,7 +89,7 @@ Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_
   f.ctx.mark_end();
   if (!msg.ok()) return msg.status();
   if (client_msg != nullptr) *client_msg = *msg;
-  return Status::Ok();
+  return Status::success();
 }
 
 // Keeps `window` atomics in flight for the test time or count (rate tests); both sides at
@@ -131,7 +131,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
   FP_RETURN_IF_ERROR(finish_client(f, {{"sent", run.posted}}, on).status());
   if (run.lists) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
-  return Status::Ok();
+  return Status::success();
 }
 
 // qperf's ver_* tests: one atomic at a time on a word starting at 0, so operation i must

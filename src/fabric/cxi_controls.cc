@@ -114,14 +114,14 @@ Status apply_cxi_environment(const CxiControls& c, bool provider_initialised) {
     const char* now = std::getenv(e.name.c_str());
     if (now != nullptr && e.value == now) continue;
     if (provider_initialised) {
-      return Status::Unsupported(e.name + "=" + e.value +
+      return Status::unsupported(e.name + "=" + e.value +
                                  " cannot take effect: the cxi provider read its environment "
                                  "at this process's first fi_getinfo (" + e.name + "=" +
                                  (now != nullptr ? now : "unset") + " then)");
     }
     setenv(e.name.c_str(), e.value.c_str(), 1);
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf

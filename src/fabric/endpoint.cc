@@ -35,7 +35,7 @@ Status FabricEndpoint::open_fabric(const fi_info* info) {
   int ret = fi_fabric(info->fabric_attr, &fabric, nullptr);
   if (ret != 0) return fi_status("fi_fabric", ret);
   fabric_.reset(fabric);
-  return Status::Ok();
+  return Status::success();
 }
 
 Status FabricEndpoint::open_domain_and_cq(const fi_info* info, const EndpointOptions& options) {
@@ -70,7 +70,7 @@ Status FabricEndpoint::open_domain_and_cq(const fi_info* info, const EndpointOpt
   }
   if (ret != 0) return fi_status("fi_cq_open", ret);
   cq_.reset(cq);
-  return Status::Ok();
+  return Status::success();
 }
 
 void FabricEndpoint::sleep_on_cq(int timeout_ms) {
@@ -104,7 +104,7 @@ Status FabricEndpoint::create_endpoint(const fi_info* info, bool connected) {
   if (ret != 0) return fi_status("fi_ep_bind(cq)", ret);
   ret = fi_enable(ep);
   if (ret != 0) return fi_status("fi_enable", ret);
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<std::unique_ptr<FabricEndpoint>> FabricEndpoint::open(const fi_info* info,
@@ -155,7 +155,7 @@ Status FabricEndpoint::accept(const Deadline& deadline, const ConnreqCheck& admi
       if (refused.ok()) return waited;
       return Status(waited.code(), waited.message() + "; refused meanwhile: " + refused.message());
     }
-    Status admitted = admit ? admit(*request) : Status::Ok();
+    Status admitted = admit ? admit(*request) : Status::success();
     if (admitted.ok()) break;
     reject(*request, admitted.message());
     refused = admitted;
@@ -167,7 +167,7 @@ Status FabricEndpoint::accept(const Deadline& deadline, const ConnreqCheck& admi
   FP_RETURN_IF_ERROR(wait_cm_event(FI_CONNECTED, deadline, nullptr));
   info_ = std::move(request);
   pep_.reset();  // one connection per test: stop listening
-  return Status::Ok();
+  return Status::success();
 }
 
 void FabricEndpoint::reject(const fi_info& connreq, const std::string& why) {
@@ -216,20 +216,20 @@ Status FabricEndpoint::wait_cm_event(uint32_t wanted, const Deadline& deadline,
       char buf[256] = {};
       const char* detail = fi_eq_strerror(eq_.get(), err.prov_errno, err.err_data, buf,
                                           sizeof(buf));
-      return Status::Failed(std::string("connection failed while waiting for ") +
+      return Status::failed(std::string("connection failed while waiting for ") +
                             cm_event_name(wanted) + ": " + fi_strerror(err.err) + " (" +
                             (detail ? detail : "") + ")");
     }
     if (n != -FI_EAGAIN) return fi_status("fi_eq_read", n);
     if (deadline.expired()) {
-      return Status::Timeout(std::string("no ") + cm_event_name(wanted) +
+      return Status::timeout(std::string("no ") + cm_event_name(wanted) +
                              " before the deadline (peer gone or unreachable?)");
     }
     nap_us(100);
   }
   if (event != wanted) {
     if (event == FI_CONNREQ && entry.info != nullptr) fi_freeinfo(entry.info);
-    return Status::Failed(std::string("expected ") + cm_event_name(wanted) + ", got " +
+    return Status::failed(std::string("expected ") + cm_event_name(wanted) + ", got " +
                           cm_event_name(event));
   }
   if (event == FI_CONNREQ) {
@@ -239,7 +239,7 @@ Status FabricEndpoint::wait_cm_event(uint32_t wanted, const Deadline& deadline,
       fi_freeinfo(entry.info);
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<std::vector<uint8_t>> FabricEndpoint::name() const {
@@ -287,7 +287,7 @@ Status FabricEndpoint::completion_error(ssize_t ret) {
   const char* detail = fi_cq_strerror(cq_.get(), err.prov_errno, err.err_data, buf, sizeof(buf));
   std::string text = std::string("completion error: ") + fi_strerror(err.err);
   if (detail != nullptr && *detail != '\0') text += std::string(" (") + detail + ")";
-  return Status::Failed(text);
+  return Status::failed(text);
 }
 
 }  // namespace fabperf

@@ -83,16 +83,10 @@ std::vector<DomainInfo> list_domains(const std::string& provider) {
   return out;
 }
 
-int list_fabrics(std::FILE* out) {
-  if (Status lib = libfabric_status(); !lib.ok()) {
-    std::fprintf(stderr, "%s\n", lib.message().c_str());
-    return 1;
-  }
+Status list_fabrics(std::FILE* out) {
+  if (Status lib = libfabric_status(); !lib.ok()) return Status::failed(lib.message());
   std::vector<DomainInfo> all = list_domains("");
-  if (all.empty()) {
-    std::fprintf(stderr, "no libfabric providers found\n");
-    return 1;
-  }
+  if (all.empty()) return Status::failed("no libfabric providers found");
   std::fprintf(out, "%-16s %-14s %-10s %s\n", "provider", "endpoints", "domain", "fabric");
   for (const DomainInfo& d : all) {
     std::fprintf(out, "%-16s %-14s %-10s %s\n", d.provider.c_str(), d.endpoints.c_str(),
@@ -100,7 +94,7 @@ int list_fabrics(std::FILE* out) {
   }
   std::fprintf(out, "(-P/--provider and --domain take these names; msg endpoints run the\n"
                     " rc_* tests, rdm the rdm_* tests and fab_* tools, dgram the ud_* tests)\n");
-  return 0;
+  return Status::success();
 }
 
 }  // namespace fabperf

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace fabperf {
 
 struct DomainInfo {
@@ -30,7 +32,7 @@ struct DomainInfo {
 std::vector<DomainInfo> list_domains(const std::string& provider);
 
 // `fabperf --list-fabrics`: one line per provider and domain, with its endpoint types (what
-// rc_*, rdm_* and ud_* tests need). Returns the exit status.
-int list_fabrics(std::FILE* out);
+// rc_*, rdm_* and ud_* tests need). kFailed where libfabric lists nothing.
+Status list_fabrics(std::FILE* out);
 
 }  // namespace fabperf

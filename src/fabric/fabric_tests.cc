@@ -86,7 +86,7 @@ Status unsupported_transport(TestContext& ctx) {
   std::string transport = ctx.spec.transport;
   std::string what = transport == "uc" ? "an unreliable connected (UC) queue pair"
                                        : "an extended reliable connected (XRC) queue pair";
-  return Status::Unsupported(
+  return Status::unsupported(
       std::string(ctx.spec.name) + " needs " + what +
       " (ibverbs); libfabric has no such endpoint type (only FI_EP_MSG, FI_EP_DGRAM and "
       "FI_EP_RDM), so no provider can run it; the rc_* tests give reliable connected "

@@ -15,17 +15,17 @@ std::string fi_error_text(const char* what, int64_t ret) {
 }
 
 Status fi_status(const char* what, int64_t ret) {
-  if (ret >= 0) return Status::Ok();
+  if (ret >= 0) return Status::success();
   std::string text = fi_error_text(what, ret);
   switch (-ret) {
     case FI_ENOSYS:
     case FI_EOPNOTSUPP:
     case FI_ENODATA:
-      return Status::Unsupported(std::move(text));
+      return Status::unsupported(std::move(text));
     case FI_ETIMEDOUT:
-      return Status::Timeout(std::move(text));
+      return Status::timeout(std::move(text));
     default:
-      return Status::Failed(std::move(text));
+      return Status::failed(std::move(text));
   }
 }
 

@@ -60,7 +60,7 @@ Fn symbol(void* lib, const char* name) {
 }
 
 Status runtime_error(const std::string& what, int rc) {
-  return Status::Failed(what + " failed (GPU runtime error " + std::to_string(rc) + ")");
+  return Status::failed(what + " failed (GPU runtime error " + std::to_string(rc) + ")");
 }
 
 // CUDA and HIP share the shape of the calls fabperf needs: int-returning, 0 = success, and
@@ -88,7 +88,7 @@ class CudaLikeRuntime : public GpuRuntime {
     int n = 0;
     int rc = calls_.count(&n);
     if (rc != 0) {
-      return Status::Unsupported(std::string("no ") + gpu_type_name(type_) +
+      return Status::unsupported(std::string("no ") + gpu_type_name(type_) +
                                  " GPU: the runtime reports error " + std::to_string(rc) +
                                  " counting devices (no device or driver)");
     }
@@ -117,19 +117,19 @@ class CudaLikeRuntime : public GpuRuntime {
     int rc = calls_.memcpy(dst, src, len, kHostToDevice);
     // From pageable memory the copy may still be in flight on return; the NIC reads next.
     if (rc == 0) rc = calls_.synchronize();
-    return rc == 0 ? Status::Ok() : runtime_error("copy to GPU memory", rc);
+    return rc == 0 ? Status::success() : runtime_error("copy to GPU memory", rc);
   }
   Status copy_from_device(int device, void* dst, const void* src, size_t len) override {
     FP_RETURN_IF_ERROR(select(device));
     int rc = calls_.memcpy(dst, src, len, kDeviceToHost);
-    return rc == 0 ? Status::Ok() : runtime_error("copy from GPU memory", rc);
+    return rc == 0 ? Status::success() : runtime_error("copy from GPU memory", rc);
   }
 
  private:
   // The current device is per thread: every call names its device.
   Status select(int device) {
     int rc = calls_.set(device);
-    return rc == 0 ? Status::Ok() : runtime_error("selecting GPU " + std::to_string(device), rc);
+    return rc == 0 ? Status::success() : runtime_error("selecting GPU " + std::to_string(device), rc);
   }
   GpuType type_;
   void* lib_;
@@ -229,15 +229,15 @@ class LevelZeroRuntime : public GpuRuntime {
   };
 
   Status discover() {
-    if (discovered_) return Status::Ok();
+    if (discovered_) return Status::success();
     if (int rc = calls_.init(0); rc != 0) {
-      return Status::Unsupported("no INTEL GPU: zeInit failed (error " + std::to_string(rc) + ")");
+      return Status::unsupported("no INTEL GPU: zeInit failed (error " + std::to_string(rc) + ")");
     }
     discovered_ = true;
     uint32_t ndrivers = 0;
-    if (calls_.driver_get(&ndrivers, nullptr) != 0 || ndrivers == 0) return Status::Ok();
+    if (calls_.driver_get(&ndrivers, nullptr) != 0 || ndrivers == 0) return Status::success();
     std::vector<ze::Handle> drivers(ndrivers);
-    if (calls_.driver_get(&ndrivers, drivers.data()) != 0) return Status::Ok();
+    if (calls_.driver_get(&ndrivers, drivers.data()) != 0) return Status::success();
     for (ze::Handle driver : drivers) {
       uint32_t n = 0;
       if (calls_.device_get(driver, &n, nullptr) != 0 || n == 0) continue;
@@ -251,12 +251,12 @@ class LevelZeroRuntime : public GpuRuntime {
       contexts_.push_back(context);
       for (ze::Handle h : handles) devices_.push_back(Device{h, context, nullptr});
     }
-    return Status::Ok();
+    return Status::success();
   }
   Result<Device*> open(int device) {
     FP_RETURN_IF_ERROR(discover());
     if (device < 0 || device >= static_cast<int>(devices_.size())) {
-      return Status::Unsupported("no INTEL GPU " + std::to_string(device));
+      return Status::unsupported("no INTEL GPU " + std::to_string(device));
     }
     Device& d = devices_[static_cast<size_t>(device)];
     if (d.list == nullptr) {
@@ -271,7 +271,7 @@ class LevelZeroRuntime : public GpuRuntime {
     auto d = open(device);
     if (!d.ok()) return d.status();
     int rc = calls_.append_copy((*d)->list, dst, src, len, nullptr, 0, nullptr);
-    return rc == 0 ? Status::Ok() : runtime_error(what, rc);
+    return rc == 0 ? Status::success() : runtime_error(what, rc);
   }
 
   void* lib_;
@@ -318,11 +318,11 @@ Result<GpuType> choose_gpu_type(const std::string& requested, const std::string&
   for (GpuType type : {GpuType::kNvidia, GpuType::kAmd, GpuType::kIntel}) {
     if (requested == kind_of(type).name) return type;
   }
-  if (!requested.empty()) return Status::Usage("Invalid GPU type: " + requested);
+  if (!requested.empty()) return Status::usage("Invalid GPU type: " + requested);
   if (exists(dev_root + "/nvidia0")) return GpuType::kNvidia;
   if (exists(dev_root + "/kfd")) return GpuType::kAmd;
   if (has_render_node(dev_root)) return GpuType::kIntel;
-  return Status::Unsupported("no GPU found: none of " + dev_root + "/nvidia0, " + dev_root +
+  return Status::unsupported("no GPU found: none of " + dev_root + "/nvidia0, " + dev_root +
                              "/kfd, " + dev_root + "/dri/renderD* exists (name the type: --gpu "
                              "TYPE:N; in the fab_* tools -g TYPE)");
 }
@@ -331,12 +331,12 @@ Result<std::unique_ptr<GpuRuntime>> load_gpu_runtime(GpuType type) {
   std::string error;
   void* lib = open_library(type, &error);
   if (lib == nullptr) {
-    return Status::Unsupported(std::string("GPU runtime for ") + gpu_type_name(type) +
+    return Status::unsupported(std::string("GPU runtime for ") + gpu_type_name(type) +
                                " not found: " + error);
   }
   auto missing = [&](const std::string& name) -> Status {
     dlclose(lib);
-    return Status::Unsupported(std::string("GPU runtime ") + gpu_runtime_library(type) +
+    return Status::unsupported(std::string("GPU runtime ") + gpu_runtime_library(type) +
                                " lacks " + name);
   };
   fi_hmem_iface iface = iface_of(type, lib);
@@ -378,11 +378,11 @@ Status check_gpu_device(GpuRuntime& runtime, int index) {
   auto n = runtime.device_count();
   if (!n.ok()) return n.status();
   if (index >= *n) {
-    return Status::Unsupported(std::string("no ") + gpu_type_name(runtime.type()) + " GPU " +
+    return Status::unsupported(std::string("no ") + gpu_type_name(runtime.type()) + " GPU " +
                                std::to_string(index) + ": the runtime reports " +
                                std::to_string(*n) + (*n == 1 ? " device" : " devices"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<std::unique_ptr<GpuRuntime>> open_gpu(const GpuSpec& spec) {

@@ -68,7 +68,7 @@ const Api& api() {
 
 Status libfabric_status() {
   const Api& a = api();
-  return a.error.empty() ? Status::Ok() : Status::Unsupported(a.error);
+  return a.error.empty() ? Status::success() : Status::unsupported(a.error);
 }
 
 bool libfabric_providers_initialised() { return g_listed.load(); }

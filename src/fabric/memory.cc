@@ -50,7 +50,7 @@ Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* 
   }
   region->mr_.reset(mr);
   if (mode & FI_MR_ENDPOINT) {
-    if (ep == nullptr) return Status::Failed("FI_MR_ENDPOINT registration without an endpoint");
+    if (ep == nullptr) return Status::failed("FI_MR_ENDPOINT registration without an endpoint");
     ret = fi_mr_bind(mr, &ep->fid, 0);
     if (ret != 0) return fi_status("fi_mr_bind", ret);
     ret = fi_mr_enable(mr);

@@ -32,7 +32,7 @@ bool provider_has(std::string_view provider, std::string_view component) {
 }
 
 Status malformed(uint32_t format, const std::string& why) {
-  return Status::Failed("malformed " + addr_format_name(format) + " address: " + why);
+  return Status::failed("malformed " + addr_format_name(format) + " address: " + why);
 }
 
 // A decimal number made of digits only (no sign, no spaces), at most `max`.
@@ -138,7 +138,7 @@ std::string describe_opaque(uint32_t format, const std::vector<uint8_t>& name) {
 }
 
 Status refuse(std::string_view provider, const std::string& why) {
-  return Status::Failed("fabric peer check: provider " + std::string(provider) + ": " + why);
+  return Status::failed("fabric peer check: provider " + std::string(provider) + ": " + why);
 }
 
 bool same_ip(const SockAddr& addr, const ControlPeer& peer) {
@@ -227,7 +227,7 @@ Status check_fabric_peer(uint32_t addr_format, std::string_view provider,
                                     "; test data goes only to the host the control connection "
                                     "comes from");
       }
-      return Status::Ok();
+      return Status::success();
     case FabricAddressKind::kShm: {
       auto pids = peer.processes();
       if (!pids.ok()) {
@@ -253,14 +253,14 @@ Status check_fabric_peer(uint32_t addr_format, std::string_view provider,
                                     "(a root server runs each session as its local client's user "
                                     "unless --run_as names another)");
       }
-      return Status::Ok();
+      return Status::success();
     }
     case FabricAddressKind::kFabricOnly: {
-      if (trust_fabric_only) return Status::Ok();
+      if (trust_fabric_only) return Status::success();
       // A process asking itself (--loopback, fab_loopback_bw) names its own endpoint.
       auto pids = peer.processes();
       if (pids.ok() && std::find(pids->begin(), pids->end(), peer.self_pid) != pids->end()) {
-        return Status::Ok();
+        return Status::success();
       }
       return refuse(
           provider,
@@ -270,7 +270,7 @@ Status check_fabric_peer(uint32_t addr_format, std::string_view provider,
               "\"Fabric peers\")");
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 namespace {

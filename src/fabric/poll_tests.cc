@@ -52,7 +52,7 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   if (f.on_gpu()) {
-    return Status::Unsupported("write-poll latency spins on the buffer from the CPU, which "
+    return Status::unsupported("write-poll latency spins on the buffer from the CPU, which "
                                "cannot read GPU memory; rc_rdma_write_lat (fab_write_lat) "
                                "measures writes into GPU memory");
   }
@@ -96,7 +96,7 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
       if (client) {
         if (!f.periodic(now)) return false;
         if (now - since > static_cast<int64_t>(ctx.timeout_s() * 1e9)) {
-          return f.fail(Status::Timeout("the server's write did not arrive within the timeout"));
+          return f.fail(Status::timeout("the server's write did not arrive within the timeout"));
         }
       } else if (f.peer_message_waiting(now)) {
         *peer_done = true;

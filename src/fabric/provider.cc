@@ -103,7 +103,7 @@ Status diagnose(const FabricRequest& request) {
     std::string where;
     if (!request.domain.empty()) where += " on domain \"" + request.domain + "\"";
     if (!request.fabric.empty()) where += " in fabric \"" + request.fabric + "\"";
-    return Status::Unsupported("no libfabric provider on this host offers " + wanted + where +
+    return Status::unsupported("no libfabric provider on this host offers " + wanted + where +
                                "; providers with it: " + here);
   }
   std::string prov = "provider \"" + request.provider + "\"";
@@ -111,7 +111,7 @@ Status diagnose(const FabricRequest& request) {
   any->fabric_attr->prov_name = strdup(request.provider.c_str());
   Query exists = get_info(any.get(), nullptr, 0);
   if (exists.ret != 0) {
-    return Status::Unsupported("no libfabric " + prov + " on this host; providers: " +
+    return Status::unsupported("no libfabric " + prov + " on this host; providers: " +
                                join(unique_names(get_info(nullptr, nullptr, 0).list.get(),
                                                  false)));
   }
@@ -120,19 +120,19 @@ Status diagnose(const FabricRequest& request) {
   bare.fabric.clear();
   bare.dest_addr.clear();
   if (get_info(make_hints(bare, 0, 0).get(), nullptr, 0).ret != 0) {
-    return Status::Unsupported(prov + " has no " + std::string(ep) + " endpoints; providers with " +
+    return Status::unsupported(prov + " has no " + std::string(ep) + " endpoints; providers with " +
                                wanted + ": " + here);
   }
   for (uint64_t cap : {FI_MSG, FI_RMA, FI_ATOMIC, FI_HMEM}) {
     if ((request.caps & cap) == 0) continue;
     if (get_info(make_hints(bare, cap, 0).get(), nullptr, 0).ret != 0) {
-      return Status::Unsupported(prov + " lacks " + caps_text(cap) + " on " + ep +
+      return Status::unsupported(prov + " lacks " + caps_text(cap) + " on " + ep +
                                  " endpoints; providers on this host with it: " +
                                  join(providers_with(request.ep_type, request.caps)));
     }
   }
   if (get_info(make_hints(bare, request.caps, 0).get(), nullptr, 0).ret != 0) {
-    return Status::Unsupported(prov + " does not offer " + caps_text(request.caps) +
+    return Status::unsupported(prov + " does not offer " + caps_text(request.caps) +
                                " together on " + ep + " endpoints; providers on this host "
                                "that do: " + here);
   }
@@ -143,10 +143,10 @@ Status diagnose(const FabricRequest& request) {
     if (!request.domain.empty() && !request.fabric.empty()) {
       what += " in fabric \"" + request.fabric + "\"";
     }
-    return Status::Unsupported(prov + " has no " + what + " for " + wanted + "; its domains: " +
+    return Status::unsupported(prov + " has no " + what + " for " + wanted + "; its domains: " +
                                join(unique_names(all.list.get(), true)));
   }
-  return Status::Unsupported(prov + " offers " + wanted +
+  return Status::unsupported(prov + " offers " + wanted +
                              " only with modes or memory registration rules fabperf cannot meet");
 }
 

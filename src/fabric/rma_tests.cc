@@ -26,7 +26,7 @@ constexpr int64_t kLandingGraceNs = 1'000'000'000;
 // once. The run's info says so (verify_checks), beside the honest count.
 Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_posted,
                            bool each_write_checked) {
-  if (!f.verify) return Status::Ok();
+  if (!f.verify) return Status::success();
   size_t touched = std::min<uint64_t>(f.rx_slots(), peer_posted);
   int64_t give_up = now_ns() + kLandingGraceNs;
   size_t bad = 0;
@@ -48,7 +48,7 @@ Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_po
           ? "each write as it landed, and the buffers at the end"
           : "final contents of " + std::to_string(touched) +
                 " target buffer(s), once (a plain write: no notice per write)";
-  return Status::Ok();
+  return Status::success();
 }
 
 // Handler pieces every RMA test shares: tx completions release their context; remote-data
@@ -229,7 +229,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   }
   ctx.mark_end();
   if (!client) return f.send_done(mine);
-  return Status::Ok();
+  return Status::success();
 }
 
 Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
@@ -274,7 +274,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
   FP_RETURN_IF_ERROR(finish_client(f, {{"sent", run.posted}}, on).status());
   if (run.lists) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
-  return Status::Ok();
+  return Status::success();
 }
 
 namespace {
@@ -336,7 +336,7 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   if (!f.has_remote_cq_data()) {
-    return Status::Unsupported("provider " + f.choice().provider() +
+    return Status::unsupported("provider " + f.choice().provider() +
                                " has no remote CQ data (write with immediate), which this test "
                                "needs; rc_rdma_write_poll_lat measures writes without it");
   }

@@ -35,7 +35,7 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
     // This side's heartbeats go on too: the server watches for them until its end.
     if (!f.waiting_on_server(now)) return f.status();
     if (!beats && deadline.expired()) {
-      return Status::Timeout("the server did not finish the test within the timeout");
+      return Status::timeout("the server did not finish the test within the timeout");
     }
   }
 }
@@ -94,7 +94,7 @@ Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) 
     }
     if (!f.not_stalled(now)) return f.status();
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 // Counters of a windowed run; the caller's completion handler updates completed and
@@ -172,13 +172,13 @@ Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
       auto msg = f.read_peer_done();
       if (!msg.ok()) return msg.status();
       if (!msg->contains("barrier")) {
-        return Status::Failed("protocol error: the peer ended before the start barrier");
+        return Status::failed("protocol error: the peer ended before the start barrier");
       }
       run.peer_ready = true;
     }
     if (client ? !f.periodic(now) : !f.client_alive(now)) return f.status();
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 // The passive side of a unidirectional run: with --bw_method lists its half of the start
@@ -189,7 +189,7 @@ Status passive_start(FabricSession& f, WindowRun& run, Fn&& on) {
   if (run.lists) FP_RETURN_IF_ERROR(start_barrier(f, run, on));
   f.ctx.mark_start();
   run.start_ns = now_ns();
-  return Status::Ok();
+  return Status::success();
 }
 
 // A list run's time as the originals take it (run_bw_active): from the start barrier to now,
@@ -305,7 +305,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       auto msg = f.read_peer_done();
       if (!msg.ok()) return msg.status();
       if (!msg->contains("barrier")) {
-        return Status::Failed("protocol error: the server ended before the start barrier");
+        return Status::failed("protocol error: the server ended before the start barrier");
       }
       run.peer_ready = true;
     }
@@ -370,7 +370,7 @@ Status run_both_ways(FabricSession& f, size_t window, WindowRun& run, uint64_t o
       "barrier";
   if (peer_out != nullptr) *peer_out = peer;
   if (!client) return f.send_done(mine);
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf

@@ -278,7 +278,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     uint64_t peer_sent = peer_counts.value("sent", uint64_t{0});
     FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return received >= peer_sent; }, unreliable));
     if (received < peer_sent && !unreliable) {
-      return Status::Failed("received " + std::to_string(received) + " of " +
+      return Status::failed("received " + std::to_string(received) + " of " +
                             std::to_string(peer_sent) + " messages");
     }
     ctx.stats.lost_msgs = peer_sent > received ? peer_sent - received : 0;
@@ -288,7 +288,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   }
   ctx.mark_end();
   if (!client) return f.send_done({{"sent", posted}, {"received", received}});
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   // The CXI tools' list method has no warm-up (run_support.h, WindowRun::lists).
   warmup = opts.bw_method == "lists" && streams_operations(ctx.spec) ? 0 : opts.warmup;
   if (opts.no_msgs == 0 && opts.time <= 0) {
-    return Status::Usage("a fabric test needs a time (-t) or a message count (-n)");
+    return Status::usage("a fabric test needs a time (-t) or a message count (-n)");
   }
   verify = opts.verify;
   access_recv = opts.access_recv;
@@ -200,7 +200,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   if (!choice.ok()) return choice.status();
   choice_ = std::move(*choice);
   if (!client && choice_.provider() != peer_hello.value("provider", "")) {
-    return Status::Failed("the client uses provider " + peer_hello.value("provider", "?") +
+    return Status::failed("the client uses provider " + peer_hello.value("provider", "?") +
                           " but this server chose " + choice_.provider());
   }
   if (choice_.provider() == "cxi") {
@@ -222,7 +222,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     msg_size = max_msg;
   }
   if ((needs.caps & FI_MSG) && msg_size > max_msg) {
-    return Status::Usage("message size " + std::to_string(msg_size) + " exceeds the " +
+    return Status::usage("message size " + std::to_string(msg_size) + " exceeds the " +
                          (max_msg == mtu ? std::string("--mtu_size") :
                                            "provider " + choice_.provider() + " limit") +
                          " of " + std::to_string(max_msg) + " bytes");
@@ -274,7 +274,7 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   next_check_ns_ = now + kPeerCheckNs;
   last_progress_ns_ = now;
   if (ctx.on_established) ctx.on_established();
-  return Status::Ok();
+  return Status::success();
 }
 
 SessionNeeds FabricSession::sized_needs(const SessionNeeds& needs,
@@ -378,7 +378,7 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
     auto target = select_fabric(connect);
     if (!target.ok()) return target.status();
     auto ep = FabricEndpoint::connect(target->info.get(), options, deadline);
-    if (!ep.ok()) return ep.status().Prefixed("connect to the server's " + choice_.provider() +
+    if (!ep.ok()) return ep.status().prefixed("connect to the server's " + choice_.provider() +
                                               " endpoint");
     endpoint_ = std::move(*ep);
   }
@@ -419,11 +419,11 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
                                           buffer_.placement());
   if (!mr.ok()) {
     if (!on_gpu_) return mr.status();
-    return mr.status().Prefixed("provider " + choice_.provider() + " cannot register " +
+    return mr.status().prefixed("provider " + choice_.provider() + " cannot register " +
                                 buffer_.describe() + " memory");
   }
   mr_ = std::move(*mr);
-  return Status::Ok();
+  return Status::success();
 }
 
 nlohmann::json FabricSession::describe_memory() const {
@@ -437,13 +437,13 @@ nlohmann::json FabricSession::describe_memory() const {
 
 Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
   if (!peer.contains("memory") || !peer["memory"].is_object()) {
-    return Status::Failed("peer sent no memory description");
+    return Status::failed("peer sent no memory description");
   }
   const nlohmann::json& memory = peer["memory"];
   auto region = decode_region(memory.value("region", nlohmann::json()), "peer memory region");
   if (!region.ok()) return region.status();
   if (memory.value("stride", uint64_t{0}) != stride) {
-    return Status::Failed("client and server disagree on the message size");
+    return Status::failed("client and server disagree on the message size");
   }
   peer_rx_slots_ = std::max<uint64_t>(1, memory.value("rx_slots", uint64_t{1}));
   peer_atomic_offset_ = memory.value("atomic_offset", uint64_t{0});
@@ -451,7 +451,7 @@ Status FabricSession::adopt_peer_memory(const nlohmann::json& peer) {
   auto remote = RemoteRegion::resolve(endpoint_->domain(), *region);
   if (!remote.ok()) return remote.status();
   remote_ = std::move(*remote);
-  return Status::Ok();
+  return Status::success();
 }
 
 bool FabricSession::has_remote_cq_data() const {
@@ -477,7 +477,7 @@ bool FabricSession::client_alive(int64_t now) {
   if (!beat.ok()) return fail(beat);
   int64_t silent = now - ctx.control.last_heard_ns();
   if (silent <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
-  return fail(Status::Timeout("nothing from the client for " + seconds_text(ctx.timeout_s()) +
+  return fail(Status::timeout("nothing from the client for " + seconds_text(ctx.timeout_s()) +
                               " (stopped or gone?)"));
 }
 
@@ -503,7 +503,7 @@ bool FabricSession::waiting_on_server(int64_t now) {
 
 bool FabricSession::not_stalled(int64_t now) {
   if (now - last_progress_ns(now) <= static_cast<int64_t>(ctx.timeout_s() * 1e9)) return true;
-  return fail(Status::Timeout("no completion from provider " + choice_.provider() + " for " +
+  return fail(Status::timeout("no completion from provider " + choice_.provider() + " for " +
                               std::to_string(ctx.timeout_s()) + " s (peer gone?)"));
 }
 

@@ -231,7 +231,7 @@ class FabricSession {
   template <typename Fn>
   bool post_recv(uint32_t slot, Fn&& fn, bool poison = true) {
     OpContext* c = rx_pool.acquire(slot);
-    if (c == nullptr) return fail(Status::Failed("internal: no receive context free"));
+    if (c == nullptr) return fail(Status::failed("internal: no receive context free"));
     if (verify && poison && !poison_rx(slot)) return false;
     return post("fi_recv", [&] {
       return fi_recv(ep(), rx(slot), msg_size, desc(), peer_, c);
@@ -249,7 +249,7 @@ class FabricSession {
   bool periodic(int64_t now);
   // periodic() as run_latency_loop's look at the peer.
   auto peer_check() {
-    return [this](int64_t now) { return periodic(now) ? Status::Ok() : status(); };
+    return [this](int64_t now) { return periodic(now) ? Status::success() : status(); };
   }
   // Server side, every wait on the client: sends this side's heartbeat when due, and fails
   // once nothing (a heartbeat included) has come from the client for the timeout: a stopped

@@ -58,7 +58,7 @@ std::string TestBuffer::describe() const {
 Status TestBuffer::write(uint8_t* at, const void* src, size_t len) const {
   if (!on_gpu()) {
     std::memcpy(at, src, len);
-    return Status::Ok();
+    return Status::success();
   }
   return runtime_->copy_to_device(device_, at, src, len);
 }
@@ -66,7 +66,7 @@ Status TestBuffer::write(uint8_t* at, const void* src, size_t len) const {
 Status TestBuffer::read(void* dst, const uint8_t* at, size_t len) const {
   if (!on_gpu()) {
     std::memcpy(dst, at, len);
-    return Status::Ok();
+    return Status::success();
   }
   return runtime_->copy_from_device(device_, dst, at, len);
 }

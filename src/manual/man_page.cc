@@ -76,12 +76,12 @@ std::string see_also(std::string_view self) {
 
 }  // namespace
 
-std::string fabperf_man_page(const TestRegistry& tests) {
+std::string fabperf_man_page(const TestRegistry& tests, const std::vector<std::string>& synopsis) {
   std::string out = header("fabperf",
                            "measure latency, bandwidth and message rate over sockets "
                            "and libfabric");
   // --help's own text for the synopsis, description and exit status (cli/help.cc).
-  out += sections_of_help(*help_text("", tests));
+  out += sections_of_help(*help_text("", tests, synopsis));
   out += ".SH OPTIONS\n";
   for (const char* group : kGroups) {
     out += ".SS " + roff_escape(group) + "\n";
@@ -109,7 +109,7 @@ std::string fabperf_man_page(const TestRegistry& tests) {
       out += "\n";
     }
   }
-  out += sections_of_help(*help_text("examples", tests));
+  out += sections_of_help(*help_text("examples", tests, synopsis));
   return out + see_also("fabperf");
 }
 
@@ -118,7 +118,7 @@ Result<std::string> tool_man_page(std::string_view name) {
   if (tool == nullptr || name != tool->name) {
     std::string names;
     for (const cxi::Tool& t : cxi::tools()) names += std::string(" ") + t.name;
-    return Status::Usage("no man page for " + std::string(name) + "; the tools are:" + names);
+    return Status::usage("no man page for " + std::string(name) + "; the tools are:" + names);
   }
   std::string out = header(tool->name, tool->summary);
   out += ".SH SYNOPSIS\n.nf\n";

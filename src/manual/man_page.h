@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "engine/registry.h"
@@ -11,8 +12,8 @@
 namespace fabperf::manual {
 
 // fabperf(1): synopsis, description and exit status from --help, every option of fabperf's
-// grammar by group, every test.
-std::string fabperf_man_page(const TestRegistry& tests);
+// grammar by group, every test. `synopsis`: the modes' usage lines (app/mode_table.h).
+std::string fabperf_man_page(const TestRegistry& tests, const std::vector<std::string>& synopsis);
 
 // fab_write_lat(1) and its siblings: the tool's synopsis and every spelling it accepts. An
 // unknown name is a usage error naming the tools.

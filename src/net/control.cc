@@ -87,45 +87,45 @@ std::vector<uint8_t> encode_frame(MsgType type, const nlohmann::json& body) {
 }
 
 Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
-  if (size < kFrameHeaderSize) return Status::Failed("truncated frame header");
+  if (size < kFrameHeaderSize) return Status::failed("truncated frame header");
   if (memcmp(data, kMagic, 4) != 0) {
     // Name the likely visitor: a browser, a curl, a qperf client on the wrong port.
     if (memcmp(data, "GET ", 4) == 0 || memcmp(data, "POST", 4) == 0 ||
         memcmp(data, "HEAD", 4) == 0) {
-      return Status::Failed("not a fabperf client (an HTTP request)");
+      return Status::failed("not a fabperf client (an HTTP request)");
     }
     // qperf's request opens with its version, 0.4.x, as little-endian 16-bit numbers.
     if (data[0] == 0 && data[1] == 0 && data[2] == 4 && data[3] == 0) {
-      return Status::Failed("not a fabperf client (a qperf client? fabperf has its own protocol: "
+      return Status::failed("not a fabperf client (a qperf client? fabperf has its own protocol: "
                             "run the fabperf client, which takes qperf's arguments)");
     }
-    return Status::Failed("not a fabperf client (bad magic)");
+    return Status::failed("not a fabperf client (bad magic)");
   }
   FrameHeader h{decode_be16(data + 4), decode_be16(data + 6), decode_be32(data + 8)};
   if (h.version != kProtocolVersion) {
-    return Status::Failed("protocol version " + std::to_string(h.version) + " not supported (this side speaks " +
+    return Status::failed("protocol version " + std::to_string(h.version) + " not supported (this side speaks " +
                           std::to_string(kProtocolVersion) + "): upgrade the side with the older fabperf");
   }
   if (h.type < static_cast<uint16_t>(MsgType::kHello) ||
       h.type > static_cast<uint16_t>(MsgType::kReport)) {
-    return Status::Failed("unknown message type " + std::to_string(h.type));
+    return Status::failed("unknown message type " + std::to_string(h.type));
   }
   if (h.length > kMaxFrameBody) {
-    return Status::Failed("frame of " + std::to_string(h.length) + " bytes exceeds the limit of " +
+    return Status::failed("frame of " + std::to_string(h.length) + " bytes exceeds the limit of " +
                           std::to_string(kMaxFrameBody));
   }
   return h;
 }
 
 Result<Frame> decode_frame_body(const FrameHeader& header, const uint8_t* data, size_t size) {
-  if (size != header.length) return Status::Failed("frame body length mismatch");
+  if (size != header.length) return Status::failed("frame body length mismatch");
   if (json_depth(data, size, kMaxJsonDepth) > kMaxJsonDepth) {
-    return Status::Failed(std::string(msg_type_name(static_cast<MsgType>(header.type))) +
+    return Status::failed(std::string(msg_type_name(static_cast<MsgType>(header.type))) +
                           " message body nested deeper than " + std::to_string(kMaxJsonDepth));
   }
   nlohmann::json body = nlohmann::json::parse(data, data + size, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
-    return Status::Failed(std::string("malformed ") +
+    return Status::failed(std::string("malformed ") +
                           msg_type_name(static_cast<MsgType>(header.type)) + " message body");
   }
   return Frame{static_cast<MsgType>(header.type), std::move(body)};
@@ -144,7 +144,7 @@ Status ControlChannel::send(MsgType type, const nlohmann::json& body, double tim
   // A send only blocks when the peer stops reading; 30 s bounds that without cutting a slow link.
   std::lock_guard<std::mutex> lock(send_mu_);
   Status s = send_all(fd_, bytes.data(), bytes.size(), Deadline::After(timeout_s));
-  return s.Prefixed(std::string("sending ") + msg_type_name(type) + " to " + peer_label_);
+  return s.prefixed(std::string("sending ") + msg_type_name(type) + " to " + peer_label_);
 }
 
 Status ControlChannel::send_error(const std::string& message, double timeout_s) {
@@ -175,20 +175,20 @@ Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& dea
       continue;
     }
     if (n == 0) {
-      return Status::Failed(got == 0 ? "connection closed by peer"
+      return Status::failed(got == 0 ? "connection closed by peer"
                                      : "connection closed by peer in the middle of a message");
     }
     if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::Failed(errno_text("receive"));
-    if (cancel_ != nullptr && cancel_->load()) return Status::Interrupted("interrupted");
-    if (deadline.expired()) return Status::Timeout("receive: timed out");
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return Status::failed(errno_text("receive"));
+    if (cancel_ != nullptr && cancel_->load()) return Status::interrupted("interrupted");
+    if (deadline.expired()) return Status::timeout("receive: timed out");
     if (keepalive_) FP_RETURN_IF_ERROR(heartbeat(now_ns()));
     // Short slices so a cancel (SIGINT) is noticed while waiting.
     int64_t slice_end = std::min(deadline.at_ns(), now_ns() + 100'000'000);
     auto ready = wait_fd(fd_, POLLIN, Deadline(slice_end));
     if (!ready.ok()) return ready.status();
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<Frame> ControlChannel::recv(double timeout_s) {
@@ -203,8 +203,8 @@ Result<Frame> ControlChannel::recv(double timeout_s) {
 }
 
 Status ControlChannel::alive(int64_t now) const {
-  if (silence_limit_ns_ <= 0 || now - last_heard_ns_ <= silence_limit_ns_) return Status::Ok();
-  return Status::Timeout("nothing from the " + peer_label_ + " for " +
+  if (silence_limit_ns_ <= 0 || now - last_heard_ns_ <= silence_limit_ns_) return Status::success();
+  return Status::timeout("nothing from the " + peer_label_ + " for " +
                          seconds_text(static_cast<double>(silence_limit_ns_) / 1e9) +
                          " (stopped or gone?)");
 }
@@ -219,18 +219,18 @@ Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadlin
   Status s = read_exact(header_bytes, sizeof header_bytes, deadline);
   if (!s.ok()) {
     if (s.code() == Code::kInterrupted) {
-      return Status::Interrupted("interrupted while waiting for the " + peer_label_);
+      return Status::interrupted("interrupted while waiting for the " + peer_label_);
     }
     if (s.code() == Code::kTimeout) {
-      return Status::Timeout("no answer from " + peer_label_ + " within " +
+      return Status::timeout("no answer from " + peer_label_ + " within " +
                              seconds_text(timeout_s));
     }
-    return s.Prefixed(peer_label_);
+    return s.prefixed(peer_label_);
   }
   auto header = decode_frame_header(header_bytes, sizeof header_bytes);
-  if (!header.ok()) return header.status().Prefixed(peer_label_);
+  if (!header.ok()) return header.status().prefixed(peer_label_);
   if (header->length > max_body_) {
-    return Status::Failed(peer_label_ + ": " + msg_type_name(static_cast<MsgType>(header->type)) +
+    return Status::failed(peer_label_ + ": " + msg_type_name(static_cast<MsgType>(header->type)) +
                           " frame of " + std::to_string(header->length) +
                           " bytes exceeds the limit of " + std::to_string(max_body_) +
                           " at this point of the session");
@@ -240,14 +240,14 @@ Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadlin
   s = read_exact(body.data(), body.size(), deadline);
   if (!s.ok()) {
     if (s.code() == Code::kTimeout) {
-      return Status::Timeout(peer_label_ + ": message cut short (" + std::to_string(body.size()) +
+      return Status::timeout(peer_label_ + ": message cut short (" + std::to_string(body.size()) +
                              "-byte body not complete within " + seconds_text(timeout_s) +
                              ")");
     }
-    return s.Prefixed(peer_label_);
+    return s.prefixed(peer_label_);
   }
   auto frame = decode_frame_body(*header, body.data(), body.size());
-  if (!frame.ok()) return frame.status().Prefixed(peer_label_);
+  if (!frame.ok()) return frame.status().prefixed(peer_label_);
   last_heard_ns_ = now_ns();
   if (frame->type == MsgType::kHeartbeat) note_heartbeat(*frame);
   if (frame->type == MsgType::kError) {
@@ -255,7 +255,7 @@ Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadlin
     std::string msg = (it != frame->body.end() && it->is_string()) ? it->get<std::string>()
                                                                     : "unspecified error";
     peer_reported_error_ = true;
-    return Status::Failed(peer_label_ + ": " + printable(msg, kMaxPeerMessage));
+    return Status::failed(peer_label_ + ": " + printable(msg, kMaxPeerMessage));
   }
   return frame;
 }
@@ -264,7 +264,7 @@ Result<nlohmann::json> ControlChannel::expect(MsgType type, double timeout_s) {
   auto frame = recv(timeout_s);
   if (!frame.ok()) return frame.status();
   if (frame->type != type) {
-    return Status::Failed(std::string("protocol error: expected ") + msg_type_name(type) +
+    return Status::failed(std::string("protocol error: expected ") + msg_type_name(type) +
                           " from " + peer_label_ + ", got " + msg_type_name(frame->type));
   }
   return std::move(frame->body);
@@ -308,9 +308,9 @@ void ControlChannel::note_heartbeat(const Frame& frame) {
 Status ControlChannel::send_stop() { return send(MsgType::kHeartbeat, {{"stop", true}}, 1); }
 
 Status ControlChannel::heartbeat(int64_t now) {
-  if (now - last_heartbeat_ns_ < kHeartbeatNs) return Status::Ok();
+  if (now - last_heartbeat_ns_ < kHeartbeatNs) return Status::success();
   last_heartbeat_ns_ = now;
-  if (heartbeat_gate_ && !heartbeat_gate_()) return Status::Ok();
+  if (heartbeat_gate_ && !heartbeat_gate_()) return Status::success();
   return send(MsgType::kHeartbeat, nlohmann::json::object(), 1);
 }
 

@@ -155,7 +155,7 @@ Result<uid_t> process_uid(pid_t pid, const std::string& proc_root) {
     if (fields >> real >> effective) return static_cast<uid_t>(effective);
     break;
   }
-  return Status::Failed("cannot read the uid of process " + std::to_string(pid));
+  return Status::failed("cannot read the uid of process " + std::to_string(pid));
 }
 
 char process_state(pid_t pid, const std::string& proc_root) {
@@ -172,12 +172,12 @@ char process_state(pid_t pid, const std::string& proc_root) {
 Result<std::vector<pid_t>> peer_processes(int fd) {
   struct stat own {};
   if (fstat(fd, &own) != 0 || !S_ISSOCK(own.st_mode)) {
-    return Status::Failed("the control connection is not a socket");
+    return Status::failed("the control connection is not a socket");
   }
   SockAddr mine = local_address(fd);
   SockAddr peer = peer_address(fd);
   if (peer.family() != AF_INET && peer.family() != AF_INET6) {
-    return Status::Failed("the control connection has no IP peer");
+    return Status::failed("the control connection has no IP peer");
   }
   // The peer's socket has our ends swapped. Both tables are read: an IPv4 client of a
   // dual-stack listener is in tcp, the listener's side in tcp6.
@@ -191,7 +191,7 @@ Result<std::vector<pid_t>> peer_processes(int fd) {
     }
   }
   if (inodes.empty()) {
-    return Status::Failed(peer.to_string() +
+    return Status::failed(peer.to_string() +
                           " is not a socket on this host (the peer runs on another host or in "
                           "another network namespace)");
   }
@@ -205,7 +205,7 @@ Result<std::vector<pid_t>> peer_processes(int fd) {
   std::sort(pids.begin(), pids.end());
   pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
   if (pids.empty()) {
-    return Status::Failed("no process this side may inspect holds " + peer.to_string() + " (" +
+    return Status::failed("no process this side may inspect holds " + peer.to_string() + " (" +
                           std::to_string(unreadable) +
                           " processes' descriptors are unreadable: another user's process?)");
   }
@@ -261,7 +261,7 @@ ControlPeer ControlPeer::from_json(const nlohmann::json& j) {
 
 Result<std::vector<pid_t>> ControlPeer::processes() const {
   if (pids.has_value()) return *pids;
-  if (fd < 0) return Status::Failed("the control connection's process is unknown");
+  if (fd < 0) return Status::failed("the control connection's process is unknown");
   return peer_processes(fd);
 }
 

@@ -102,7 +102,7 @@ Result<std::vector<SockAddr>> resolve(const std::string& host, uint16_t port, in
     rc = getaddrinfo(node, service.c_str(), &hints, &list);
   }
   if (rc != 0) {
-    return Status::Failed(host + ": cannot resolve: " + gai_strerror(rc));
+    return Status::failed(host + ": cannot resolve: " + gai_strerror(rc));
   }
   std::vector<SockAddr> out;
   for (addrinfo* ai = list; ai != nullptr; ai = ai->ai_next) {
@@ -112,35 +112,35 @@ Result<std::vector<SockAddr>> resolve(const std::string& host, uint16_t port, in
     out.push_back(addr);
   }
   freeaddrinfo(list);
-  if (out.empty()) return Status::Failed(host + ": no address");
+  if (out.empty()) return Status::failed(host + ": no address");
   return out;
 }
 
 Status set_nonblocking(int fd, bool on) {
   int flags = fcntl(fd, F_GETFL, 0);
-  if (flags < 0) return Status::Failed(errno_text("fcntl"));
+  if (flags < 0) return Status::failed(errno_text("fcntl"));
   flags = on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK);
-  if (fcntl(fd, F_SETFL, flags) < 0) return Status::Failed(errno_text("fcntl"));
-  return Status::Ok();
+  if (fcntl(fd, F_SETFL, flags) < 0) return Status::failed(errno_text("fcntl"));
+  return Status::success();
 }
 
 Status set_nodelay(int fd) {
   int one = 1;
   if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0) {
-    return Status::Failed(errno_text("setsockopt TCP_NODELAY"));
+    return Status::failed(errno_text("setsockopt TCP_NODELAY"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Status bind_to_device(int fd, const std::string& iface) {
-  if (iface.empty()) return Status::Ok();
+  if (iface.empty()) return Status::success();
   if (if_nametoindex(iface.c_str()) == 0) {
-    return Status::Usage("interface " + iface + ": no such interface");
+    return Status::usage("interface " + iface + ": no such interface");
   }
   if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, iface.c_str(), iface.size()) < 0) {
-    return Status::Failed(errno_text(("bind to interface " + iface).c_str()));
+    return Status::failed(errno_text(("bind to interface " + iface).c_str()));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<short> wait_fd(int fd, short events, const Deadline& deadline) {
@@ -149,7 +149,7 @@ Result<short> wait_fd(int fd, short events, const Deadline& deadline) {
     int rc = poll(&pfd, 1, deadline.remaining_ms());
     if (rc > 0) return pfd.revents;
     if (rc == 0) return static_cast<short>(0);
-    if (errno != EINTR) return Status::Failed(errno_text("poll"));
+    if (errno != EINTR) return Status::failed(errno_text("poll"));
     if (deadline.expired()) return static_cast<short>(0);
   }
 }
@@ -175,11 +175,11 @@ std::string scope_hint(const SockAddr& addr, int err) {
 // One bounded connect attempt to one address. An error that cannot change is kUsage.
 Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
   Fd fd(socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Status::Failed(errno_text("socket"));
+  if (!fd.valid()) return Status::failed(errno_text("socket"));
   FP_RETURN_IF_ERROR(bind_to_device(fd.get(), options.iface));
   if (!options.bind_addr.empty()) {
     auto local = resolve(options.bind_addr, 0, SOCK_STREAM, true);
-    if (!local.ok()) return local.status().Prefixed("--bind");
+    if (!local.ok()) return local.status().prefixed("--bind");
     bool bound = false;
     for (const SockAddr& l : *local) {
       if (l.family() == addr.family() && bind(fd.get(), l.get(), l.len) == 0) {
@@ -191,7 +191,7 @@ Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
       int err = errno ? errno : EAFNOSUPPORT;
       std::string text = "--bind " + options.bind_addr + ": cannot bind for " + addr.host() +
                          ": " + strerror(err);
-      return permanent_connect_error(err) ? Status::Usage(text) : Status::Failed(text);
+      return permanent_connect_error(err) ? Status::usage(text) : Status::failed(text);
     }
   }
   FP_RETURN_IF_ERROR(set_nonblocking(fd.get(), true));
@@ -199,15 +199,15 @@ Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
     if (errno != EINPROGRESS) {
       int err = errno;
       std::string text = errno_text("connect", err) + scope_hint(addr, err);
-      return permanent_connect_error(err) ? Status::Usage(text) : Status::Failed(text);
+      return permanent_connect_error(err) ? Status::usage(text) : Status::failed(text);
     }
     auto ready = wait_fd(fd.get(), POLLOUT, Deadline::After(options.attempt_timeout_s));
     if (!ready.ok()) return ready.status();
-    if (*ready == 0) return Status::Timeout("connect: timed out");
+    if (*ready == 0) return Status::timeout("connect: timed out");
     int err = 0;
     socklen_t len = sizeof err;
     getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) return Status::Failed(errno_text("connect", err));
+    if (err != 0) return Status::failed(errno_text("connect", err));
   }
   FP_RETURN_IF_ERROR(set_nonblocking(fd.get(), false));
   return fd;
@@ -229,13 +229,13 @@ Result<Fd> connect_tcp(const std::string& host, uint16_t port, const ConnectOpti
       if (last.code() != Code::kUsage) all_permanent = false;
     }
     if (all_permanent) {
-      return Status::Usage("failed to connect to " + host + " port " + std::to_string(port) +
+      return Status::usage("failed to connect to " + host + " port " + std::to_string(port) +
                            ": " + last.message());
     }
     if (give_up.expired()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200, give_up.remaining_ms())));
   }
-  return Status::Failed("failed to connect to " + host + " port " + std::to_string(port) +
+  return Status::failed("failed to connect to " + host + " port " + std::to_string(port) +
                         ": " + last.message());
 }
 
@@ -259,12 +259,12 @@ Result<Fd> listen_tcp(const std::string& bind_addr, uint16_t port, int backlog) 
     if (!addrs.ok()) return addrs.status();
     candidates = *addrs;
   }
-  Status last = Status::Failed("no address to listen on");
+  Status last = Status::failed("no address to listen on");
   for (SockAddr addr : candidates) {
     addr.set_port(port);
     Fd fd(socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
-      last = Status::Failed(errno_text("socket"));
+      last = Status::failed(errno_text("socket"));
       continue;
     }
     int one = 1;
@@ -274,12 +274,12 @@ Result<Fd> listen_tcp(const std::string& bind_addr, uint16_t port, int backlog) 
       setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
     }
     if (bind(fd.get(), addr.get(), addr.len) < 0) {
-      last = Status::Failed(errno_text(("bind " + addr.to_string()).c_str()));
+      last = Status::failed(errno_text(("bind " + addr.to_string()).c_str()));
       if (errno == EADDRINUSE) return last;
       continue;
     }
     if (listen(fd.get(), backlog) < 0) {
-      last = Status::Failed(errno_text("listen"));
+      last = Status::failed(errno_text("listen"));
       continue;
     }
     return fd;
@@ -291,7 +291,7 @@ Result<Fd> accept_until(int listen_fd, const Deadline& deadline, SockAddr* peer)
   for (;;) {
     auto ready = wait_fd(listen_fd, POLLIN, deadline);
     if (!ready.ok()) return ready.status();
-    if (*ready == 0) return Status::Timeout("timed out waiting for a connection");
+    if (*ready == 0) return Status::timeout("timed out waiting for a connection");
     SockAddr addr;
     addr.len = sizeof addr.storage;
     int fd = accept4(listen_fd, addr.get(), &addr.len, SOCK_CLOEXEC);
@@ -300,7 +300,7 @@ Result<Fd> accept_until(int listen_fd, const Deadline& deadline, SockAddr* peer)
       return Fd(fd);
     }
     if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED) {
-      return Status::Failed(errno_text("accept"));
+      return Status::failed(errno_text("accept"));
     }
   }
 }
@@ -318,12 +318,12 @@ Status send_all(int fd, const void* data, size_t len, const Deadline& deadline) 
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       auto ready = wait_fd(fd, POLLOUT, deadline);
       if (!ready.ok()) return ready.status();
-      if (*ready == 0) return Status::Timeout("send: timed out");
+      if (*ready == 0) return Status::timeout("send: timed out");
       continue;
     }
-    return Status::Failed(errno_text("send"));
+    return Status::failed(errno_text("send"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Status recv_all(int fd, void* data, size_t len, const Deadline& deadline) {
@@ -335,17 +335,17 @@ Status recv_all(int fd, void* data, size_t len, const Deadline& deadline) {
       len -= static_cast<size_t>(n);
       continue;
     }
-    if (n == 0) return Status::Failed("connection closed by peer");
+    if (n == 0) return Status::failed("connection closed by peer");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
       auto ready = wait_fd(fd, POLLIN, deadline);
       if (!ready.ok()) return ready.status();
-      if (*ready == 0) return Status::Timeout("receive: timed out");
+      if (*ready == 0) return Status::timeout("receive: timed out");
       continue;
     }
-    return Status::Failed(errno_text("recv"));
+    return Status::failed(errno_text("recv"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 SockAddr local_address(int fd) {

@@ -17,7 +17,7 @@ Result<TcpState> tcp_state(int fd) {
   std::memset(&info, 0, sizeof info);
   socklen_t len = sizeof info;
   if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) {
-    return Status::Failed(std::string("TCP_INFO: ") + std::strerror(errno));
+    return Status::failed(std::string("TCP_INFO: ") + std::strerror(errno));
   }
   TcpState out;
   out.last_data_recv_ms = info.tcpi_last_data_recv;

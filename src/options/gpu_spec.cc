@@ -10,14 +10,14 @@ Result<GpuSpec> parse_gpu_spec(const std::string& text) {
     spec.type = text.substr(0, colon);
     index = text.substr(colon + 1);
     if (spec.type != "NVIDIA" && spec.type != "AMD" && spec.type != "INTEL") {
-      return Status::Usage("--gpu " + text + ": GPU type \"" + spec.type +
+      return Status::usage("--gpu " + text + ": GPU type \"" + spec.type +
                            "\" is not NVIDIA, AMD or INTEL");
     }
   }
   bool digits = !index.empty() && index.size() <= 4 &&
                 index.find_first_not_of("0123456789") == std::string::npos;
   if (!digits) {
-    return Status::Usage("--gpu " + text + ": expected [TYPE:]INDEX, e.g. 0 or NVIDIA:1");
+    return Status::usage("--gpu " + text + ": expected [TYPE:]INDEX, e.g. 0 or NVIDIA:1");
   }
   spec.index = std::stoi(index);
   return spec;

@@ -13,19 +13,19 @@ constexpr double kTiB = 1099511627776.0;
 constexpr double kU64Max = 18446744073709551615.0;
 
 Status check_cpu(std::string_view v) {
-  if (v.empty() || v == "any") return Status::Ok();
+  if (v.empty() || v == "any") return Status::success();
   bool digits = v.size() <= 7 && v.find_first_not_of("0123456789") == std::string_view::npos;
-  if (!digits) return Status::Usage("bad processor affinity \"" + std::string(v) + "\" (a CPU number or any)");
-  return Status::Ok();
+  if (!digits) return Status::usage("bad processor affinity \"" + std::string(v) + "\" (a CPU number or any)");
+  return Status::success();
 }
 
 Status check_gpu(std::string_view v) {
-  if (v.empty()) return Status::Ok();
+  if (v.empty()) return Status::success();
   return parse_gpu_spec(std::string(v)).status();
 }
 
 Status check_percentiles(std::string_view v) {
-  if (v.empty()) return Status::Ok();
+  if (v.empty()) return Status::success();
   return parse_percentiles(v).status();
 }
 

@@ -120,7 +120,7 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
     auto bound = [&](double b) {
       return b >= kU64Max ? std::string("max") : option_value_text(OptionValue(b));
     };
-    return Status::Usage(who + ": " + shown + " is out of range (" + bound(spec.min) + " to " +
+    return Status::usage(who + ": " + shown + " is out of range (" + bound(spec.min) + " to " +
                          bound(spec.max) + unit + ")");
   };
   switch (spec.type) {
@@ -136,14 +136,14 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
         if (i.ok() && *i < 0) return range_error(std::string(text), "");
         v = i.ok() ? Result<uint64_t>(static_cast<uint64_t>(*i)) : Result<uint64_t>(i.status());
       }
-      if (!v.ok()) return Status::Usage(who + ": " + v.status().message());
+      if (!v.ok()) return Status::usage(who + ": " + v.status().message());
       double d = static_cast<double>(*v);
       if (d < spec.min || d > spec.max) return range_error(std::string(text), "");
       return OptionValue(*v);
     }
     case OptType::kInt: {
       auto v = parse_int(text, static_cast<int64_t>(spec.min), static_cast<int64_t>(spec.max));
-      if (!v.ok()) return Status::Usage(who + ": " + v.status().message());
+      if (!v.ok()) return Status::usage(who + ": " + v.status().message());
       return OptionValue(*v);
     }
     case OptType::kTime:
@@ -152,14 +152,14 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
       // A number is not a time: "x" is a bad number, not a bad time.
       if (spec.type == OptType::kNumber &&
           text.find_first_not_of("0123456789.") != std::string_view::npos) {
-        return Status::Usage(who + ": bad number: " + std::string(text));
+        return Status::usage(who + ": bad number: " + std::string(text));
       }
-      if (!v.ok()) return Status::Usage(who + ": " + v.status().message());
+      if (!v.ok()) return Status::usage(who + ": " + v.status().message());
       if (*v < spec.min || *v > spec.max) {
         return range_error(std::string(text), spec.type == OptType::kTime ? " seconds" : "");
       }
       if (spec.positive && *v <= 0) {
-        return Status::Usage(who + ": " + std::string(text) + " must be more than 0" +
+        return Status::usage(who + ": " + std::string(text) + " must be more than 0" +
                              (spec.type == OptType::kTime ? " seconds" : ""));
       }
       return OptionValue(*v);
@@ -167,31 +167,31 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
     case OptType::kOnOff:
     case OptType::kFlag: {
       auto v = parse_on_off(text);
-      if (!v.ok()) return Status::Usage(who + ": " + v.status().message());
+      if (!v.ok()) return Status::usage(who + ": " + v.status().message());
       return OptionValue(*v);
     }
     case OptType::kString: {
-      if (text.size() > 4096) return Status::Usage(who + ": value too long");
+      if (text.size() > 4096) return Status::usage(who + ": value too long");
       std::string value(text);
       if (!spec.choices.empty() && !value.empty()) {
         auto it = std::find_if(spec.choices.begin(), spec.choices.end(),
                                [&](const char* c) { return lower(c) == lower(value); });
         if (it == spec.choices.end()) {
-          return Status::Usage(who + ": " + value + " is not one of " +
+          return Status::usage(who + ": " + value + " is not one of " +
                                choices_text(spec.choices));
         }
         value = *it;
       }
       if (spec.check != nullptr) {
         Status s = spec.check(value);
-        if (!s.ok()) return Status::Usage(who + ": " + s.message());
+        if (!s.ok()) return Status::usage(who + ": " + s.message());
       }
       return OptionValue(value);
     }
     case OptType::kLoop:
       return OptionValue(std::string(text));
   }
-  return Status::Usage(who + ": unknown option type");
+  return Status::usage(who + ": unknown option type");
 }
 
 void store(RunOptions& options, const OptionSpec& spec, const OptionValue& value, bool by_user) {

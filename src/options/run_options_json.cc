@@ -16,27 +16,27 @@ nlohmann::json to_json(const RunOptions& options) {
 }
 
 Result<RunOptions> run_options_from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Status::Failed("parameters must be an object");
+  if (!j.is_object()) return Status::failed("parameters must be an object");
   RunOptions out = default_run_options();
   for (const auto& item : j.items()) {
     const std::string& name = item.key();
     const nlohmann::json& value = item.value();
     const OptionSpec* spec = find_option(name);
     if (spec == nullptr || !spec->is_run_option()) {
-      return Status::Failed("unknown parameter \"" + printable(name, 64) +
+      return Status::failed("unknown parameter \"" + printable(name, 64) +
                             "\" (is the client newer? upgrade the server)");
     }
     std::string text;
     bool wants_text = spec->type == OptType::kString;
     if (value.is_string() != wants_text) {
-      return Status::Failed("parameter " + name + " has the wrong type");
+      return Status::failed("parameter " + name + " has the wrong type");
     }
     if (value.is_string()) {
       text = value.get<std::string>();
       // What a peer sends may reach a terminal or a log: terminal controls and bytes that are
       // not UTF-8 are refused here, and escaped wherever shown (core/text.h printable).
       if (printable(text, text.size()) != text) {
-        return Status::Failed("parameter " + name + " holds control characters or bytes that are "
+        return Status::failed("parameter " + name + " holds control characters or bytes that are "
                               "not UTF-8: " + printable(text, 64));
       }
     } else if (value.is_boolean()) {
@@ -46,10 +46,10 @@ Result<RunOptions> run_options_from_json(const nlohmann::json& j) {
     } else if (value.is_number_float()) {
       text = option_value_text(OptionValue(value.get<double>()));
     } else {
-      return Status::Failed("parameter " + name + " has the wrong type");
+      return Status::failed("parameter " + name + " has the wrong type");
     }
     auto parsed = parse_option_value(*spec, text, name);
-    if (!parsed.ok()) return Status::Failed(parsed.status().message());
+    if (!parsed.ok()) return Status::failed(parsed.status().message());
     store(out, *spec, *parsed, false);
   }
   return out;

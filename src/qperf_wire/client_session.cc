@@ -43,7 +43,7 @@ Result<Request> build_request(uint16_t index, const RunOptions& remote, bool cou
   Request req;
   req.req_index = index;
   if (remote.msg_size > UINT32_MAX) {
-    return Status::Usage("-m " + std::to_string(remote.msg_size) +
+    return Status::usage("-m " + std::to_string(remote.msg_size) +
                          ": qperf's protocol carries message sizes below 4 GiB");
   }
   req.msg_size = static_cast<uint32_t>(remote.msg_size);
@@ -103,7 +103,7 @@ Status run_misc(QperfControl& ctl, TestResult& result, uint16_t index, double ti
                         {"os", conf.os},
                         {"version", conf.version},
                         {"tool", "qperf"}};
-  return Status::Ok();
+  return Status::success();
 }
 
 Status run_measurement(QperfControl& ctl, const ClientConfig& config, TestResult& result,
@@ -125,7 +125,7 @@ Status run_measurement(QperfControl& ctl, const ClientConfig& config, TestResult
   EndRule rule(counted > 0 ? 0 : local.time, ctl, config.stop);
   rule.set_idle_limit(timeout);  // -n: a reply that never comes ends the run (qperf waits)
   auto buf = HostBuffer::allocate(local.msg_size, "");
-  if (!buf.ok()) return buf.status().Prefixed("message buffer");
+  if (!buf.ok()) return buf.status().prefixed("message buffer");
   fill_letters(buf->data(), buf->size());
   char* bytes_out = reinterpret_cast<char*>(buf->data());
   const bool rds = proto.family_override != 0 && !proto.connected;
@@ -165,8 +165,8 @@ Status run_measurement(QperfControl& ctl, const ClientConfig& config, TestResult
   result.rem = side_stats_from_stat(decode_stat(stat_bytes));
   // The results are in: a server that missed the last sync changes nothing here.
   ctl.send(kSyncAfter.data(), kSyncAfter.size(), "synchronization after test", timeout)
-      .IgnoreError();
-  return Status::Ok();
+      .ignore_error();
+  return Status::success();
 }
 
 }  // namespace
@@ -177,13 +177,13 @@ Status run_qperf_test(const ClientConfig& config, TestResult& result, LatencyRec
   auto index = test_index(spec.name);
   bool socket_test = spec.family == TransportFamily::kSocket;
   if (!index || (!socket_test && spec.kind != TestKind::kMisc)) {
-    return Status::Unsupported(
+    return Status::unsupported(
         "against a qperf server fabperf runs the socket tests, conf and quit (qperf's RDMA "
         "exchange is not spoken)");
   }
   if (socket_test && result.local_opts.reverse) {
     // qperf's bandwidth server only receives: measuring the other way would be mislabelled.
-    return Status::Unsupported("-R/--reverse needs a fabperf server (a qperf server only "
+    return Status::unsupported("-R/--reverse needs a fabperf server (a qperf server only "
                                "receives)");
   }
   if (socket_test) {
@@ -219,7 +219,7 @@ Status greet_qperf_server(const ClientConfig& config, RunInfo& info, std::string
                           double timeout_s) {
   if (!config.auth_key.empty()) {
     // As with a fabperf server without a key: the client cannot tell it from an impostor.
-    return Status::Failed(
+    return Status::failed(
         "the server speaks qperf's protocol, which cannot prove it holds the key "
         "(--auth_key_file): not running a test against it");
   }
@@ -228,10 +228,10 @@ Status greet_qperf_server(const ClientConfig& config, RunInfo& info, std::string
   QperfControl ctl(fd->get(), "server");
   ctl.set_cancel(config.stop);
   TestResult probe;
-  FP_RETURN_IF_ERROR(run_misc(ctl, probe, kConfIndex, timeout_s).Prefixed("conf"));
+  FP_RETURN_IF_ERROR(run_misc(ctl, probe, kConfIndex, timeout_s).prefixed("conf"));
   info.server = probe.conf_remote;
   if (version.empty()) version = info.server.value("version", "");
-  return Status::Ok();
+  return Status::success();
 }
 
 std::optional<std::string> qperf_server_version(int fd) {

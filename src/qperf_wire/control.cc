@@ -25,7 +25,7 @@ namespace {
 Result<short> wait_slice(int fd, short events, const Deadline& deadline,
                          const std::atomic<bool>* cancel) {
   for (;;) {
-    if (cancel != nullptr && cancel->load()) return Status::Interrupted("interrupted");
+    if (cancel != nullptr && cancel->load()) return Status::interrupted("interrupted");
     if (deadline.expired()) return static_cast<short>(0);
     int64_t slice_end = std::min(deadline.at_ns(), now_ns() + 100'000'000);
     auto ready = wait_fd(fd, events, Deadline(slice_end));
@@ -48,7 +48,7 @@ Status QperfControl::recv(void* buf, size_t len, const char* item, const Deadlin
     auto ready = wait_slice(fd_, POLLIN | POLLPRI, deadline, cancel_);
     if (!ready.ok()) return ready.status();
     if (*ready == 0) {
-      return Status::Timeout(std::string("failed to receive ") + item + ": timed out");
+      return Status::timeout(std::string("failed to receive ") + item + ": timed out");
     }
     if (*ready & POLLPRI) {
       FP_RETURN_IF_ERROR(take_urgent());
@@ -58,13 +58,13 @@ Status QperfControl::recv(void* buf, size_t len, const char* item, const Deadlin
     if (n > 0) {
       got += static_cast<size_t>(n);
     } else if (n == 0) {
-      return Status::Failed(std::string("failed to receive ") + item + ": " + peer_ +
+      return Status::failed(std::string("failed to receive ") + item + ": " + peer_ +
                             " not responding");
     } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
-      return Status::Failed(errno_text((std::string("failed to receive ") + item).c_str()));
+      return Status::failed(errno_text((std::string("failed to receive ") + item).c_str()));
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Status QperfControl::send(const void* buf, size_t len, const char* item, double timeout_s) {
@@ -72,9 +72,9 @@ Status QperfControl::send(const void* buf, size_t len, const char* item, double 
   Status s = send_all(fd_, buf, len, Deadline::After(timeout_s));
   if (s.ok()) return s;
   if (s.code() == Code::kTimeout) {
-    return Status::Timeout(std::string("failed to send ") + item + ": timed out");
+    return Status::timeout(std::string("failed to send ") + item + ": timed out");
   }
-  return s.Prefixed(std::string("failed to send ") + item);
+  return s.prefixed(std::string("failed to send ") + item);
 }
 
 Status QperfControl::sync(std::string_view text, double timeout_s) {
@@ -84,9 +84,9 @@ Status QperfControl::sync(std::string_view text, double timeout_s) {
   size_t len = std::min(text.size(), sizeof got);
   FP_RETURN_IF_ERROR(recv(got, len, item.c_str(), timeout_s));
   if (memcmp(got, text.data(), len) != 0) {
-    return Status::Failed("synchronize " + item + " failure: data does not match");
+    return Status::failed("synchronize " + item + " failure: data does not match");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 namespace {
@@ -137,7 +137,7 @@ void QperfControl::send_error(const std::string& text) {
   // Partly taken (a full buffer), the last byte taken is the urgent one: any byte but '.'
   // says "error" to either client, and the text follows it as well.
   bool sent = ::send(fd_, urgent.data(), urgent.size(), MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT) > 0;
-  if (sent) send_all(fd_, line.data(), line.size(), Deadline::After(0.5)).IgnoreError();
+  if (sent) send_all(fd_, line.data(), line.size(), Deadline::After(0.5)).ignore_error();
   ::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
   if (sent) ::shutdown(fd_, SHUT_WR);
 }
@@ -160,26 +160,26 @@ void QperfControl::send_finished() {
 
 Status QperfControl::check() {
   pollfd pfd{fd_, POLLIN | POLLPRI, 0};
-  if (poll(&pfd, 1, 0) <= 0) return Status::Ok();
+  if (poll(&pfd, 1, 0) <= 0) return Status::success();
   if (pfd.revents & POLLPRI) return take_urgent();
   uint8_t byte;
   ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n == 0) return Status::Failed(peer_ + " closed the control connection during the test");
+  if (n == 0) return Status::failed(peer_ + " closed the control connection during the test");
   // In-band bytes now: the peer is past its test (a server's results), so ours ends too.
   if (n > 0) peer_finished_.store(true, std::memory_order_relaxed);
-  return Status::Ok();
+  return Status::success();
 }
 
 Status QperfControl::take_urgent() {
   char byte = 0;
   ssize_t n = ::recv(fd_, &byte, 1, MSG_OOB | MSG_DONTWAIT);
-  if (n != 1) return Status::Ok();  // already taken, or not here yet: poll says again
+  if (n != 1) return Status::success();  // already taken, or not here yet: poll says again
   if (byte == '.') {
     peer_finished_.store(true, std::memory_order_relaxed);
-    return Status::Ok();
+    return Status::success();
   }
   std::string text = read_error_text(fd_, 3);
-  return Status::Failed(text.empty() ? peer_ + " failure" : peer_ + ": " + text);
+  return Status::failed(text.empty() ? peer_ + " failure" : peer_ + ": " + text);
 }
 
 std::string read_error_text(int fd, double timeout_s, bool skip_to_mark) {

@@ -25,7 +25,7 @@ Result<uint16_t> recv_port(QperfControl& ctl, const char* item, double timeout_s
   FP_RETURN_IF_ERROR(ctl.recv(bytes, sizeof bytes, item, timeout_s));
   uint64_t port = decode_le(bytes, kPortSize);
   if (port == 0 || port > 65535) {
-    return Status::Failed("bad " + std::string(item) + " from " + ctl.peer() + ": " +
+    return Status::failed("bad " + std::string(item) + " from " + ctl.peer() + ": " +
                           std::to_string(port));
   }
   return static_cast<uint16_t>(port);
@@ -62,7 +62,7 @@ Result<Fd> open_rds(const SocketProtocol& proto, const SockAddr& local, uint64_t
   }
   reuse_address(sock->get());
   if (bind(sock->get(), local.get(), local.len) < 0) {
-    return Status::Failed(errno_text("bind RDS failed"));
+    return Status::failed(errno_text("bind RDS failed"));
   }
   FP_RETURN_IF_ERROR(set_socket_buffers(sock->get(), buffers));
   return std::move(*sock);
@@ -103,14 +103,14 @@ Result<DataSocket> open_server_rds(const SocketProtocol& proto, QperfControl& ct
   for (;;) {
     SockAddr peer;
     auto conn = accept_until(helper->get(), deadline, &peer);
-    if (!conn.ok()) return conn.status().Prefixed("RDS address exchange");
+    if (!conn.ok()) return conn.status().prefixed("RDS address exchange");
     if (same_host(peer, client_host)) break;
   }
   // qperf binds to the address the client says it reached; the server binds to the one it
   // knows it was reached on, and sends only to the control connection's peer.
   FP_RETURN_IF_ERROR(send_host(ctl, client_host, "client IP", timeout_s));
   FP_RETURN_IF_ERROR(recv_host(ctl, "server IP", timeout_s));
-  if (req.port > 65535) return Status::Failed("bind RDS failed: port out of range");
+  if (req.port > 65535) return Status::failed("bind RDS failed: port out of range");
   return rds_endpoints(proto, ctl, ctl_local.host(), static_cast<uint16_t>(req.port),
                        req.sock_buf_size, client_host, timeout_s);
 }
@@ -125,7 +125,7 @@ Result<DataSocket> open_client_rds(const SocketProtocol& proto, QperfControl& ct
   // for good (and, serving one client at a time, every later client with it).
   ConnectOptions options{timeout_s, timeout_s, local_host, ""};
   auto helper = connect_tcp(server_host, *helper_port, options);
-  if (!helper.ok()) return helper.status().Prefixed("RDS address exchange");
+  if (!helper.ok()) return helper.status().prefixed("RDS address exchange");
   FP_RETURN_IF_ERROR(send_host(ctl, server_host, "server IP", timeout_s));
   FP_RETURN_IF_ERROR(recv_host(ctl, "client IP", timeout_s));
   helper->reset();
@@ -153,11 +153,11 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
   }
   Fd fd = std::move(*sock);
   reuse_address(fd.get());
-  if (req.port > 65535) return Status::Failed(qperf_text + ": port out of range");
+  if (req.port > 65535) return Status::failed(qperf_text + ": port out of range");
   SockAddr addr = protocol_address(proto, ctl_local);
   addr.set_port(static_cast<uint16_t>(req.port));
   if (bind(fd.get(), addr.get(), addr.len) < 0) {
-    return Status::Failed(qperf_text + ": " + errno_text(("bind " + addr.to_string()).c_str()));
+    return Status::failed(qperf_text + ": " + errno_text(("bind " + addr.to_string()).c_str()));
   }
   uint16_t port = local_address(fd.get()).port();
   if (!proto.connected) {
@@ -165,7 +165,7 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
     FP_RETURN_IF_ERROR(send_port(ctl, port, "port", timeout_s));
     return DataSocket{std::move(fd), SockAddr{}};
   }
-  if (listen(fd.get(), 1) < 0) return Status::Failed(errno_text("listen failed"));
+  if (listen(fd.get(), 1) < 0) return Status::failed(errno_text("listen failed"));
   FP_RETURN_IF_ERROR(send_port(ctl, port, "port", timeout_s));
   // qperf's accept has no deadline: a client that never connects wedges it. Ours has one,
   // and takes the connection of this client only.
@@ -174,7 +174,7 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
   for (;;) {
     SockAddr peer;
     auto conn = accept_until(fd.get(), deadline, &peer);
-    if (!conn.ok()) return conn.status().Prefixed("data connection");
+    if (!conn.ok()) return conn.status().prefixed("data connection");
     if (!same_host(peer, client_host)) continue;
     FP_RETURN_IF_ERROR(set_socket_buffers(conn->get(), req.sock_buf_size));
     return DataSocket{std::move(*conn), peer};
@@ -210,7 +210,7 @@ Result<DataSocket> open_client_data(const SocketProtocol& proto, QperfControl& c
                  (timeout_s - static_cast<double>(static_cast<time_t>(timeout_s))) * 1e6)};
   setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   if (connect(fd.get(), target.get(), target.len) < 0) {
-    return Status::Failed(qperf_text + ": " + errno_text("connect"));
+    return Status::failed(qperf_text + ": " + errno_text("connect"));
   }
   return DataSocket{std::move(fd), target};
 }

@@ -47,7 +47,7 @@ Status run_test(QperfControl& ctl, const QperfLease& lease, const Request& req,
   // not: it must not hold the measurement queue for the rest of its time (review N1).
   rule.set_idle_limit(timeout);
   auto buf = HostBuffer::allocate(req.msg_size, "");
-  if (!buf.ok()) return buf.status().Prefixed("message buffer");
+  if (!buf.ok()) return buf.status().prefixed("message buffer");
   // qperf's -n, carried by every request, is ended on here too (0: by time).
   const bool rds = proto.family_override != 0 && !proto.connected;
   LoopShape shape{req.msg_size, req.access_recv != 0, rds, req.no_msgs};
@@ -68,7 +68,7 @@ Status run_test(QperfControl& ctl, const QperfLease& lease, const Request& req,
              rule, counts, heard);
   rule.mark_finished();
   if (!rule.control_status().ok()) return rule.control_status();
-  if (lease.stop != nullptr && lease.stop->load()) return Status::Interrupted("stopped");
+  if (lease.stop != nullptr && lease.stop->load()) return Status::interrupted("stopped");
   if (shape.max_msgs > 0 && counts.received.msgs >= shape.max_msgs) {
     // Ended by -n: a client without a timer learns it from the closed connection (streams) or
     // '.' (datagrams; sent only then: a stock client outside its test loop takes '.' for an
@@ -86,9 +86,9 @@ Status run_test(QperfControl& ctl, const QperfLease& lease, const Request& req,
   char after[kSyncAfter.size()];
   FP_RETURN_IF_ERROR(ctl.recv(after, sizeof after, "synchronization after test", timeout));
   if (std::string_view(after, sizeof after) != kSyncAfter) {
-    return Status::Failed("synchronize synchronization after test failure: data does not match");
+    return Status::failed("synchronize synchronization after test failure: data does not match");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 std::string index_text(uint16_t index) { return "bad request index: " + std::to_string(index); }
@@ -102,16 +102,16 @@ Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
   uint16_t maj = static_cast<uint16_t>(decode_le(bytes, 2));
   uint16_t min = static_cast<uint16_t>(decode_le(bytes + 2, 2));
   std::string mismatch = version_mismatch(maj, min, static_cast<uint16_t>(decode_le(bytes + 4, 2)));
-  if (!mismatch.empty()) return Status::Failed(mismatch);
+  if (!mismatch.empty()) return Status::failed(mismatch);
   FP_RETURN_IF_ERROR(ctl.recv(bytes + kRequestVersionSize, kRequestSize - kRequestVersionSize,
                               "request data", request_deadline));
   Request req = decode_request(bytes);
   const char* test = test_name(req.req_index);
-  if (test == nullptr) return Status::Failed(index_text(req.req_index));
+  if (test == nullptr) return Status::failed(index_text(req.req_index));
   name = std::string("qperf ") + test;
-  if (!lease.refusal.empty()) return Status::Failed(lease.refusal);
+  if (!lease.refusal.empty()) return Status::failed(lease.refusal);
   if (req.req_index >= kFirstRdmaIndex) {
-    return Status::Unsupported(index_text(req.req_index) + " (" + test +
+    return Status::unsupported(index_text(req.req_index) + " (" + test +
                                ": fabperf serves qperf clients the socket tests, conf and quit; "
                                "run the fabperf client for RDMA tests)");
   }
@@ -129,15 +129,15 @@ Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
   if (req.req_index == kQuitIndex) {
     FP_RETURN_IF_ERROR(ctl.sync(kSyncBefore, opts.timeout));
     lease.quit();
-    return Status::Ok();
+    return Status::success();
   }
   const TestSpec* spec = lease.tests != nullptr ? lease.tests->find(test) : nullptr;
   const SocketProtocol* proto = spec != nullptr && spec->family == TransportFamily::kSocket
                                     ? find_socket_protocol(spec->transport)
                                     : nullptr;
-  if (proto == nullptr) return Status::Failed(index_text(req.req_index));
+  if (proto == nullptr) return Status::failed(index_text(req.req_index));
   if (req.msg_size == 0) {
-    return Status::Failed("message size 0 cannot be measured: give -m 1 or more");
+    return Status::failed("message size 0 cannot be measured: give -m 1 or more");
   }
   // The limits, then this client's turn among every client's measurements: qperf has no word
   // for "wait", so its client simply waits (within its own -to); one that gives up meanwhile
@@ -146,7 +146,7 @@ Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
   if (req.affinity != 0) {
     Status pinned = apply_cpu_affinity(opts.cpu_affinity);
     if (!pinned.ok()) {
-      return Status::Failed("cannot set processor affinity (cpu " + opts.cpu_affinity +
+      return Status::failed("cannot set processor affinity (cpu " + opts.cpu_affinity +
                             "): " + pinned.message());
     }
   }
@@ -169,7 +169,7 @@ Status serve_qperf(QperfLease& lease) {
     ctl.drain(s.code() == Code::kTimeout ? 0.2 : std::min(3.0, lease.timeout_s));
   }
   lease.set_teller(nullptr);  // before ctl goes
-  return s.ok() || name.empty() ? s : s.Prefixed(name);
+  return s.ok() || name.empty() ? s : s.prefixed(name);
 }
 
 }  // namespace fabperf::qperf_wire

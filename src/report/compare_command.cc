@@ -31,10 +31,10 @@ Status number_in(const std::string& name, const std::string& text, double lo, do
   if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= lo || v > hi) {
     char range[96];
     std::snprintf(range, sizeof range, "a number above %g, at most %g", lo, hi);
-    return Status::Usage(name + " " + text + ": give " + range);
+    return Status::usage(name + " " + text + ": give " + range);
   }
   *out = v;
-  return Status::Ok();
+  return Status::success();
 }
 
 // One row per option: its spelling, its argument, its help, and where its value goes.
@@ -48,16 +48,16 @@ const CompareOption kCompareOptions[] = {
     {"--html", "FILE", "also the runs' report page, comparison on top (-: stdout)",
      [](CompareArgs& a, const std::string& v) {
        a.html = v;
-       return Status::Ok();
+       return Status::success();
      }},
     {"--json", "FILE", "also the comparison as a JSON document (-: stdout)",
      [](CompareArgs& a, const std::string& v) {
        a.json = v;
-       return Status::Ok();
+       return Status::success();
      }},
     {"--threshold", "PCT", "a significant change worse than PCT%: exit 1 (default 5)",
      [](CompareArgs& a, const std::string& v) {
-       if (v == "0") return a.options.threshold_pct = 0, Status::Ok();
+       if (v == "0") return a.options.threshold_pct = 0, Status::success();
        return number_in("--threshold", v, 0, 1e6, &a.options.threshold_pct);
      }},
     {"--alpha", "P", "a difference is significant when p < P (default 0.05)",
@@ -71,9 +71,8 @@ const CompareOption kCompareOptions[] = {
      }},
 };
 
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "fabperf compare: %s\n", message.c_str());
-  return code;
+Status fail(Code code, const std::string& message) {
+  return Status(code, "fabperf compare: " + message);
 }
 
 Result<CompareArgs> parse(const std::vector<std::string>& args) {
@@ -90,19 +89,19 @@ Result<CompareArgs> parse(const std::vector<std::string>& args) {
     for (const CompareOption& o : kCompareOptions) {
       if (name == o.name) option = &o;
     }
-    if (option == nullptr) return Status::Usage("unknown option " + a);
+    if (option == nullptr) return Status::usage("unknown option " + a);
     std::string value;
     if (eq != std::string::npos) {
       value = a.substr(eq + 1);
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
-      return Status::Usage(name + " needs a value (" + option->arg + ")");
+      return Status::usage(name + " needs a value (" + option->arg + ")");
     }
     FP_RETURN_IF_ERROR(option->apply(out, value));
   }
   if (out.inputs.size() < 2) {
-    return Status::Usage(out.inputs.empty() ? "no runs to compare"
+    return Status::usage(out.inputs.empty() ? "no runs to compare"
                                             : "one run: compare needs two or more");
   }
   // `--json a.json b.json c.json` would write over the first run: an input is never an output.
@@ -110,13 +109,13 @@ Result<CompareArgs> parse(const std::vector<std::string>& args) {
        {std::pair{&out.html, "--html"}, std::pair{&out.json, "--json"}}) {
     for (const report::InputArg& in : out.inputs) {
       if (!path->empty() && *path != "-" && *path == in.path) {
-        return Status::Usage(std::string(option) + " " + *path +
+        return Status::usage(std::string(option) + " " + *path +
                              ": that is one of the runs to compare; give another file");
       }
     }
   }
   if (out.html == "-" && out.json == "-") {
-    return Status::Usage("only one of --html and --json can be - (standard output)");
+    return Status::usage("only one of --html and --json can be - (standard output)");
   }
   return out;
 }
@@ -142,39 +141,41 @@ std::string compare_usage() {
   return text + "  LABEL=FILE          name a run (before=a.json after=b.json)\n";
 }
 
-int compare_main(const std::vector<std::string>& args) {
+Status compare_main(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "-h" || a == "--help") {
       std::fputs(compare_usage().c_str(), stdout);
-      return 0;
+      return Status::success();
     }
   }
   auto parsed = parse(args);
-  if (!parsed.ok()) return fail(2, parsed.status().message() + "\n" + compare_usage());
+  if (!parsed.ok()) return fail(Code::kUsage, parsed.status().message() + "\n" + compare_usage());
   const CompareArgs& a = *parsed;
   // Before reading anything: an output that cannot be written is known now.
   for (const auto& [path, option] : {std::pair{&a.html, "--html"}, std::pair{&a.json, "--json"}}) {
     if (path->empty()) continue;
-    if (Status s = check_writable(*path, option); !s.ok()) return fail(2, s.message());
+    if (Status s = check_writable(*path, option); !s.ok()) return fail(Code::kUsage, s.message());
   }
   auto runs = report::read_run_documents(a.inputs);
-  if (!runs.ok()) return fail(2, runs.status().message());
+  if (!runs.ok()) return fail(Code::kUsage, runs.status().message());
   auto comparison = report::build_comparison(*runs, a.options);
-  if (!comparison.ok()) return fail(2, comparison.status().message());
+  if (!comparison.ok()) return fail(Code::kUsage, comparison.status().message());
   if (!a.html.empty()) {
     auto page = report::build_compare_page_model(*runs, *comparison);
-    if (!page.ok()) return fail(2, page.status().message());
+    if (!page.ok()) return fail(Code::kUsage, page.status().message());
     Status s = write_file_atomically(a.html, report::render_html(*page), "--html");
-    if (!s.ok()) return fail(2, s.message());
+    if (!s.ok()) return fail(Code::kUsage, s.message());
   }
   if (!a.json.empty()) {
     Status s = write_file_atomically(a.json, json_text(*comparison), "--json");
-    if (!s.ok()) return fail(2, s.message());
+    if (!s.ok()) return fail(Code::kUsage, s.message());
   }
   // The text goes to standard output unless a document has taken it.
   const std::string text = report::comparison_text(*comparison);
   std::fputs(text.c_str(), a.html == "-" || a.json == "-" ? stderr : stdout);
-  return (*comparison)["regressions"].empty() ? 0 : 1;
+  // A regression is in the text just written: the status only decides the exit.
+  return (*comparison)["regressions"].empty() ? Status::success()
+                                               : Status::reported(Code::kFailed);
 }
 
 }  // namespace fabperf

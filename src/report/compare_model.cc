@@ -393,7 +393,7 @@ Result<nlohmann::json> build_comparison(const std::vector<RunDocument>& runs,
               {"notes", json::array()}};
   for (const RunDocument& run : runs) {
     if (run.doc.contains("matrix")) {
-      return Status::Usage(run.label +
+      return Status::usage(run.label +
                            ": a cluster matrix document; compare reads pair runs (a matrix "
                            "compares with --matrix --baseline EARLIER.json)");
     }

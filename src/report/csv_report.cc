@@ -98,7 +98,7 @@ class CsvReporter : public Reporter {
 
   Status finish(const RunInfo&) override {
     fflush(out_);
-    return ferror(out_) ? Status::Failed("--csv: write failed") : Status::Ok();
+    return ferror(out_) ? Status::failed("--csv: write failed") : Status::success();
   }
 
  private:
@@ -114,7 +114,7 @@ Result<std::unique_ptr<Reporter>> make_csv_reporter(const std::string& path) {
   FP_RETURN_IF_ERROR(check_writable(path, "--csv"));
   FILE* f = fopen(path.c_str(), "w");
   if (f == nullptr) {
-    return Status::Usage("--csv " + path + ": cannot write the file: " + std::strerror(errno));
+    return Status::usage("--csv " + path + ": cannot write the file: " + std::strerror(errno));
   }
   return std::unique_ptr<Reporter>(new CsvReporter(f, true));
 }

@@ -32,7 +32,7 @@ class DocumentReporter : public Reporter {
 
   Status finish(const RunInfo& info) override {
     auto text = render_(run_document(info, results_));
-    if (!text.ok()) return text.status().Prefixed(option_ + " " + path_);
+    if (!text.ok()) return text.status().prefixed(option_ + " " + path_);
     return write_file_atomically(path_, *text, option_);
   }
 

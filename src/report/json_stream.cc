@@ -16,7 +16,7 @@ Status JsonLineWriter::write(const nlohmann::json& record) {
   std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line.push_back('\n');
   if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0) {
-    status_ = Status::Failed(std::string("write failed: ") + std::strerror(errno));
+    status_ = Status::failed(std::string("write failed: ") + std::strerror(errno));
   }
   return status_;
 }
@@ -113,9 +113,9 @@ class JsonStreamReporter : public Reporter {
     write(stream_end_record(runs_, errors_, interrupted_));
     if (!open_status_.ok()) return open_status_;
     if (writer_ && !writer_->status().ok()) {
-      return writer_->status().Prefixed("--json-stream " + path_);
+      return writer_->status().prefixed("--json-stream " + path_);
     }
-    return Status::Ok();
+    return Status::success();
   }
 
  private:
@@ -129,7 +129,7 @@ class JsonStreamReporter : public Reporter {
     } else {
       file_ = std::fopen(path_.c_str(), "w");
       if (file_ == nullptr) {
-        open_status_ = Status::Failed("--json-stream " + path_ + ": cannot write the file: " +
+        open_status_ = Status::failed("--json-stream " + path_ + ": cannot write the file: " +
                                       std::strerror(errno));
         return;
       }
@@ -138,7 +138,7 @@ class JsonStreamReporter : public Reporter {
     write(stream_start_record(info, interval_s_));
   }
   void write(const nlohmann::json& record) {
-    if (writer_) writer_->write(record).IgnoreError();
+    if (writer_) writer_->write(record).ignore_error();
   }
 
   std::string path_;

@@ -152,7 +152,7 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   std::vector<std::tuple<size_t, size_t, double>> values;
   for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
     if (v && std::isfinite(*v)) values.emplace_back(a, b, *v);
-  }).IgnoreError();
+  }).ignore_error();
   ValueRange range;
   for (const auto& [a, b, d] : values) {
     range.lo = range.cells == 0 ? d : std::min(range.lo, d);

@@ -321,7 +321,7 @@ std::vector<nlohmann::json> switch_heatmap_sections(const nlohmann::json& matrix
       if (!v || ia == pos.end() || ib == pos.end()) return;
       dcells.push_back({ib->second, ia->second, std::round(*v / unit.divisor * 1e4) / 1e4, scale.color(*v)});
       ++dmeasured;
-    }).IgnoreError();
+    }).ignore_error();
     std::string did = id + "-d" + std::to_string(d);
     nlohmann::json dsec = section(did, labelled(name + ": the ranks of " + named[d], run_label));
     dsec["charts"].push_back(heat_chart(did + "-heatmap", figure + " inside " + named[d], labels, unit,

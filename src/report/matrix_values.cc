@@ -90,45 +90,45 @@ Status for_each_matrix_value(
     const nlohmann::json& test, size_t ranks,
     const std::function<void(size_t, size_t, std::optional<double>)>& fn) {
   if (auto it = test.find("values"); it != test.end()) {
-    if (!it->is_array() || it->size() != ranks) return Status::Failed("\"values\" is not N x N");
+    if (!it->is_array() || it->size() != ranks) return Status::failed("\"values\" is not N x N");
     for (size_t a = 0; a < ranks; ++a) {
       const nlohmann::json& row = (*it)[a];
-      if (!row.is_array() || row.size() != ranks) return Status::Failed("\"values\" is not N x N");
+      if (!row.is_array() || row.size() != ranks) return Status::failed("\"values\" is not N x N");
       for (size_t b = 0; b < ranks; ++b) {
         if (a != b && row[b].is_number()) fn(a, b, row[b].get<double>());
       }
     }
-    return Status::Ok();
+    return Status::success();
   }
   if (auto it = test.find("pairs"); it != test.end()) {
-    if (!it->is_array()) return Status::Failed("\"pairs\" is not a list");
+    if (!it->is_array()) return Status::failed("\"pairs\" is not a list");
     for (const nlohmann::json& p : *it) {
-      if (!p.is_array() || p.size() != 3) return Status::Failed("a pair is not [client, server, value]");
+      if (!p.is_array() || p.size() != 3) return Status::failed("a pair is not [client, server, value]");
       auto a = index_of(p[0], ranks), b = index_of(p[1], ranks);
-      if (!a || !b || *a == *b) return Status::Failed("a pair names a rank out of the job");
+      if (!a || !b || *a == *b) return Status::failed("a pair names a rank out of the job");
       if (p[2].is_number()) {
         fn(*a, *b, p[2].get<double>());
       } else if (p[2].is_null()) {
         fn(*a, *b, std::nullopt);
       } else {
-        return Status::Failed("a pair's value is not a number or null");
+        return Status::failed("a pair's value is not a number or null");
       }
     }
-    return Status::Ok();
+    return Status::success();
   }
   if (auto it = test.find("values_log16"); it != test.end()) {
     const nlohmann::json& v = *it;
     if (!v.is_object() || !v.value("min", nlohmann::json()).is_number() ||
         !v.value("ratio", nlohmann::json()).is_number() || !v.value("rows", nlohmann::json()).is_array() ||
         v["rows"].size() != ranks) {
-      return Status::Failed("\"values_log16\" lacks min, ratio or N rows");
+      return Status::failed("\"values_log16\" lacks min, ratio or N rows");
     }
     Log16 code(v["min"].get<double>(), v["ratio"].get<double>(), true);
     for (size_t a = 0; a < ranks; ++a) {
-      if (!v["rows"][a].is_string()) return Status::Failed("a values_log16 row is not text");
+      if (!v["rows"][a].is_string()) return Status::failed("a values_log16 row is not text");
       auto bytes = base64_decode(v["rows"][a].get_ref<const std::string&>());
       if (!bytes || bytes->size() != 2 * ranks) {
-        return Status::Failed("values_log16 row " + std::to_string(a) + " is not N codes");
+        return Status::failed("values_log16 row " + std::to_string(a) + " is not N codes");
       }
       for (size_t b = 0; b < ranks; ++b) {
         uint16_t c = static_cast<uint16_t>((*bytes)[2 * b] | ((*bytes)[2 * b + 1] << 8));
@@ -136,9 +136,9 @@ Status for_each_matrix_value(
         fn(a, b, c == Log16::kFailed ? std::nullopt : std::optional<double>(code.decode(c)));
       }
     }
-    return Status::Ok();
+    return Status::success();
   }
-  return Status::Failed("no \"values\", \"pairs\" or \"values_log16\"");
+  return Status::failed("no \"values\", \"pairs\" or \"values_log16\"");
 }
 
 }  // namespace fabperf::report

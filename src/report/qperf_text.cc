@@ -69,7 +69,7 @@ class QperfTextReporter : public Reporter {
 
   Status finish(const RunInfo&) override {
     flush_table();
-    return Status::Ok();
+    return Status::success();
   }
 
  private:

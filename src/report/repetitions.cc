@@ -38,7 +38,7 @@ nlohmann::json merged(const std::vector<const ResultRef*>& reps) {
     min = std::min(min, number_at(lat, "min").value_or(INFINITY));
     max = std::max(max, number_at(lat, "max").value_or(0));
     auto it = r->result->find("latency_histogram");
-    auto h = it == r->result->end() ? Result<Histogram>(Status::Failed("none"))
+    auto h = it == r->result->end() ? Result<Histogram>(Status::failed("none"))
                                     : Histogram::from_json(*it);
     auto s = it == r->result->end() ? std::nullopt : number_at(*it, "scale");
     if (!h.ok() || !s || (scale != 0 && *s != scale)) {

@@ -12,9 +12,8 @@ namespace fabperf {
 
 namespace {
 
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "fabperf report: %s\n", message.c_str());
-  return code;
+Status fail(Code code, const std::string& message) {
+  return Status(code, "fabperf report: " + message);
 }
 
 }  // namespace
@@ -28,38 +27,38 @@ std::string report_usage() {
          "  LABEL=RUN.json      name the run LABEL in legends (before=a.json after=b.json)\n";
 }
 
-int report_main(const std::vector<std::string>& args) {
+Status report_main(const std::vector<std::string>& args) {
   std::vector<report::InputArg> inputs;
   std::string output;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
       std::fputs(report_usage().c_str(), stdout);
-      return 0;
+      return Status::success();
     }
     if (a == "-o" || a == "--output") {
-      if (i + 1 >= args.size()) return fail(2, a + " needs a file name\n" + report_usage());
+      if (i + 1 >= args.size()) return fail(Code::kUsage, a + " needs a file name\n" + report_usage());
       output = args[++i];
     } else if (a.rfind("--output=", 0) == 0) {
       output = a.substr(9);
     } else if (a.size() > 1 && a[0] == '-') {
-      return fail(2, "unknown option " + a + "\n" + report_usage());
+      return fail(Code::kUsage, "unknown option " + a + "\n" + report_usage());
     } else {
       inputs.push_back(report::parse_input_arg(a));
     }
   }
-  if (inputs.empty()) return fail(2, "no JSON file to draw\n" + report_usage());
-  if (output.empty()) return fail(2, "no output: add -o FILE.html\n" + report_usage());
+  if (inputs.empty()) return fail(Code::kUsage, "no JSON file to draw\n" + report_usage());
+  if (output.empty()) return fail(Code::kUsage, "no output: add -o FILE.html\n" + report_usage());
   // Before reading anything: a page that cannot be written is known now, not after the work.
-  if (Status s = check_writable(output, "-o"); !s.ok()) return fail(1, s.message());
+  if (Status s = check_writable(output, "-o"); !s.ok()) return fail(Code::kFailed, s.message());
 
   auto runs = report::read_run_documents(inputs);
-  if (!runs.ok()) return fail(1, runs.status().message());
+  if (!runs.ok()) return fail(Code::kFailed, runs.status().message());
   auto model = report::build_report_model(*runs);
-  if (!model.ok()) return fail(1, model.status().message());
+  if (!model.ok()) return fail(Code::kFailed, model.status().message());
   Status s = write_file_atomically(output, report::render_html(*model), "-o");
-  if (!s.ok()) return fail(1, s.message());
-  return 0;
+  if (!s.ok()) return fail(Code::kFailed, s.message());
+  return Status::success();
 }
 
 }  // namespace fabperf

@@ -5,12 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
+
 namespace fabperf {
 
-// The subcommand's arguments after "report". Returns the exit status: 0 written, 1 an input
-// could not be read or is not a fabperf document (or the output could not be written),
-// 2 bad usage. Errors go to stderr, each naming the file and what was wrong.
-int report_main(const std::vector<std::string>& args);
+// The subcommand's arguments after "report": ok written, kFailed an input could not be read
+// or is not a fabperf document (or the output could not be written), kUsage bad usage. Each
+// error's message names the file and what was wrong.
+Status report_main(const std::vector<std::string>& args);
 
 // The subcommand's help text.
 std::string report_usage();

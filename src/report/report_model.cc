@@ -287,7 +287,7 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
   bool interrupted = false;
   for (size_t run = 0; run < runs.size(); ++run) {
     const nlohmann::json& doc = runs[run].doc;
-    if (Status s = check_run_document(doc); !s.ok()) return s.Prefixed(runs[run].label);
+    if (Status s = check_run_document(doc); !s.ok()) return s.prefixed(runs[run].label);
     const bool matrix = doc.contains("matrix");
     labels.push_back(runs[run].label);
     const std::string status = run_status(doc);

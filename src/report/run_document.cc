@@ -23,10 +23,10 @@ Result<std::string> read_text(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Failed(path + ": cannot read the file: " + std::strerror(errno));
+  if (!in) return Status::failed(path + ": cannot read the file: " + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) return Status::Failed(path + ": cannot read the file");
+  if (in.bad()) return Status::failed(path + ": cannot read the file");
   return text.str();
 }
 
@@ -123,39 +123,39 @@ class PathParser {
 }  // namespace
 
 Status check_run_document(const nlohmann::json& doc) {
-  if (!doc.is_object()) return Status::Failed("not a fabperf document (not a JSON object)");
+  if (!doc.is_object()) return Status::failed("not a fabperf document (not a JSON object)");
   if (string_at(doc, "tool") != "fabperf") {
-    return Status::Failed(
+    return Status::failed(
         "not a fabperf document (\"tool\" is " +
         (doc.contains("tool") ? "\"" + text_of(doc["tool"]) + "\"" : std::string("missing")) + ")");
   }
   const bool matrix = doc.contains("matrix");
   if (auto it = doc.find("schema"); it != doc.end()) {
-    if (!it->is_number_integer()) return Status::Failed("\"schema\" is not an integer");
+    if (!it->is_number_integer()) return Status::failed("\"schema\" is not an integer");
     const auto schema = it->get<int64_t>();
-    if (schema < 1) return Status::Failed("schema " + std::to_string(schema) + " is not valid");
+    if (schema < 1) return Status::failed("schema " + std::to_string(schema) + " is not valid");
     if (schema > kJsonSchema) {
-      return Status::Failed("schema " + std::to_string(schema) +
+      return Status::failed("schema " + std::to_string(schema) +
                             " comes from a newer fabperf (this one reads schemas 1 to " +
                             std::to_string(kJsonSchema) + ")");
     }
   } else if (!matrix) {
-    return Status::Failed("no \"schema\"");
+    return Status::failed("no \"schema\"");
   }
   if (matrix) {
-    if (!doc["matrix"].is_object()) return Status::Failed("\"matrix\" is not an object");
-    return Status::Ok();
+    if (!doc["matrix"].is_object()) return Status::failed("\"matrix\" is not an object");
+    return Status::success();
   }
   auto results = doc.find("results");
   if (results == doc.end() || !results->is_array()) {
-    return Status::Failed("no \"results\" array (and no \"matrix\")");
+    return Status::failed("no \"results\" array (and no \"matrix\")");
   }
   for (size_t i = 0; i < results->size(); ++i) {
     if (!(*results)[i].is_object()) {
-      return Status::Failed("results[" + std::to_string(i) + "] is not an object");
+      return Status::failed("results[" + std::to_string(i) + "] is not an object");
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<RunDocument> parse_run_document(std::string_view text, const std::string& name,
@@ -169,20 +169,20 @@ Result<RunDocument> parse_run_document(std::string_view text, const std::string&
   if (!ok) {
     // nlohmann's out_of_range.406: a number beyond a double's range.
     if (parser.error_id() == 406) {
-      return Status::Failed(name + ": not valid JSON: field " + parser.path() + ": the number " +
+      return Status::failed(name + ": not valid JSON: field " + parser.path() + ": the number " +
                             parser.token().substr(0, 64) +
                             " is out of range (a double holds at most about 1.8e308)");
     }
     // Past the last byte: the text ends before the document does (a run killed mid-write by
     // something other than fabperf, a copy cut short).
     if (parser.position() >= text.size()) {
-      return Status::Failed(name + ": truncated: the JSON ends after " +
+      return Status::failed(name + ": truncated: the JSON ends after " +
                             std::to_string(text.size()) + " bytes, inside the document");
     }
-    return Status::Failed(name + ": not valid JSON: " + parser.error() + " (field " +
+    return Status::failed(name + ": not valid JSON: " + parser.error() + " (field " +
                           parser.path() + ")");
   }
-  if (Status s = check_run_document(doc); !s.ok()) return s.Prefixed(name);
+  if (Status s = check_run_document(doc); !s.ok()) return s.prefixed(name);
   return RunDocument{label, std::move(doc)};
 }
 

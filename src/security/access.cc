@@ -26,13 +26,13 @@ constexpr uint8_t kV4MappedPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xf
 
 Result<Cidr> parse_cidr(std::string_view text) {
   std::string who = "--allow: \"" + std::string(text.substr(0, 64)) + "\"";
-  if (text.empty() || text.size() > 64) return Status::Usage(who + ": not an address block");
+  if (text.empty() || text.size() > 64) return Status::usage(who + ": not an address block");
   std::string addr_text(text);
   int prefix = -1;
   auto slash = addr_text.find('/');
   if (slash != std::string::npos) {
     auto bits = parse_int(addr_text.substr(slash + 1), 0, 128);
-    if (!bits.ok()) return Status::Usage(who + ": bad prefix length (0 to 32 or 128)");
+    if (!bits.ok()) return Status::usage(who + ": bad prefix length (0 to 32 or 128)");
     prefix = static_cast<int>(*bits);
     addr_text = addr_text.substr(0, slash);
   }
@@ -41,7 +41,7 @@ Result<Cidr> parse_cidr(std::string_view text) {
   in_addr a4{};
   in6_addr a6{};
   if (inet_pton(AF_INET, addr_text.c_str(), &a4) == 1) {
-    if (prefix > 32) return Status::Usage(who + ": an IPv4 prefix is at most 32 bits");
+    if (prefix > 32) return Status::usage(who + ": an IPv4 prefix is at most 32 bits");
     memcpy(cidr.addr.data(), &a4, 4);
     cidr.prefix = prefix < 0 ? 32 : prefix;
   } else if (inet_pton(AF_INET6, addr_text.c_str(), &a6) == 1) {
@@ -54,7 +54,7 @@ Result<Cidr> parse_cidr(std::string_view text) {
       memcpy(cidr.addr.data(), &a6, 16);
     }
   } else {
-    return Status::Usage(who +
+    return Status::usage(who +
                          ": not an IPv4 or IPv6 address (numeric, like 10.0.0.0/8 or "
                          "fd00::/8)");
   }
@@ -62,7 +62,7 @@ Result<Cidr> parse_cidr(std::string_view text) {
   int total = cidr.v6 ? 128 : 32;
   for (int bit = cidr.prefix; bit < total; ++bit) {
     if (cidr.addr[static_cast<size_t>(bit / 8)] & (0x80 >> (bit % 8))) {
-      return Status::Usage(who + ": host bits set below the /" + std::to_string(cidr.prefix) +
+      return Status::usage(who + ": host bits set below the /" + std::to_string(cidr.prefix) +
                            " prefix");
     }
   }
@@ -82,7 +82,7 @@ Result<AllowList> AllowList::parse(std::string_view text) {
     auto cidr = parse_cidr(item);
     if (!cidr.ok()) return cidr.status();
     if (list.blocks_.size() >= kMaxAllowBlocks) {
-      return Status::Usage("--allow: more than " + std::to_string(kMaxAllowBlocks) + " blocks");
+      return Status::usage("--allow: more than " + std::to_string(kMaxAllowBlocks) + " blocks");
     }
     list.blocks_.push_back(*cidr);
     if (comma == std::string_view::npos) break;

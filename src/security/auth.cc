@@ -47,26 +47,26 @@ std::string transcript(const char* role, const std::string& server_nonce,
 Result<std::string> load_key_file(const std::string& path) {
   std::string who = "--auth_key_file " + path;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return Status::Usage(errno_text(who.c_str()));
+  if (fd < 0) return Status::usage(errno_text(who.c_str()));
   Fd owner(fd);
   struct stat st {};
-  if (fstat(fd, &st) != 0) return Status::Usage(errno_text(who.c_str()));
-  if (!S_ISREG(st.st_mode)) return Status::Usage(who + ": not a regular file");
+  if (fstat(fd, &st) != 0) return Status::usage(errno_text(who.c_str()));
+  if (!S_ISREG(st.st_mode)) return Status::usage(who + ": not a regular file");
   if ((st.st_mode & 077) != 0) {
     char mode[8];
     snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return Status::Usage(who + ": readable by group or others (mode " + mode +
+    return Status::usage(who + ": readable by group or others (mode " + mode +
                          "); a key must be private: chmod 600 " + path);
   }
   if (st.st_size > static_cast<off_t>(kMaxKeyBytes + 64)) {
-    return Status::Usage(who + ": larger than " + std::to_string(kMaxKeyBytes) + " bytes");
+    return Status::usage(who + ": larger than " + std::to_string(kMaxKeyBytes) + " bytes");
   }
   std::string key(static_cast<size_t>(st.st_size), '\0');
   size_t got = 0;
   while (got < key.size()) {
     ssize_t n = read(fd, key.data() + got, key.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::Usage(errno_text(who.c_str()));
+    if (n < 0) return Status::usage(errno_text(who.c_str()));
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }
@@ -77,12 +77,12 @@ Result<std::string> load_key_file(const std::string& path) {
     key.pop_back();
   }
   if (key.size() < kMinKeyBytes) {
-    return Status::Usage(who + ": key of " + std::to_string(key.size()) +
+    return Status::usage(who + ": key of " + std::to_string(key.size()) +
                          " bytes is too short (at least " + std::to_string(kMinKeyBytes) +
                          "; make one with: head -c 32 /dev/urandom | base64 > FILE)");
   }
   if (key.size() > kMaxKeyBytes) {
-    return Status::Usage(who + ": larger than " + std::to_string(kMaxKeyBytes) + " bytes");
+    return Status::usage(who + ": larger than " + std::to_string(kMaxKeyBytes) + " bytes");
   }
   return key;
 }
@@ -90,7 +90,7 @@ Result<std::string> load_key_file(const std::string& path) {
 Result<std::string> random_nonce() {
   unsigned char bytes[kNonceBytes];
   if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    return Status::Failed("cannot draw a random challenge (OpenSSL RAND_bytes failed)");
+    return Status::failed("cannot draw a random challenge (OpenSSL RAND_bytes failed)");
   }
   return to_hex(bytes, sizeof bytes);
 }

@@ -62,7 +62,7 @@ RunCost run_cost(const TestSpec& spec, const RunOptions& opts) {
 
 Status check_request(const ServerLimits& limits, const TestSpec& spec, const RunOptions& opts,
                      const RunCost& in_use) {
-  auto refuse = [](const std::string& what) { return Status::Failed("refused: " + what); };
+  auto refuse = [](const std::string& what) { return Status::failed("refused: " + what); };
   if (opts.msg_size > limits.max_msg_size) {
     return refuse("message size " + size_text(opts.msg_size) +
                   " exceeds this server's limit of " + size_text(limits.max_msg_size) +
@@ -101,7 +101,7 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
                   std::to_string(limits.max_threads));
   }
   auto busy = [](const std::string& what) {
-    return Status::Failed("server busy: " + what + " in use by other clients; try again later");
+    return Status::failed("server busy: " + what + " in use by other clients; try again later");
   };
   if (need.descriptors > limits.max_descriptors - std::min(in_use.descriptors,
                                                            limits.max_descriptors)) {
@@ -121,7 +121,7 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
     return busy(approx_size_text(in_use.memory) + " of its " + size_text(limits.max_memory) +
                 " buffer memory is");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf

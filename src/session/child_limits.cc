@@ -42,14 +42,14 @@ uint64_t u64_field(const nlohmann::json& j, const char* name) {
 // force rather than failing on it.
 Status set_limit(int resource, const char* name, rlim_t soft, rlim_t hard) {
   rlimit lim{soft, hard};
-  if (setrlimit(resource, &lim) == 0) return Status::Ok();
+  if (setrlimit(resource, &lim) == 0) return Status::success();
   rlimit old{};
   if (errno == EPERM && getrlimit(resource, &old) == 0 && hard > old.rlim_max) {
     lim.rlim_max = old.rlim_max;
     lim.rlim_cur = soft > old.rlim_max ? old.rlim_max : soft;
-    if (setrlimit(resource, &lim) == 0) return Status::Ok();
+    if (setrlimit(resource, &lim) == 0) return Status::success();
   }
-  return Status::Failed(errno_text(name));
+  return Status::failed(errno_text(name));
 }
 
 // The effective capabilities line of /proc/self/status: all zero once the drop worked.
@@ -74,7 +74,7 @@ nlohmann::json ChildLimits::to_json() const {
 }
 
 Result<ChildLimits> ChildLimits::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Status::Failed("child request: limits are not an object");
+  if (!j.is_object()) return Status::failed("child request: limits are not an object");
   ChildLimits limits;
   limits.memory_bytes = u64_field(j, "memory_bytes");
   limits.open_files = u64_field(j, "open_files");
@@ -136,14 +136,14 @@ Result<nlohmann::json> apply_child_limits(const ChildLimits& limits) {
 }
 
 Result<UserIds> lookup_user(const std::string& user) {
-  if (user.empty()) return Status::Usage("--run_as: empty user name");
+  if (user.empty()) return Status::usage("--run_as: empty user name");
   passwd pw{};
   passwd* found = nullptr;
   std::vector<char> buf(16384);
   int rc = getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found);
-  if (rc != 0) return Status::Failed(errno_text(("looking up user " + user).c_str(), rc));
+  if (rc != 0) return Status::failed(errno_text(("looking up user " + user).c_str(), rc));
   if (found == nullptr) {
-    return Status::Usage("--run_as " + user + ": no such user on this host");
+    return Status::usage("--run_as " + user + ": no such user on this host");
   }
   return UserIds{found->pw_name, found->pw_uid, found->pw_gid};
 }
@@ -151,58 +151,58 @@ Result<UserIds> lookup_user(const std::string& user) {
 Result<uid_t> drop_privileges(const std::string& user) {
   // No exec after this point may gain privileges (setuid binaries, file capabilities).
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    return Status::Failed(errno_text("prctl(PR_SET_NO_NEW_PRIVS)"));
+    return Status::failed(errno_text("prctl(PR_SET_NO_NEW_PRIVS)"));
   }
   if (user.empty()) return geteuid();
   auto ids = lookup_user(user);
   if (!ids.ok()) return ids.status();
   if (geteuid() != 0) {
     if (ids->uid == geteuid()) return ids->uid;
-    return Status::Failed("cannot run as " + user + ": only a server started as root can");
+    return Status::failed("cannot run as " + user + ": only a server started as root can");
   }
   if (ids->uid == 0) return uid_t{0};  // the operator chose root (--run_as root)
   gid_t gid = ids->gid;
-  if (setgroups(1, &gid) != 0) return Status::Failed(errno_text("setgroups"));
-  if (setgid(gid) != 0) return Status::Failed(errno_text("setgid"));
-  if (setuid(ids->uid) != 0) return Status::Failed(errno_text("setuid"));
+  if (setgroups(1, &gid) != 0) return Status::failed(errno_text("setgroups"));
+  if (setgid(gid) != 0) return Status::failed(errno_text("setgid"));
+  if (setuid(ids->uid) != 0) return Status::failed(errno_text("setuid"));
   // Verify rather than trust: root must be out of reach for good.
   if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0 || setegid(0) == 0) {
-    return Status::Failed("dropping privileges to " + user + " failed: root could be regained");
+    return Status::failed("dropping privileges to " + user + " failed: root could be regained");
   }
   if (getuid() != ids->uid || geteuid() != ids->uid || getgid() != gid || getegid() != gid) {
-    return Status::Failed("dropping privileges to " + user + " failed: ids did not change");
+    return Status::failed("dropping privileges to " + user + " failed: ids did not change");
   }
   if (has_capabilities()) {
-    return Status::Failed("dropping privileges to " + user + " failed: capabilities remain");
+    return Status::failed("dropping privileges to " + user + " failed: capabilities remain");
   }
   // The uid change made us undumpable, which denies our peers of the same user the cross
   // memory attach (process_vm_writev) that the shm provider moves large messages with.
   // Undumpable guards a process that was privileged; this one never will be again.
-  if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) return Status::Failed(errno_text("PR_SET_DUMPABLE"));
+  if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) return Status::failed(errno_text("PR_SET_DUMPABLE"));
   return ids->uid;
 }
 
 std::string default_run_as() { return geteuid() == 0 ? "nobody" : ""; }
 
 Status check_run_as(const std::string& user) {
-  if (user.empty()) return Status::Ok();
+  if (user.empty()) return Status::success();
   auto ids = lookup_user(user);
   if (!ids.ok()) return ids.status();
   if (geteuid() != 0 && ids->uid != geteuid()) {
-    return Status::Usage("--run_as " + user +
+    return Status::usage("--run_as " + user +
                          ": only a server started as root can run sessions as another user");
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<std::string> client_user(const std::vector<pid_t>& pids) {
-  if (pids.empty()) return Status::Failed("the client is not a process on this host");
+  if (pids.empty()) return Status::failed("the client is not a process on this host");
   std::optional<uid_t> uid;
   for (pid_t pid : pids) {
     auto found = process_uid(pid);
     if (!found.ok()) return found.status();
     if (uid.has_value() && *uid != *found) {
-      return Status::Failed("the client's processes run as several users");
+      return Status::failed("the client's processes run as several users");
     }
     uid = *found;
   }
@@ -211,7 +211,7 @@ Result<std::string> client_user(const std::vector<pid_t>& pids) {
   std::vector<char> buf(16384);
   int rc = getpwuid_r(*uid, &pw, buf.data(), buf.size(), &named);
   if (rc != 0 || named == nullptr) {
-    return Status::Failed("uid " + std::to_string(*uid) + " has no user name on this host");
+    return Status::failed("uid " + std::to_string(*uid) + " has no user name on this host");
   }
   return std::string(named->pw_name);
 }

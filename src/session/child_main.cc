@@ -37,9 +37,9 @@ void on_out_of_memory() {
 // The parent-death signal is cleared when the uid changes, so it is armed again after the
 // drop; and a parent that died before it was armed is noticed by its pid.
 Status arm_parent_death(pid_t parent) {
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return Status::Failed(errno_text("PR_SET_PDEATHSIG"));
-  if (getppid() != parent) return Status::Failed("the server that started this process is gone");
-  return Status::Ok();
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return Status::failed(errno_text("PR_SET_PDEATHSIG"));
+  if (getppid() != parent) return Status::failed("the server that started this process is gone");
+  return Status::success();
 }
 
 // The request: all the parent writes before it shuts its side down.
@@ -50,16 +50,16 @@ Result<nlohmann::json> read_request(int fd) {
   for (;;) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, deadline.remaining_ms()) <= 0) {
-      return Status::Timeout("no request from the server within 10 s");
+      return Status::timeout("no request from the server within 10 s");
     }
     ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0) return Status::Failed(errno_text("reading the request"));
+    if (n < 0) return Status::failed(errno_text("reading the request"));
     if (n == 0) break;
     text.append(buf, static_cast<size_t>(n));
-    if (text.size() > kMaxLinkMessage) return Status::Failed("request larger than 1 MiB");
+    if (text.size() > kMaxLinkMessage) return Status::failed("request larger than 1 MiB");
   }
   auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Status::Failed("request is not valid JSON");
+  if (j.is_discarded()) return Status::failed("request is not valid JSON");
   return j;
 }
 
@@ -67,7 +67,7 @@ Result<nlohmann::json> read_request(int fd) {
 
 // A setup failure is reported like a test's, then ends the child with its own exit code.
 [[noreturn]] static void setup_failed(ResultSink& sink, const Status& s) {
-  sink.fail(s.Prefixed("session process setup")).IgnoreError();  // the exit code says it too
+  sink.fail(s.prefixed("session process setup")).ignore_error();  // the exit code says it too
   _exit(kChildExitSetupFailed);
 }
 
@@ -78,10 +78,10 @@ Status ResultSink::write(const nlohmann::json& message) {
   while (done < line.size()) {
     ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::Failed(errno_text("writing to the server"));
+    if (n <= 0) return Status::failed(errno_text("writing to the server"));
     done += static_cast<size_t>(n);
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Status ResultSink::send(const nlohmann::json& result) {
@@ -102,14 +102,12 @@ bool is_session_child_args(const std::vector<std::string>& args) {
   return !args.empty() && args[0] == kSessionChildArg;
 }
 
-int session_child_main(const std::vector<std::string>& args) {
+Status session_child_main(const std::vector<std::string>& args) {
   pid_t parent = args.size() == 2 ? static_cast<pid_t>(std::atoi(args[1].c_str())) : 0;
   if (parent <= 0 || fcntl(kChildControlFd, F_GETFD) < 0 || fcntl(kChildLinkFd, F_GETFD) < 0) {
-    std::fprintf(stderr,
-                 "fabperf: %s is the server's own mode for running a session; "
-                 "it is not for use from a shell\n",
-                 kSessionChildArg);
-    return 2;
+    return Status::usage(std::string("fabperf: ") + kSessionChildArg +
+                         " is the server's own mode for running a session; it is not for use "
+                         "from a shell");
   }
   fcntl(kChildControlFd, F_SETFD, FD_CLOEXEC);
   fcntl(kChildLinkFd, F_SETFD, FD_CLOEXEC);
@@ -135,22 +133,23 @@ int session_child_main(const std::vector<std::string>& args) {
               {"gid", getgid()},
               {"limits", *applied},
               {"pid", getpid()}})
-      .IgnoreError();
+      .ignore_error();
   std::set_new_handler(on_out_of_memory);
-  if (!registered_entry()) setup_failed(sink, Status::Failed("this program has no session entry"));
+  if (!registered_entry()) setup_failed(sink, Status::failed("this program has no session entry"));
   int code;
   try {
     code = registered_entry()(kChildControlFd, *request_json, sink);
   } catch (const std::bad_alloc&) {
     on_out_of_memory();
   } catch (const std::exception& e) {
-    sink.fail(Status::Failed(std::string("session process: ") + e.what())).IgnoreError();
+    sink.fail(Status::failed(std::string("session process: ") + e.what())).ignore_error();
     code = 1;
   }
   sink.write({{"type", "end"}, {"exit", code}, {"vm_hwm_kib", vm_hwm_kib("/proc/self/status")}})
-      .IgnoreError();
+      .ignore_error();
   std::fflush(stdout);
   std::fflush(stderr);
+  // A child process's own exit, with its entry's code (read by SessionChild in the parent).
   // _exit, not exit: a provider's destructors may block on a dead peer (security review D3);
   // the parent removes what the providers leave.
   _exit(code);

@@ -25,13 +25,14 @@ class ResultSink {
   Status watch_peer();
 
  private:
-  friend int session_child_main(const std::vector<std::string>& args);
+  friend Status session_child_main(const std::vector<std::string>& args);
   Status write(const nlohmann::json& message);
   int fd_;
 };
 
 // Runs one measurement on the inherited control connection. `request` is ChildRequest's JSON
-// (test, params, timeout_s, limits). Returns the child's exit code: 0 when the run succeeded.
+// (test, params, timeout_s, limits). Returns the child's exit code, 0 when the run succeeded:
+// a child process's own exit status, read by its parent (SessionChild), not a mode's Status.
 using SessionChildEntry =
     std::function<int(int control_fd, const nlohmann::json& request, ResultSink& sink)>;
 
@@ -42,7 +43,8 @@ void set_session_child_entry(SessionChildEntry entry);
 bool is_session_child_args(const std::vector<std::string>& args);
 
 // The child mode: reads the request from its link, applies the limits, drops privileges, runs
-// the entry. Returns the process's exit code; the caller exits with it.
-int session_child_main(const std::vector<std::string>& args);
+// the entry, and ends the process with the entry's exit code. Returns only when this process is
+// not a session child at all (started from a shell): a usage error.
+Status session_child_main(const std::vector<std::string>& args);
 
 }  // namespace fabperf

@@ -109,19 +109,19 @@ Result<std::unique_ptr<SessionChild>> SessionChild::Start(int control_fd,
                                                           const ChildRequest& request,
                                                           const ChildOptions& options) {
   if (fcntl(control_fd, F_GETFD) < 0)
-    return Status::Failed(errno_text("session child: control fd"));
+    return Status::failed(errno_text("session child: control fd"));
   auto uid = child_uid_for(request.limits.run_as);
   if (!uid.ok()) return uid.status();
   std::string text = request.to_json().dump() + "\n";
-  if (text.size() > kMaxLinkMessage) return Status::Failed("session child: request too large");
+  if (text.size() > kMaxLinkMessage) return Status::failed("session child: request too large");
 
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-    return Status::Failed(errno_text("session child: socketpair"));
+    return Status::failed(errno_text("session child: socketpair"));
   }
   Fd ours(pair[0]), theirs(pair[1]);
   Fd null(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!null.valid()) return Status::Failed(errno_text("session child: /dev/null"));
+  if (!null.valid()) return Status::failed(errno_text("session child: /dev/null"));
 
   std::string parent = std::to_string(getpid());
   std::vector<std::string> args = {"fabperf", kSessionChildArg, parent};
@@ -145,7 +145,7 @@ Result<std::unique_ptr<SessionChild>> SessionChild::Start(int control_fd,
 #else
   pid_t pid = fork();
 #endif
-  if (pid < 0) return Status::Failed(errno_text("session child: fork"));
+  if (pid < 0) return Status::failed(errno_text("session child: fork"));
   if (pid == 0) become_child(plan);
   theirs.reset();
   Fd pidfd(options.use_pidfd ? static_cast<int>(syscall(SYS_pidfd_open, pid, 0)) : -1);

@@ -30,14 +30,14 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   auto auth = welcome.find("auth");
   if (auth == welcome.end() || !auth->is_object()) {
     ch.send_error("this client requires authentication (--auth_key_file) and the server has no key",
-                  1).IgnoreError();
-    return Status::Failed("the server does not prove it holds the key (it runs without "
+                  1).ignore_error();
+    return Status::failed("the server does not prove it holds the key (it runs without "
                           "--auth_key_file): not running a test against it");
   }
   std::string method = auth->value("method", std::string());
   std::string challenge = auth->value("challenge", std::string());
   if (method != kAuthMethod || !valid_nonce(challenge)) {
-    return Status::Failed("the server asks for authentication this client does not speak (" +
+    return Status::failed("the server asks for authentication this client does not speak (" +
                           printable(method, 32) + "): upgrade the older fabperf");
   }
   FP_RETURN_IF_ERROR(
@@ -46,12 +46,12 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   if (!reply.ok()) return reply.status();
   std::string proof = reply->value("proof", std::string());
   if (!proofs_equal(proof, server_proof(config.auth_key, challenge, client_nonce))) {
-    ch.send_error("the server's proof of the key is wrong", 1).IgnoreError();
-    return Status::Failed("the server failed to prove it holds the key (a different "
+    ch.send_error("the server's proof of the key is wrong", 1).ignore_error();
+    return Status::failed("the server failed to prove it holds the key (a different "
                           "--auth_key_file?)");
   }
   reply_out = *reply;
-  return Status::Ok();
+  return Status::success();
 }
 
 // A control connection that has been greeted: connected, versions checked, key proven. A
@@ -93,7 +93,7 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   if (!config.auth_key.empty()) {
     FP_RETURN_IF_ERROR(authenticate(*ch, config, *welcome, client_nonce, timeout, greeting));
   } else if (welcome->contains("auth")) {
-    return Status::Failed("the server requires a pre-shared key: give --auth_key_file");
+    return Status::failed("the server requires a pre-shared key: give --auth_key_file");
   }
   if (info.server.is_null() && greeting.contains("server")) info.server = greeting["server"];
   if (auto pid = greeting.find("pid"); pid != greeting.end() && pid->is_number_integer()) {
@@ -119,7 +119,7 @@ Result<nlohmann::json> await_ready(ControlChannel& ch, const TestResult& result,
     if (!frame.ok()) return frame.status();
     if (frame->type == MsgType::kReady) return std::move(frame->body);
     if (frame->type != MsgType::kQueued) {
-      return Status::Failed(std::string("protocol error: expected READY from server, got ") +
+      return Status::failed(std::string("protocol error: expected READY from server, got ") +
                             msg_type_name(frame->type));
     }
     if (!told && ++queued >= 2) {
@@ -243,7 +243,7 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
     if (ch.peer_reported_error()) return s;
     auto peer = ch.recv(0.5);
     if (!peer.ok() && ch.peer_reported_error()) return peer.status();
-    ch.send_error(s.message(), 1).IgnoreError();
+    ch.send_error(s.message(), 1).ignore_error();
     return s;
   }
   // The server's side ends (a session process closes its provider, then its server reaps it)
@@ -262,7 +262,7 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
   if (latency.count() > 0) report["latency"] = latency.to_json();
   if (reply->contains("latency")) {
     auto remote = LatencyRecorder::from_json((*reply)["latency"]);
-    if (!remote.ok()) return remote.status().Prefixed("server's latency record");
+    if (!remote.ok()) return remote.status().prefixed("server's latency record");
     latency.merge(*remote);
   }
   return ch.send(MsgType::kReport, report);
@@ -275,7 +275,7 @@ Status run_misc(ControlChannel& ch, TestResult& result, double timeout) {
     if (!reply.ok()) return reply.status();
     result.conf_local = node_info();
     result.conf_remote = *reply;
-    return Status::Ok();
+    return Status::success();
   }
   FP_RETURN_IF_ERROR(ch.send(MsgType::kQuit, nlohmann::json::object()));
   return ch.expect(MsgType::kBye, timeout).status();
@@ -340,9 +340,10 @@ void record_not_run(const std::vector<PlannedRun>& plan, size_t from, const RunI
 
 }  // namespace
 
-int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
-             std::vector<std::unique_ptr<Reporter>>& reporters) {
-  int exit_code = 0;
+Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
+                std::vector<std::unique_ptr<Reporter>>& reporters) {
+  // Each failure is said on standard error as it happens; the outcome only decides the exit.
+  Status outcome;
   std::unique_ptr<ControlChannel> session;
   bool started = false;
   // A stock qperf server (--qperf_server, or recognised by its answer to HELLO): every run
@@ -360,7 +361,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     std::fprintf(stderr, "%s: %s\n", label.c_str(), s.message().c_str());
     for (auto& reporter : reporters) reporter->on_result(info, result);
     record_not_run(plan, index + 1, info, reporters);
-    return stopped(config) ? 130 : 1;
+    return Status::reported(stopped(config) ? Code::kInterrupted : Code::kFailed);
   };
   // On a watch thread, the measuring thread held in its provider call: the run and the rest of
   // the plan are written, the reporters finished, this process's shm regions removed, and the
@@ -382,13 +383,15 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
     std::fflush(stderr);
     // Its provider never closed them: the regions are this process's own, by name.
     remove_shm_files_of(getpid(), geteuid());
-    _exit(1);
+    // Not a return: the measuring thread is held in its provider, so this watch thread ends
+    // the process itself, with a failed run's exit status (core/status.h: 1).
+    _exit(Status::reported(Code::kFailed).exit_code());
   };
   for (; index < plan.size(); ++index) {
     const PlannedRun& run = plan[index];
     if (stopped(config)) {
       record_not_run(plan, index, info, reporters);
-      return 130;
+      return Status::reported(Code::kInterrupted);
     }
     // Once each: a loop's runs share their options' warnings.
     for (const std::string& w : run.warnings) {
@@ -454,7 +457,7 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
       result.error = without_echoed_name(s.message(), result.test);
       std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
       print_partial(label.c_str(), result.loc);
-      exit_code = s.code() == Code::kUsage ? 2 : 1;
+      outcome = Status::reported(s.code() == Code::kUsage ? Code::kUsage : Code::kFailed);
       session.reset();  // the server ended the session with its error; the next run reconnects
     } else if (stopped(config) && run.spec->kind != TestKind::kMisc) {
       result.status = RunStatus::kInterrupted;
@@ -476,14 +479,14 @@ int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, Ru
       // A figure check failed (verification errors).
       result.status = RunStatus::kError;
       std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
-      exit_code = 1;
+      outcome = Status::reported(Code::kFailed);
     }
     for (auto& reporter : reporters) reporter->on_result(info, result);
     if (run.spec->misc == MiscAction::kQuit && s.ok()) session.reset();
   }
-  if (session) session->send(MsgType::kBye, nlohmann::json::object(), 1).IgnoreError();
-  if (stopped(config)) return 130;
-  return exit_code;
+  if (session) session->send(MsgType::kBye, nlohmann::json::object(), 1).ignore_error();
+  if (stopped(config)) return Status::reported(Code::kInterrupted);
+  return outcome;
 }
 
 }  // namespace fabperf

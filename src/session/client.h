@@ -41,8 +41,9 @@ struct ClientConfig {
   bool noise_warnings = true;
 };
 
-// Runs the plan and returns the exit status: 0 all ok, 1 any run failed, 130 interrupted.
-int run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
-             std::vector<std::unique_ptr<Reporter>>& reporters);
+// Runs the plan: ok, kFailed (or kUsage) when a run failed, kInterrupted when stopped. Each
+// failure is said on standard error as it happens, so the Status carries no message.
+Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
+                std::vector<std::unique_ptr<Reporter>>& reporters);
 
 }  // namespace fabperf

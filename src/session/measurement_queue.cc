@@ -27,12 +27,12 @@ Result<uint64_t> MeasurementQueue::enter(const std::string& who, double limit_s,
     if (stop.load()) {
       forget();
       changed_.notify_all();
-      return Status::Interrupted("server shutting down");
+      return Status::interrupted("server shutting down");
     }
     if (deadline.expired()) {
       forget();
       changed_.notify_all();
-      return Status::Failed("server busy: waited " + seconds_text(limit_s) +
+      return Status::failed("server busy: waited " + seconds_text(limit_s) +
                             " for other clients' measurements to end (server option "
                             "--queue_timeout); try again later");
     }

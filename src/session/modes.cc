@@ -15,11 +15,6 @@ namespace fabperf {
 
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  return 2;
-}
-
 Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv& env) {
   RunOptions own = resolve_own_run_options(cl.assignments, cl.dialect);
   auto options = server_options_from(cl.program, own.timeout, *env.tests);
@@ -31,24 +26,21 @@ Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv&
 
 }  // namespace
 
-int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
-                    const std::string& banner, const std::string& tool, const OwnOptions* own) {
+Status run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
+                       const std::string& banner, const std::string& tool, const OwnOptions* own) {
   for (const Assignment& a : cl.assignments) {
     if (a.spec->scope == OptScope::kClient && a.spec->field != FieldRef(&ProgramOptions::version)) {
-      return usage_error("you used a client-only option (" + a.spelling +
-                         ") but did not specify the server name; try: fabperf --help");
+      return Status::usage("you used a client-only option (" + a.spelling +
+                           ") but did not specify the server name; try: fabperf --help");
     }
   }
   auto options = configured_server(cl, env);
-  if (!options.ok()) return usage_error(options.status().message());
+  if (!options.ok()) return Status::usage(options.status().message());
   options->observer = observer;
   options->tool = tool;
   if (own != nullptr) options->own = *own;
   auto server = Server::listen(*options);
-  if (!server.ok()) {
-    std::fprintf(stderr, "fabperf server: %s\n", server.status().message().c_str());
-    return 1;
-  }
+  if (!server.ok()) return Status::failed("fabperf server: " + server.status().message());
   if (!banner.empty()) {
     std::fputs(banner.c_str(), stdout);
     std::fflush(stdout);
@@ -57,26 +49,28 @@ int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver
   int id = add_stop_callback([raw] { raw->stop(); });
   Status s = raw->serve();
   remove_stop_callback(id);
-  if (s.code() == Code::kFailed) return 1;  // a once-server's session failed (logged)
+  // A once-server's session failed (logged).
+  if (s.code() == Code::kFailed) return Status::reported(Code::kFailed);
   if (!s.ok()) {
-    // A client that ignores "server shutting down" must not keep the process alive.
+    // Not a return: a client that ignores "server shutting down" holds a session thread this
+    // process cannot join, and must not keep it alive. A stop asked for is a success.
     std::fprintf(stderr, "fabperf server: %s; exiting anyway\n", s.message().c_str());
     std::fflush(stderr);
-    std::_Exit(0);
+    std::_Exit(Status::success().exit_code());
   }
-  return 0;
+  return Status::success();
 }
 
-int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
-                    std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
-                    const std::string& tool, const SessionEnv& env,
-                    const nlohmann::json& own_options) {
+Status run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
+                       std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
+                       const std::string& tool, const SessionEnv& env,
+                       const nlohmann::json& own_options) {
   if (!loopback) {
     Status s = check_no_server_options(cl);
-    if (!s.ok()) return usage_error(s.message());
+    if (!s.ok()) return Status::usage(s.message());
   }
   auto auth_key = auth_key_from(cl.program);
-  if (!auth_key.ok()) return usage_error(auth_key.status().message());
+  if (!auth_key.ok()) return Status::usage(auth_key.status().message());
   ClientConfig config;
   config.host = cl.host;
   config.tool = tool;
@@ -100,7 +94,7 @@ int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, 
   std::thread server_thread;
   if (loopback) {
     auto options = configured_server(cl, env);
-    if (!options.ok()) return usage_error(options.status().message());
+    if (!options.ok()) return Status::usage(options.status().message());
     options->bind_addr = "127.0.0.1";
     options->port = 0;
     options->log = false;  // the client reports every failure itself, once
@@ -108,28 +102,25 @@ int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, 
     // --run_as says otherwise.
     if (cl.program.run_as.empty()) options->run_as.clear();
     auto server = Server::listen(*options);
-    if (!server.ok()) {
-      std::fprintf(stderr, "loopback server: %s\n", server.status().message().c_str());
-      return 1;
-    }
+    if (!server.ok()) return Status::failed("loopback server: " + server.status().message());
     local_server = std::move(*server);
     config.host = "127.0.0.1";
     config.port = local_server->port();
-    server_thread = std::thread([&] { local_server->serve().IgnoreError(); });
+    server_thread = std::thread([&] { local_server->serve().ignore_error(); });
   }
-  int code = run_plan(plan, config, info, reporters);
+  Status outcome = run_plan(plan, config, info, reporters);
   for (auto& reporter : reporters) {
     Status s = reporter->finish(info);
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.message().c_str());
-      if (code == 0) code = 1;
+      if (outcome.ok()) outcome = Status::reported(Code::kFailed);
     }
   }
   if (local_server) {
     local_server->stop();
     server_thread.join();
   }
-  return code;
+  return outcome;
 }
 
 }  // namespace fabperf

@@ -21,19 +21,19 @@ struct SessionEnv {
 };
 
 // Serves until stopped (SIGINT/SIGTERM, a client's quit, or the end of the first session with
-// --once). `banner` is printed once listening ("" for none). Returns the exit status.
+// --once). `banner` is printed once listening ("" for none).
 // `tool` is a fab_* server's name (its clients must be the same tool), "" for fabperf's.
 // `own`: the server's own per-process options (a fab_* server's), or null.
-int run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
-                    const std::string& banner, const std::string& tool = "",
-                    const OwnOptions* own = nullptr);
+Status run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
+                       const std::string& banner, const std::string& tool = "",
+                       const OwnOptions* own = nullptr);
 
 // Runs `plan` against cl.host, or against a server in this process when `loopback`. The
-// reporters get every result and finish() at the end, interrupted or not. Returns the exit
-// status: 0, 1 a run failed, 2 bad usage, 130 interrupted.
-int run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
-                    std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
-                    const std::string& tool, const SessionEnv& env,
-                    const nlohmann::json& own_options = nlohmann::json::object());
+// reporters get every result and finish() at the end, interrupted or not. Returns kFailed
+// when a run failed, kUsage for bad usage, kInterrupted when stopped.
+Status run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
+                       std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
+                       const std::string& tool, const SessionEnv& env,
+                       const nlohmann::json& own_options = nlohmann::json::object());
 
 }  // namespace fabperf

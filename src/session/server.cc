@@ -98,7 +98,7 @@ void Server::refuse(Fd conn, const SockAddr& peer, const std::string& why, bool 
     return;
   }
   ControlChannel ch(conn.release());
-  ch.send_error(why, 0.2).IgnoreError();  // it may have gone already
+  ch.send_error(why, 0.2).ignore_error();  // it may have gone already
   ::shutdown(ch.fd(), SHUT_WR);
   log(peer.host() + ": refused: " + why);
 }
@@ -136,16 +136,16 @@ void Server::cut_oldest_unproven() {
 
 Status Server::take_slot(Slot& slot) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (slot.told) return Status::Interrupted("cut");
+  if (slot.told) return Status::interrupted("cut");
   if (proven_ >= options_.max_clients) {
-    return Status::Failed("server busy: " + std::to_string(options_.max_clients) +
+    return Status::failed("server busy: " + std::to_string(options_.max_clients) +
                           " clients are being served (server option --max_clients); try again "
                           "later");
   }
   slot.proven = true;
   ++proven_;
   unproven_.fetch_sub(1);
-  return Status::Ok();
+  return Status::success();
 }
 
 void Server::supervise(bool stopping) {
@@ -173,7 +173,7 @@ void Server::supervise(bool stopping) {
     if (slot->tell) {
       slot->tell(why);  // bounded as well (qperf_wire::QperfControl::send_error)
     } else {
-      slot->channel->send_error(why, 0.5).IgnoreError();
+      slot->channel->send_error(why, 0.5).ignore_error();
     }
     slot->channel->shut_down();
     if (!stopping) log(slot->channel->peer_host() + ": " + why);
@@ -234,11 +234,11 @@ Status Server::serve() {
   std::unique_lock<std::mutex> lock(mu_);
   auto grace = std::chrono::milliseconds(static_cast<int64_t>(stop_grace_s(options_) * 1000));
   if (!sessions_done_.wait_for(lock, grace, [&] { return active_.load() == 0; })) {
-    return Status::Timeout(std::to_string(active_.load()) +
+    return Status::timeout(std::to_string(active_.load()) +
                            " sessions did not end after the server stopped");
   }
-  if (options_.once && !first_failure_.empty()) return Status::Failed(first_failure_);
-  return Status::Ok();
+  if (options_.once && !first_failure_.empty()) return Status::failed(first_failure_);
+  return Status::success();
 }
 
 }  // namespace fabperf

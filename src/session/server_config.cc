@@ -47,12 +47,12 @@ Result<ServerOptions> server_options_from(const ProgramOptions& program, double 
 Status check_no_server_options(const CommandLine& cl) {
   for (const Assignment& a : cl.assignments) {
     if (a.spec->scope == OptScope::kServer) {
-      return Status::Usage(a.spelling +
+      return Status::usage(a.spelling +
                            " is a server option: give it to the fabperf server "
                            "(or with --loopback), not to a client of a remote server");
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 }  // namespace fabperf

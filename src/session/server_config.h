@@ -10,7 +10,7 @@
 namespace fabperf {
 
 // Every server option (--max_*, --allow, --auth_key_file, -to, -lp, --bind, --concurrent,
-// --queue_timeout, --once) with its checks; failures are Status::Usage naming the option.
+// --queue_timeout, --once) with its checks; failures are Status::usage naming the option.
 Result<ServerOptions> server_options_from(const ProgramOptions& program, double timeout_s,
                                           const TestRegistry& tests);
 

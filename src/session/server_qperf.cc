@@ -23,7 +23,7 @@ Result<bool> Server::qperf_client(ControlChannel& ch, Slot& slot) {
     // A stopping server goes on as before: the fabperf path says why the session ends.
     if (slot.stop.load()) return false;
     if (deadline.expired()) {
-      return Status::Timeout("no answer from client within " + seconds_text(options_.timeout_s));
+      return Status::timeout("no answer from client within " + seconds_text(options_.timeout_s));
     }
     // Short slices, so a stopping server is noticed while the client is silent.
     auto ready =
@@ -59,13 +59,13 @@ Status Server::serve_qperf(ControlChannel& ch, Slot& slot, const SessionInfo& in
   std::optional<uint64_t> ticket;
   lease.admit = [&](const TestSpec& spec, RunOptions& opts,
                     const std::function<Status()>& on_wait) -> Status {
-    if (ticket) return Status::Failed("protocol error: a second run in one qperf session");
+    if (ticket) return Status::failed("protocol error: a second run in one qperf session");
     // qperf has no QUEUED message: its client simply waits (within its own -to).
     auto turn = admit(slot, info.peer_host + " qperf " + spec.name, spec, opts,
                       [&](size_t) { return on_wait(); });
     if (!turn.ok()) return turn.status();
     ticket = *turn;
-    return Status::Ok();
+    return Status::success();
   };
   lease.set_teller = [&](std::function<void(const std::string&)> tell) {
     std::lock_guard<std::mutex> lock(mu_);

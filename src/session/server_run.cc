@@ -14,7 +14,7 @@ nlohmann::json RunRecord::to_json() const {
 }
 
 Result<RunRecord> RunRecord::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Status::Failed("malformed run record");
+  if (!j.is_object()) return Status::failed("malformed run record");
   RunRecord out;
   out.stats = SideStats::from_json(j.value("stats", nlohmann::json::object()));
   if (j.contains("latency")) out.latency = j["latency"];

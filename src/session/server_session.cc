@@ -69,7 +69,7 @@ void Server::session(int fd) {
       if (!told) {
         log(ch.peer_host() + ": " + s.message());
         if (s.code() != Code::kInterrupted && !(qperf.ok() && *qperf)) {
-          ch.send_error(for_client(s.message()), 1).IgnoreError();
+          ch.send_error(for_client(s.message()), 1).ignore_error();
           // A client that sent heartbeats meanwhile would get a reset, not the error.
           ch.linger(s.code() == Code::kTimeout ? 0.2 : 1);
         }
@@ -104,16 +104,16 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   auto hello = ch.expect(MsgType::kHello, options_.timeout_s);
   if (!hello.ok()) return hello.status();
   info.tool = printable(string_field(*hello, "tool"), 64);
-  if (info.tool.empty()) return Status::Failed("not a fabperf client (its HELLO names no tool)");
+  if (info.tool.empty()) return Status::failed("not a fabperf client (its HELLO names no tool)");
   // A fab_* server serves its own tool, as the originals do, of the same major.minor version.
   if (!options_.tool.empty()) {
     if (info.tool != options_.tool) {
-      return Status::Failed("Client and server program names do not match!");
+      return Status::failed("Client and server program names do not match!");
     }
     std::string version = string_field(*hello, "version");
     auto major_minor = [](const std::string& v) { return v.substr(0, v.find('.', v.find('.') + 1)); };
     if (major_minor(version) != major_minor(FABPERF_VERSION)) {
-      return Status::Failed("Client and server program versions do not match!");
+      return Status::failed("Client and server program versions do not match!");
     }
   }
   if (auto pid = hello->find("pid"); pid != hello->end() && pid->is_number_integer()) {
@@ -133,11 +133,11 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   }
   std::string client_nonce = auth != nullptr ? string_field(*auth, "nonce") : "";
   if (auth == nullptr) {
-    return Status::Failed(
+    return Status::failed(
         "authentication required: this server needs a pre-shared key "
         "(client option --auth_key_file)");
   }
-  if (!valid_nonce(client_nonce)) return Status::Failed("authentication failed: malformed nonce");
+  if (!valid_nonce(client_nonce)) return Status::failed("authentication failed: malformed nonce");
   auto server_nonce = random_nonce();
   if (!server_nonce.ok()) return server_nonce.status();
   FP_RETURN_IF_ERROR(ch.send(MsgType::kWelcome,
@@ -146,7 +146,7 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   if (!answer.ok()) return answer.status();
   std::string proof = string_field(*answer, "proof");
   if (!proofs_equal(proof, client_proof(options_.auth_key, *server_nonce, client_nonce))) {
-    return Status::Failed(
+    return Status::failed(
         "authentication failed: the client's key does not match this "
         "server's (--auth_key_file)");
   }
@@ -166,7 +166,7 @@ Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info)
       if (request.status().code() == Code::kFailed && !ch.peer_reported_error() &&
           request.status().message().find("connection closed by peer") != std::string::npos &&
           request.status().message().find("middle") == std::string::npos) {
-        return Status::Ok();
+        return Status::success();
       }
       return request.status();
     }
@@ -185,12 +185,12 @@ Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info)
         return s;
       }
       case MsgType::kBye:
-        return Status::Ok();
+        return Status::success();
       case MsgType::kRun:
         FP_RETURN_IF_ERROR(run(ch, slot, info, request->body));
         continue;
       default:
-        return Status::Failed(std::string("protocol error: unexpected ") +
+        return Status::failed(std::string("protocol error: unexpected ") +
                               msg_type_name(request->type));
     }
   }
@@ -211,18 +211,18 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   std::string name = string_field(body, "test");
   const TestSpec* spec = options_.tests->find(name);
   if (spec == nullptr || spec->kind == TestKind::kMisc) {
-    return Status::Failed("unknown test \"" + printable(name, 64) +
+    return Status::failed("unknown test \"" + printable(name, 64) +
                           "\" (is the client newer? upgrade the server)");
   }
   auto opts = run_options_from_json(body.contains("params") ? body["params"] : nlohmann::json());
-  if (!opts.ok()) return opts.status().Prefixed(name);
+  if (!opts.ok()) return opts.status().prefixed(name);
   // This server's own options (a fab_* server's -t/-r/-g/-v/-d) over the client's.
-  if (options_.own.apply) FP_RETURN_IF_ERROR(options_.own.apply(*spec, *opts).Prefixed(name));
+  if (options_.own.apply) FP_RETURN_IF_ERROR(options_.own.apply(*spec, *opts).prefixed(name));
   // Wait for the turn to measure (other clients' runs first), telling the client so.
   auto ticket = admit(slot, info.peer_host + " " + name, *spec, *opts, [&](size_t ahead) {
     return ch.send(MsgType::kQueued, {{"ahead", ahead}}, 1);
   });
-  if (!ticket.ok()) return ticket.status().Prefixed(name);
+  if (!ticket.ok()) return ticket.status().prefixed(name);
   if (options_.observer != nullptr) options_.observer->on_run_start(info, *spec, *opts);
   // The client's --interval (its request says; older clients do not): the server keeps its
   // own records of a socket run too.
@@ -236,7 +236,7 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   bool heartbeats = beats != body.end() && beats->is_boolean() && beats->get<bool>();
   auto record = execute(ch, slot, *spec, *opts, interval_s, heartbeats);
   std::vector<std::string> overlapped = end_turn(slot, *ticket);
-  if (!record.ok()) return record.status().Prefixed(name);
+  if (!record.ok()) return record.status().prefixed(name);
   nlohmann::json result = record->to_json();
   result["overlapped"] = overlapped;
   FP_RETURN_IF_ERROR(ch.send(MsgType::kResult, result));
@@ -263,7 +263,7 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
     derive_figures(view, latency, default_percentiles());
     options_.observer->on_run_end(info, view);
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<uint64_t> Server::admit(Slot& slot, const std::string& who, const TestSpec& spec,

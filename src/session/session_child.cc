@@ -44,10 +44,10 @@ nlohmann::json ChildRequest::to_json() const {
 }
 
 Result<ChildRequest> ChildRequest::from_json(const nlohmann::json& j) {
-  if (!j.is_object()) return Status::Failed("child request: not a JSON object");
+  if (!j.is_object()) return Status::failed("child request: not a JSON object");
   ChildRequest r;
   auto test = j.find("test");
-  if (test == j.end() || !test->is_string()) return Status::Failed("child request: no test name");
+  if (test == j.end() || !test->is_string()) return Status::failed("child request: no test name");
   r.test = *test;
   if (auto p = j.find("params"); p != j.end()) r.params = *p;
   if (auto p = j.find("peer"); p != j.end()) r.peer = *p;
@@ -67,7 +67,7 @@ std::string signal_words(int signal) {
 
 Status ChildOutcome::status() const {
   if (child_error) return *child_error;
-  if (end == End::kExited && exit_code == 0) return Status::Ok();
+  if (end == End::kExited && exit_code == 0) return Status::success();
   Code code = end == End::kKilledAtDeadline || end == End::kKilledPeerSilent ? Code::kTimeout
                                                                               : Code::kFailed;
   return Status(code, "session process " + description);

@@ -50,9 +50,9 @@ Result<Fd> open_protocol_socket(const SocketProtocol& proto, int family) {
   if (proto.hint[0] != '\0') msg += " (" + std::string(proto.hint) + ")";
   if (err == EAFNOSUPPORT || err == EPROTONOSUPPORT || err == ESOCKTNOSUPPORT ||
       err == EPFNOSUPPORT) {
-    return Status::Unsupported(msg);
+    return Status::unsupported(msg);
   }
-  return Status::Failed(msg);
+  return Status::failed(msg);
 }
 
 SockAddr protocol_address(const SocketProtocol& proto, const SockAddr& ip) {

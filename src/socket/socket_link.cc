@@ -27,15 +27,15 @@ Status set_timeouts(int fd, double seconds) {
   if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1000;
   if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0 ||
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) < 0) {
-    return Status::Failed(errno_text("setsockopt SO_RCVTIMEO"));
+    return Status::failed(errno_text("setsockopt SO_RCVTIMEO"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 // What a data call that ran out of time says, one text for each direction.
-Status send_timeout() { return Status::Timeout("send: no progress within the timeout"); }
+Status send_timeout() { return Status::timeout("send: no progress within the timeout"); }
 Status recv_timeout() {
-  return Status::Timeout("receive: nothing from the peer within the timeout");
+  return Status::timeout("receive: nothing from the peer within the timeout");
 }
 
 Status tune_socket(int fd, const SocketProtocol& proto, const TestContext& ctx) {
@@ -43,11 +43,11 @@ Status tune_socket(int fd, const SocketProtocol& proto, const TestContext& ctx) 
   if (wants_nodelay(proto, ctx.spec.kind, ctx.opts)) {
     int one = 1;
     if (setsockopt(fd, proto.protocol, proto.nodelay_opt, &one, sizeof one) < 0) {
-      return Status::Failed(
+      return Status::failed(
           errno_text((std::string("setsockopt ") + proto.display + " NODELAY").c_str()));
     }
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 // The data socket's Nagle setting as the kernel reports it, in this side's info (JSON, -vc):
@@ -61,13 +61,13 @@ void record_nodelay(TestContext& ctx, int fd, const SocketProtocol& proto) {
 }  // namespace
 
 Status set_socket_buffers(int fd, uint64_t size) {
-  if (size == 0) return Status::Ok();
+  if (size == 0) return Status::success();
   int value = size > INT_MAX / 2 ? INT_MAX / 2 : static_cast<int>(size);
   if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, sizeof value) < 0 ||
       setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &value, sizeof value) < 0) {
-    return Status::Failed(errno_text("setsockopt SO_SNDBUF/SO_RCVBUF"));
+    return Status::failed(errno_text("setsockopt SO_SNDBUF/SO_RCVBUF"));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 bool wants_nodelay(const SocketProtocol& proto, TestKind kind, const RunOptions& opts) {
@@ -80,12 +80,12 @@ bool wants_nodelay(const SocketProtocol& proto, TestKind kind, const RunOptions&
 
 Result<bool> socket_nodelay(int fd, const SocketProtocol& proto) {
   if (proto.nodelay_opt == 0) {
-    return Status::Unsupported(std::string(proto.display) + " has no NODELAY option");
+    return Status::unsupported(std::string(proto.display) + " has no NODELAY option");
   }
   int on = 0;
   socklen_t len = sizeof on;
   if (getsockopt(fd, proto.protocol, proto.nodelay_opt, &on, &len) < 0) {
-    return Status::Failed(errno_text("getsockopt NODELAY"));
+    return Status::failed(errno_text("getsockopt NODELAY"));
   }
   return on != 0;
 }
@@ -100,7 +100,7 @@ DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_
       recv_wait_s_(timeout_s),
       addressed_(!proto.connected && proto.type != SOCK_DGRAM) {
   if (busy_poll_) {
-    set_nonblocking(fd_.get(), true).IgnoreError();  // fails only for a bad fd
+    set_nonblocking(fd_.get(), true).ignore_error();  // fails only for a bad fd
   } else {
     // The watchdog keeps the deadline; the kernel's per-call timers go (zero = none). Set-up
     // (connect) ran under SO_SNDTIMEO; from here on only measured calls are made.
@@ -114,7 +114,7 @@ DataLink::DataLink(const SocketProtocol& proto, Fd fd, SockAddr peer, bool busy_
 Status DataLink::set_recv_wait(double seconds) {
   if (watchdog_) watchdog_->set_limit(seconds);
   recv_wait_s_ = seconds;
-  return Status::Ok();
+  return Status::success();
 }
 
 Status DataLink::send_msg(const void* buf, size_t len) {
@@ -128,7 +128,7 @@ Status DataLink::send_msg(const void* buf, size_t len) {
                         : sys_send(fd_.get(), p, left, MSG_NOSIGNAL);
     });
     if (n >= 0) {
-      if (!proto_.byte_stream) return Status::Ok();  // a datagram goes whole or not at all
+      if (!proto_.byte_stream) return Status::success();  // a datagram goes whole or not at all
       p += n;
       left -= static_cast<size_t>(n);
       // A blocking send cut short by the watchdog returns what it took, not EINTR: the stall
@@ -142,7 +142,7 @@ Status DataLink::send_msg(const void* buf, size_t len) {
       continue;
     }
     if (err == EMSGSIZE) {
-      return Status::Usage(std::string(proto_.display) + " message of " + std::to_string(len) +
+      return Status::usage(std::string(proto_.display) + " message of " + std::to_string(len) +
                            " bytes is too large for one datagram (EMSGSIZE): use a smaller -m");
     }
     if (err == EAGAIN || err == EWOULDBLOCK || err == ENOBUFS) {
@@ -158,9 +158,9 @@ Status DataLink::send_msg(const void* buf, size_t len) {
       continue;
     }
     if (err == ECONNREFUSED && !proto_.connected) continue;  // ICMP from a closed peer port
-    return Status::Failed(errno_text("send", err));
+    return Status::failed(errno_text("send", err));
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 Result<uint64_t> DataLink::send_msgs(const void* buf, size_t len, uint64_t count) {
@@ -226,7 +226,7 @@ Result<size_t> DataLink::recv_once(void* buf, size_t len, LazyDeadline& deadline
       if (*ready != 0) continue;
       return recv_timeout();
     }
-    if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
+    if (err != EAGAIN && err != EWOULDBLOCK) return Status::failed(errno_text("recv", err));
     // Busy-poll: spin, reading the clock every 256 tries. (A blocking socket has no receive
     // timeout, so EAGAIN there would be a surprise: treat it as one.)
     if (!busy_poll_ || (++spins % 256 == 0 && deadline.get().expired())) {
@@ -245,7 +245,7 @@ Result<size_t> DataLink::recv_msg(void* buf, size_t len, double wait_s) {
     if (!n.ok()) return n;
     if (*n == 0) {
       if (got == 0) return size_t{0};
-      return Status::Failed("connection closed by peer in the middle of a message");
+      return Status::failed("connection closed by peer in the middle of a message");
     }
     got += *n;
   }
@@ -271,7 +271,7 @@ Result<size_t> DataLink::recv_polled(void* buf, size_t len, LazyDeadline& deadli
     if (n >= 0) return static_cast<size_t>(n);
     int err = errno;
     if (err == EINTR) continue;
-    if (err != EAGAIN && err != EWOULDBLOCK) return Status::Failed(errno_text("recv", err));
+    if (err != EAGAIN && err != EWOULDBLOCK) return Status::failed(errno_text("recv", err));
     auto ready = wait_fd(fd_.get(), POLLIN, deadline.get());
     if (!ready.ok()) return ready.status();
     if (*ready == 0) return recv_timeout();
@@ -302,7 +302,7 @@ Result<size_t> DataLink::send_part(const void* buf, size_t len) {
     if (err == ENOBUFS || (err == ECONNREFUSED && !proto_.connected)) continue;
     if (proto_.connected && connection_lost(err)) return size_t{0};
     if (err == EAGAIN || err == EWOULDBLOCK) return send_timeout();
-    return Status::Failed(errno_text("send", err));
+    return Status::failed(errno_text("send", err));
   }
 }
 
@@ -323,20 +323,20 @@ Result<size_t> DataLink::recv_part(void* buf, size_t len, SockAddr* from) {
     if (err == ECONNREFUSED && !proto_.connected) continue;  // ICMP from a closed peer port
     if (proto_.connected && connection_lost(err)) return size_t{0};
     if (err == EAGAIN || err == EWOULDBLOCK) return recv_timeout();
-    return Status::Failed(errno_text("recv", err));
+    return Status::failed(errno_text("recv", err));
   }
 }
 
 Status DataLink::fix_peer(const SockAddr& peer) {
   if (proto_.type != SOCK_DGRAM) {
-    return Status::Unsupported(std::string(proto_.display) + " links are not fixed on a peer");
+    return Status::unsupported(std::string(proto_.display) + " links are not fixed on a peer");
   }
   if (connect(fd_.get(), peer.get(), peer.len) < 0) {
-    return Status::Failed(errno_text("connect data socket"));
+    return Status::failed(errno_text("connect data socket"));
   }
   peer_ = peer;
   addressed_ = false;
-  return Status::Ok();
+  return Status::success();
 }
 
 void DataLink::finish_sending() {
@@ -366,17 +366,17 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
   // A fixed -ip is the first of a range: stream i of --streams takes port ip_port + i.
   uint64_t fixed_port = ctx.opts.ip_port;
   if (fixed_port != 0 && fixed_port + static_cast<uint64_t>(stream) > 65535) {
-    return Status::Usage("-ip " + std::to_string(fixed_port) + " with " +
+    return Status::usage("-ip " + std::to_string(fixed_port) + " with " +
                          std::to_string(stream + 1) + " streams runs past port 65535");
   }
   bind_addr.set_port(static_cast<uint16_t>(fixed_port == 0 ? 0 : fixed_port + stream));
   if (bind(fd.get(), bind_addr.get(), bind_addr.len) < 0) {
-    return Status::Failed(errno_text(("bind " + bind_addr.to_string()).c_str()));
+    return Status::failed(errno_text(("bind " + bind_addr.to_string()).c_str()));
   }
   uint16_t port = local_address(fd.get()).port();
   double timeout = ctx.timeout_s();
   if (proto.connected) {
-    if (listen(fd.get(), 1) < 0) return Status::Failed(errno_text("listen"));
+    if (listen(fd.get(), 1) < 0) return Status::failed(errno_text("listen"));
     auto peer_reply = ctx.exchange({{"port", port}});
     if (!peer_reply.ok()) return peer_reply.status();
     // Only the client of this control connection may take this data connection.
@@ -384,7 +384,7 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
     for (;;) {
       SockAddr peer;
       auto conn = accept_until(fd.get(), deadline, &peer);
-      if (!conn.ok()) return conn.status().Prefixed("data connection");
+      if (!conn.ok()) return conn.status().prefixed("data connection");
       if (peer.host() != ctx.peer_host) continue;
       FP_RETURN_IF_ERROR(tune_socket(conn->get(), proto, ctx));
       FP_RETURN_IF_ERROR(set_timeouts(conn->get(), timeout));
@@ -397,14 +397,14 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
   auto it = reply->find("port");
   if (it == reply->end() || !it->is_number_unsigned() || it->get<uint64_t>() == 0 ||
       it->get<uint64_t>() > 65535) {
-    return Status::Failed("client sent no valid data port");
+    return Status::failed("client sent no valid data port");
   }
   SockAddr peer = peer_address(ctx.control.fd()).unmapped();
   peer = protocol_address(proto, peer);
   peer.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
   // connect() makes the kernel drop datagrams from anyone else, and fixes where replies go.
   if (proto.type == SOCK_DGRAM && connect(fd.get(), peer.get(), peer.len) < 0) {
-    return Status::Failed(errno_text("connect data socket"));
+    return Status::failed(errno_text("connect data socket"));
   }
   FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
   return DataLink(proto, std::move(fd), peer, ctx.opts.cq_poll, timeout);
@@ -422,7 +422,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
     auto reply = ctx.exchange(nlohmann::json::object());
     if (!reply.ok()) return reply.status();
     auto it = reply->find("port");
-    if (it == reply->end() || !it->is_number_unsigned()) return Status::Failed("server sent no data port");
+    if (it == reply->end() || !it->is_number_unsigned()) return Status::failed("server sent no data port");
     SockAddr target = protocol_address(proto, server);
     target.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
     SockAddr source = protocol_address(proto, local);
@@ -430,7 +430,7 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
     bind(fd.get(), source.get(), source.len);  // same source address as the control path
     FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
     if (connect(fd.get(), target.get(), target.len) < 0) {
-      return Status::Failed(errno_text(("data connection to " + target.to_string()).c_str()));
+      return Status::failed(errno_text(("data connection to " + target.to_string()).c_str()));
     }
     record_nodelay(ctx, fd.get(), proto);
     return DataLink(proto, std::move(fd), target, ctx.opts.cq_poll, timeout);
@@ -438,16 +438,16 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
   SockAddr source = protocol_address(proto, local);
   source.set_port(0);
   if (bind(fd.get(), source.get(), source.len) < 0) {
-    return Status::Failed(errno_text(("bind " + source.to_string()).c_str()));
+    return Status::failed(errno_text(("bind " + source.to_string()).c_str()));
   }
   auto reply = ctx.exchange({{"port", local_address(fd.get()).port()}});
   if (!reply.ok()) return reply.status();
   auto it = reply->find("port");
-  if (it == reply->end() || !it->is_number_unsigned()) return Status::Failed("server sent no data port");
+  if (it == reply->end() || !it->is_number_unsigned()) return Status::failed("server sent no data port");
   SockAddr target = protocol_address(proto, server);
   target.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
   if (proto.type == SOCK_DGRAM && connect(fd.get(), target.get(), target.len) < 0) {
-    return Status::Failed(errno_text("connect data socket"));
+    return Status::failed(errno_text("connect data socket"));
   }
   FP_RETURN_IF_ERROR(set_timeouts(fd.get(), timeout));
   return DataLink(proto, std::move(fd), target, ctx.opts.cq_poll, timeout);

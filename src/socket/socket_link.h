@@ -36,7 +36,7 @@ class DataLink {
   // Receives one message of `len` bytes (stream: exactly len; datagram: one datagram, whose
   // size is returned). Returns 0 at the end of the test (EOF or the zero-length end marker).
   // With `wait_s` >= 0 the wait is that long instead of the timeout; a timeout then returns
-  // Status::Timeout so datagram tests can count a loss.
+  // Status::timeout so datagram tests can count a loss.
   Result<size_t> recv_msg(void* buf, size_t len, double wait_s = -1);
   // Receives whatever arrived, up to len (bandwidth receivers). 0 = end. A blocking stream
   // link waits for data in poll() with the same deadline, not in recv (recv_polled).

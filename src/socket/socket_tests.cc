@@ -52,7 +52,7 @@ uint64_t touch(const char* buf, size_t len) {
 // buffer is mmap()ed. `letters` fills it with what a sender sends, else it is zeroed.
 Result<HostBuffer> message_buffer(size_t size, bool letters = false) {
   auto buf = HostBuffer::allocate(size, "");
-  if (!buf.ok()) return buf.status().Prefixed("message buffer");
+  if (!buf.ok()) return buf.status().prefixed("message buffer");
   if (letters) fill_letters(buf->data(), size);
   return buf;
 }
@@ -179,13 +179,13 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
       }
       continue;
     }
-    if (n == 0) return Status::Failed("server ended the test early");
+    if (n == 0) return Status::failed("server ended the test early");
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNREFUSED) {
-      return Status::Failed(errno_text("recv"));
+      return Status::failed(errno_text("recv"));
     }
     if (!sending && replies >= next) break;
     if (!sending && now >= drain_deadline) {
-      if (proto.reliable) return Status::Timeout("replies missing at the end of the test");
+      if (proto.reliable) return Status::timeout("replies missing at the end of the test");
       ctx.stats.lost_msgs += next - replies;
       break;
     }
@@ -207,7 +207,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   ctx.mark_end();
   link.finish_sending();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
-  return Status::Ok();
+  return Status::success();
 }
 
 // The closed loop: one message out, its reply back, timed.
@@ -242,7 +242,7 @@ Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProt
         }
         return got.status();
       }
-      if (*got == 0) return Status::Failed("server ended the test early");
+      if (*got == 0) return Status::failed("server ended the test early");
       uint64_t echoed = 0;
       if (seq_on) memcpy(&echoed, in, sizeof echoed);
       if (seq_on && echoed != seq) continue;  // a late reply to an earlier, counted-lost ping
@@ -257,7 +257,7 @@ Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProt
       run_latency_loop(ctx, once, [&](int64_t) { return ctx.check_peer(); }));
   link->finish_sending();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
-  return Status::Ok();
+  return Status::success();
 }
 
 // Both loops run on a measuring thread of their own (engine/measuring_thread.h).
@@ -265,7 +265,7 @@ Status lat_client(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
   bool open_loop = ctx.opts.rate > 0;
   if (open_loop && !carries_seq(proto, ctx.opts.msg_size) && !proto.reliable) {
-    return Status::Usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
+    return Status::usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
                          "or more: each message carries its sequence number");
   }
   auto link = open_client_link(ctx, proto);
@@ -312,7 +312,7 @@ Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& pro
         msgs_at_idle = ctx.stats.recv_msgs;
         idle_since = now;
       } else if (now - idle_since > static_cast<int64_t>(ctx.timeout_s() * 1e9)) {
-        return Status::Timeout("nothing from the client within the timeout");
+        return Status::timeout("nothing from the client within the timeout");
       }
       continue;
     }
@@ -327,7 +327,7 @@ Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& pro
   }
   ctx.mark_end();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
-  return Status::Ok();
+  return Status::success();
 }
 
 // The echo loop runs on a measuring thread of its own (engine/measuring_thread.h).
@@ -350,7 +350,7 @@ Result<std::vector<DataLink>> open_links(TestContext& ctx, const SocketProtocol&
   for (int i = 0; i < n; ++i) {
     auto link = open(ctx, proto, i);
     if (!link.ok()) {
-      return n > 1 ? link.status().Prefixed("stream " + std::to_string(i)) : link.status();
+      return n > 1 ? link.status().prefixed("stream " + std::to_string(i)) : link.status();
     }
     links.push_back(std::move(*link));
   }
@@ -398,7 +398,7 @@ Status send_loop(TestContext& ctx, DataLink& link, const char* buf, size_t size,
     w.publish();
   }
   w.end_ns = now_ns();
-  return Status::Ok();
+  return Status::success();
 }
 
 // --stream_sender round_robin: one thread sends a whole message on each stream's link in turn
@@ -426,7 +426,7 @@ Status send_round_robin(TestContext& ctx, std::vector<DataLink>& links, const ch
       auto sent = links[i].send_msgs(buf, size, 1);
       if (!sent.ok()) {
         w.send_errors++;
-        return sent.status().Prefixed("stream " + std::to_string(i));
+        return sent.status().prefixed("stream " + std::to_string(i));
       }
       c.send_msgs += *sent;
       c.send_bytes += *sent * size;
@@ -439,7 +439,7 @@ Status send_round_robin(TestContext& ctx, std::vector<DataLink>& links, const ch
   for (size_t i = 0; i < links.size(); ++i) {
     if (!done[i]) workers[i]->end_ns = end;
   }
-  return Status::Ok();
+  return Status::success();
 }
 
 // One stream's receiving loop: counts what arrives until the end (EOF or the end marker) or,
@@ -496,7 +496,7 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
       }
       if (w.stopping()) break;
       if (idle > idle_limit_ns) {
-        return Status::Timeout(std::string("nothing from the ") + peer + " within the timeout");
+        return Status::timeout(std::string("nothing from the ") + peer + " within the timeout");
       }
       continue;
     }
@@ -526,7 +526,7 @@ Status recv_loop(TestContext& ctx, DataLink& link, char* buf, size_t size, Strea
   w.end_ns = last;
   // A stream has no messages: count them in the sender's units.
   if (proto.byte_stream) c.recv_msgs = c.recv_bytes / size;
-  return Status::Ok();
+  return Status::success();
 }
 
 // The --streams data links of a bandwidth test, opened by role (the data may go either way).
@@ -583,7 +583,7 @@ Status bw_role(TestContext& ctx) {
     if (!s.ok()) return s;
     // A datagram sender says it is done over the control channel, as its end markers may be lost.
     if (!proto.connected) return ctx.exchange({{"done", true}}, true).status();
-    return Status::Ok();
+    return Status::success();
   }
   std::vector<HostBuffer> bufs;
   for (size_t i = 0; i < links->size(); ++i) {
@@ -598,7 +598,7 @@ Status bw_role(TestContext& ctx) {
   record_tcp(ctx, fds_of(*links));
   if (!s.ok()) return s;
   if (!proto.connected) return ctx.exchange({{"done", true}}, false).status();
-  return Status::Ok();
+  return Status::success();
 }
 
 // How long a two-way datagram receiver waits, once its own sender is done and nothing has

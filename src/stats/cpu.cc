@@ -36,7 +36,7 @@ double delta(int64_t start, int64_t end) {
 Result<ProcStatTicks> parse_proc_stat(std::string_view text) {
   const std::string_view line = text.substr(0, text.find('\n'));
   const auto bad = [&](const std::string& why) {
-    return Status::Failed("/proc/stat: " + why + " in \"" + std::string(line.substr(0, 120)) +
+    return Status::failed("/proc/stat: " + why + " in \"" + std::string(line.substr(0, 120)) +
                           "\"");
   };
   uint64_t fields[8] = {};
@@ -79,7 +79,7 @@ Result<ProcStatTicks> parse_proc_stat(std::string_view text) {
 
 Result<ProcStatTicks> read_proc_stat() {
   const int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::Unsupported(std::string("open /proc/stat: ") + strerror(errno));
+  if (fd < 0) return Status::unsupported(std::string("open /proc/stat: ") + strerror(errno));
   // Only the first line matters and it is short; a fixed buffer keeps snapshots cheap.
   char buf[1024];
   size_t len = 0;
@@ -89,7 +89,7 @@ Result<ProcStatTicks> read_proc_stat() {
     if (n < 0) {
       const int err = errno;
       close(fd);
-      return Status::Failed(std::string("read /proc/stat: ") + strerror(err));
+      return Status::failed(std::string("read /proc/stat: ") + strerror(err));
     }
     if (n == 0) break;
     const bool newline = memchr(buf + len, '\n', static_cast<size_t>(n)) != nullptr;

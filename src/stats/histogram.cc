@@ -10,7 +10,7 @@ namespace fabperf {
 
 namespace {
 
-Status json_error(const std::string& what) { return Status::Failed("histogram json: " + what); }
+Status json_error(const std::string& what) { return Status::failed("histogram json: " + what); }
 
 }  // namespace
 

@@ -20,7 +20,7 @@ bool json_to_finite(const nlohmann::json& j, double* out) {
   return std::isfinite(*out);
 }
 
-Status json_error(const std::string& what) { return Status::Failed("latency json: " + what); }
+Status json_error(const std::string& what) { return Status::failed("latency json: " + what); }
 
 std::string_view trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\t'; };
@@ -59,16 +59,16 @@ Result<std::vector<double>> parse_percentiles(std::string_view list) {
     const std::string_view item = trim(list.substr(0, comma));
     ++items;
     if (items > kMaxPercentiles) {
-      return Status::Usage("--percentiles: too many percentiles (at most " +
+      return Status::usage("--percentiles: too many percentiles (at most " +
                            std::to_string(kMaxPercentiles) + ")");
     }
     double p = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), p);
     if (item.empty() || ec != std::errc() || ptr != item.data() + item.size()) {
-      return Status::Usage("--percentiles: bad percentile \"" + std::string(item) + "\"");
+      return Status::usage("--percentiles: bad percentile \"" + std::string(item) + "\"");
     }
     if (!(p > 0 && p <= 100)) {  // rejects nan and inf too
-      return Status::Usage("--percentiles: bad percentile \"" + std::string(item) +
+      return Status::usage("--percentiles: bad percentile \"" + std::string(item) +
                            "\" (must be > 0 and <= 100)");
     }
     out.push_back(p);
@@ -171,7 +171,7 @@ Result<LatencyRecorder> LatencyRecorder::from_json(const nlohmann::json& j) {
     return json_error("bad mean/m2");
   }
   Result<Histogram> h = Histogram::from_json(j["histogram"]);
-  if (!h.ok()) return h.status().Prefixed("latency json");
+  if (!h.ok()) return h.status().prefixed("latency json");
   if (h->count() != count) return json_error("\"count\" does not match the histogram");
 
   LatencyRecorder r(scale);

@@ -27,12 +27,12 @@ class FakeBootstrap : public Bootstrap {
   std::string job() const override { return "fake-job"; }
   Status publish(const RankCard& card) override {
     cards[card.rank] = card;
-    return Status::Ok();
+    return Status::success();
   }
-  Status exchange(double) override { return Status::Ok(); }
+  Status exchange(double) override { return Status::success(); }
   Result<RankCard> lookup(int rank, double) override {
     auto it = cards.find(rank);
-    if (it == cards.end()) return Status::Timeout("published no address");
+    if (it == cards.end()) return Status::timeout("published no address");
     return it->second;
   }
   void abort_job(const std::string&) override {}
@@ -76,7 +76,7 @@ class ClusterAgent : public ::testing::Test {
     auto server = Server::listen(options);
     EXPECT_TRUE(server.ok()) << server.status().message();
     peer_ = std::move(*server);
-    peer_serving_ = std::thread([this] { peer_->serve().IgnoreError(); });
+    peer_serving_ = std::thread([this] { peer_->serve().ignore_error(); });
     return options.auth_key;
   }
   std::unique_ptr<ControlChannel> coordinator(const std::string& key) {

@@ -167,10 +167,10 @@ TEST(E2eCxi, NoClientStringReachesTheServersTerminalRaw) {
                               {"pid", 1},
                               {"options", {{"tx_gpu", 0}, {"rx_gpu", 0}, {"gpu_type", evil},
                                            {"iters", 5}}}})
-        .IgnoreError();
+        .ignore_error();
     if (ch.expect(MsgType::kWelcome, 10).ok() && !run.is_null()) {
-      ch.send(MsgType::kRun, run).IgnoreError();
-      ch.recv(10).status().IgnoreError();  // READY or the refusal; then this client vanishes
+      ch.send(MsgType::kRun, run).ignore_error();
+      ch.recv(10).status().ignore_error();  // READY or the refusal; then this client vanishes
     }
   };
   session(evil, nullptr);                                         // the tool's name

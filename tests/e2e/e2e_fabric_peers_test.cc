@@ -148,7 +148,7 @@ TEST_P(ForgedConnection, ARequestFromAnotherAddressIsRejected) {
     EXPECT_NE(intruder.status().message().find("refused"), std::string::npos)
         << intruder.status().message();
   }
-  intruder = Status::Failed("closed");  // the connection, if any, goes before the session
+  intruder = Status::failed("closed");  // the connection, if any, goes before the session
 
   // The server waits for the real peer until its deadline, then says what it refused.
   auto end = ch->recv(20);

@@ -50,7 +50,7 @@ Status run_role(const TestSpec& spec, Role role, const RunOptions& params, Fd fd
   channel.set_peer_label(role == Role::kClient ? "server" : "client");
   TestContext ctx(role, spec, params, channel, channel.peer_host());
   Status status = (role == Role::kClient ? spec.client : spec.server)(ctx);
-  if (!status.ok()) channel.send_error(status.message()).IgnoreError();
+  if (!status.ok()) channel.send_error(status.message()).ignore_error();
   *stats = ctx.stats;
   if (samples != nullptr) *samples = ctx.latency.count();
   return status;

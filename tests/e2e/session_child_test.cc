@@ -90,7 +90,7 @@ TEST(SessionChildTest, RequestSurvivesTheLink) {
 }
 
 TEST(SessionChildTest, ChildErrorsKeepTheirCodeAndNeverBecomeOk) {
-  Status back = status_from_child(child_error_message(Status::Timeout("no completion")));
+  Status back = status_from_child(child_error_message(Status::timeout("no completion")));
   EXPECT_EQ(back.code(), Code::kTimeout);
   EXPECT_EQ(back.message(), "no completion");
   EXPECT_EQ(status_from_child({{"code", 0}, {"message", "odd"}}).code(), Code::kFailed);

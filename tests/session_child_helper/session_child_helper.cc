@@ -49,7 +49,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
   std::string test = request.value("test", "");
   const json& params = request["params"];
   if (test == "echo") {
-    sink.send({{"params", params}, {"timeout_s", request["timeout_s"]}}).IgnoreError();
+    sink.send({{"params", params}, {"timeout_s", request["timeout_s"]}}).ignore_error();
     return 0;
   }
   if (test == "spin") {
@@ -63,12 +63,12 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
   }
   if (test == "wait") {  // a run that ends when told on its control connection, or in time
     bool told = wait_control(control_fd, params.value("seconds", 30.0));
-    sink.send({{"told", told}}).IgnoreError();
+    sink.send({{"told", told}}).ignore_error();
     return 0;
   }
   if (test == "alloc") {
     volatile int sink_value = touch_megabytes(params.value("mib", uint64_t{64}));
-    sink.send({{"allocated_mib", params.value("mib", uint64_t{64})}, {"v", sink_value}}).IgnoreError();
+    sink.send({{"allocated_mib", params.value("mib", uint64_t{64})}, {"v", sink_value}}).ignore_error();
     if (params.value("then_spin", false)) {
       spin_forever();
     }
@@ -84,7 +84,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
       }
       ++opened;
     }
-    sink.send({{"opened", opened}, {"error", err != 0 ? strerror(err) : ""}}).IgnoreError();
+    sink.send({{"opened", opened}, {"error", err != 0 ? strerror(err) : ""}}).ignore_error();
     return 0;
   }
   if (test == "list_fds") {
@@ -92,7 +92,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
       fds.push_back(std::stoi(e.path().filename().string()));
     }
-    sink.send({{"fds", fds}}).IgnoreError();
+    sink.send({{"fds", fds}}).ignore_error();
     return 0;
   }
   if (test == "whoami") {
@@ -103,7 +103,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     sink.send({{"uid", getuid()},
                {"euid", geteuid()},
                {"open_error", open_errno != 0 ? strerror(open_errno) : ""},
-               {"regained_root", regained}}).IgnoreError();
+               {"regained_root", regained}}).ignore_error();
     wait_control(control_fd, 30);
     return 0;
   }
@@ -114,7 +114,7 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
       int fd = open(name.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
       if (fd >= 0) close(fd);
     }
-    sink.send({{"pid", getpid()}}).IgnoreError();
+    sink.send({{"pid", getpid()}}).ignore_error();
     wait_control(control_fd, 30);
     return 0;
   }
@@ -127,19 +127,19 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     uint64_t bytes = params.value("mib", uint64_t{64}) << 20;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
-      sink.fail(Status::Failed(std::string("mmap of ") + std::to_string(bytes) +
-                               " bytes failed: " + strerror(errno))).IgnoreError();
+      sink.fail(Status::failed(std::string("mmap of ") + std::to_string(bytes) +
+                               " bytes failed: " + strerror(errno))).ignore_error();
       return 1;
     }
-    sink.send({{"mapped", bytes}}).IgnoreError();
+    sink.send({{"mapped", bytes}}).ignore_error();
     return 0;
   }
   if (test == "fail") {
-    sink.fail(Status::Failed("stand-in failure: the peer went away")).IgnoreError();
+    sink.fail(Status::failed("stand-in failure: the peer went away")).ignore_error();
     return 1;
   }
   if (test == "exit") return params.value("code", 0);
-  sink.fail(Status::Failed("stand-in: unknown entry " + test)).IgnoreError();
+  sink.fail(Status::failed("stand-in: unknown entry " + test)).ignore_error();
   return 1;
 }
 
@@ -184,7 +184,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (fabperf::is_session_child_args(args)) {
     fabperf::set_session_child_entry(stand_in_entry);
-    return fabperf::session_child_main(args);
+    fabperf::Status misuse = fabperf::session_child_main(args);  // returns only when misused
+    std::fprintf(stderr, "%s\n", misuse.message().c_str());
+    return misuse.exit_code();
   }
   if (args.size() == 3 && args[0] == "--parent") return parent_mode(args[1], std::stod(args[2]));
   std::fprintf(stderr, "usage: session_child_helper --parent ENTRY SECONDS\n");

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "app/all_tests.h"
+#include "app/mode_table.h"
 #include "cli/run_plan.h"
 #include "options/run_options_json.h"
 
@@ -365,7 +366,7 @@ TEST(Help, EveryTopicFitsEightyColumns) {
   std::vector<std::string> topics = {"", "categories", "examples", "opts", "options", "tests"};
   for (const std::string& name : all_tests().names()) topics.push_back(name);
   for (const std::string& topic : topics) {
-    auto text = help_text(topic, all_tests());
+    auto text = help_text(topic, all_tests(), mode_synopsis());
     ASSERT_TRUE(text.ok()) << topic;
     size_t start = 0, line = 1;
     while (start < text->size()) {
@@ -378,13 +379,13 @@ TEST(Help, EveryTopicFitsEightyColumns) {
     }
   }
   // Wrapping keeps every word: the longest option description is still all there.
-  auto options = help_text("options", all_tests());
+  auto options = help_text("options", all_tests(), mode_synopsis());
   ASSERT_TRUE(options.ok());
   EXPECT_NE(options->find("iperf3 -R (the fab_* tools' -R is"), std::string::npos) << *options;
 }
 
 TEST(Help, ExamplesShowFabricTestsAndTheCxiTools) {
-  auto text = help_text("examples", all_tests());
+  auto text = help_text("examples", all_tests(), mode_synopsis());
   ASSERT_TRUE(text.ok());
   for (const char* example : {"-P 'tcp;ofi_rxm' rdm_write_lat", "--list-fabrics", "fab_write_lat",
                               "-R tcp_bw", "tcp_bi_bw"}) {

@@ -42,10 +42,10 @@ class FakeRuntime : public GpuRuntime {
   GpuType type() const override { return GpuType::kNvidia; }
   fi_hmem_iface hmem_iface() const override { return FI_HMEM_CUDA; }
   Result<int> device_count() override { return n_; }
-  Result<void*> allocate(int, size_t) override { return Status::Unsupported("fake"); }
+  Result<void*> allocate(int, size_t) override { return Status::unsupported("fake"); }
   void release(int, void*) override {}
-  Status copy_to_device(int, void*, const void*, size_t) override { return Status::Ok(); }
-  Status copy_from_device(int, void*, const void*, size_t) override { return Status::Ok(); }
+  Status copy_to_device(int, void*, const void*, size_t) override { return Status::success(); }
+  Status copy_from_device(int, void*, const void*, size_t) override { return Status::success(); }
 
  private:
   int n_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "app/all_tests.h"
+#include "app/mode_table.h"
 #include "cxi/cxi_tools.h"
 #include "manual/completion.h"
 #include "manual/man_page.h"
@@ -68,7 +69,7 @@ TEST(ManualPage, ToolPagesHaveOutputExamplesAndTheirExitStatus) {
 }
 
 TEST(ManualPage, FabperfPageNamesEveryTest) {
-  const std::string page = fabperf_man_page(all_tests());
+  const std::string page = fabperf_man_page(all_tests(), mode_synopsis());
   EXPECT_EQ(page.rfind(".TH FABPERF 1", 0), 0u);
   for (const std::string& name : all_tests().names()) {
     EXPECT_NE(page.find(".TP\n" + bold(name) + "\n"), std::string::npos) << name;

@@ -17,7 +17,7 @@
 namespace fabperf {
 namespace {
 
-Status no_role(TestContext&) { return Status::Ok(); }
+Status no_role(TestContext&) { return Status::success(); }
 
 // A context on one end of a socketpair, standing for the control connection.
 struct Context {
@@ -36,7 +36,7 @@ TEST(MeasuringThread, TheBodyRunsOnAnotherThreadAndItsStatusComesBack) {
   std::thread::id body_thread;
   Status s = run_measuring_thread(c.ctx, {}, [&] {
     body_thread = std::this_thread::get_id();
-    return Status::Failed("the body's failure");
+    return Status::failed("the body's failure");
   });
   EXPECT_NE(body_thread, std::this_thread::get_id());
   EXPECT_EQ(s.code(), Code::kFailed);
@@ -54,7 +54,7 @@ TEST(MeasuringThread, TheTableHoldsTheDataTheControlAndTheSinksAlone) {
       control_open = open_here(c.channel.fd());
       sink_open = open_here(sink.a);
       other_open = open_here(other_session.a);
-      return Status::Ok();
+      return Status::success();
     });
     EXPECT_TRUE(s.ok()) << s.message();
     EXPECT_TRUE(data_open);

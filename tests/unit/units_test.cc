@@ -97,7 +97,7 @@ TEST(UnitsParseSize, Overflow) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Code::kUsage);
   EXPECT_EQ(result.status().message(), "size too large: 20000000000G");
-  EXPECT_EQ(result.status().Prefixed("-m").message(), "-m: size too large: 20000000000G");
+  EXPECT_EQ(result.status().prefixed("-m").message(), "-m: size too large: 20000000000G");
   EXPECT_FALSE(parse_size("18446744073709551616").ok());
   EXPECT_FALSE(parse_size("99999999999999999999999").ok());
   EXPECT_FALSE(parse_size("16777216TiB").ok());
@@ -119,7 +119,7 @@ TEST(UnitsParseSize, BadInput) {
     }
   }
   // The caller names the option, giving qperf's "-m: bad size: 12Q".
-  EXPECT_EQ(parse_size("12Q").status().Prefixed("-m").message(), "-m: bad size: 12Q");
+  EXPECT_EQ(parse_size("12Q").status().prefixed("-m").message(), "-m: bad size: 12Q");
 }
 
 TEST(UnitsParseTime, PlainSeconds) {
@@ -157,7 +157,7 @@ TEST(UnitsParseTime, BadInput) {
       EXPECT_EQ(result.status().message(), std::string("bad time: ") + text);
     }
   }
-  EXPECT_EQ(parse_time("-3").status().Prefixed("-t").message(), "-t: bad time: -3");
+  EXPECT_EQ(parse_time("-3").status().prefixed("-t").message(), "-t: bad time: -3");
 }
 
 TEST(UnitsParseTime, HugeValuesAreRefusedNotInfinite) {
