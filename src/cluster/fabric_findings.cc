@@ -22,6 +22,9 @@ constexpr uint32_t kFirmPairs = 16;
 constexpr double kFlapAlpha = 0.01;
 // A flapping link's slow runs are at least this many times off.
 constexpr double kFlapFactor = 2.0;
+// A run alone confirms an element when what it shows of it is this many single runs'
+// spreads off at least (one healthy run in 740 is).
+constexpr double kAloneZ = 3.0;
 
 
 // P(X >= k) where X is the sum of independent Binomial(m[i], p[i]): the chance that a healthy
@@ -102,37 +105,22 @@ BadElements bad_elements(const MatrixRun& run, const FabricFit& fit) {
       }
       out.bad[t][id] = element_bad(tf, e);
     }
+    // Alone, an element shows beyond its threshold and beyond a single run's own noise: a
+    // run alone is one draw, where each pair and baseline of the fit is the best of --passes.
+    const double shown = std::max(tf.element_threshold, kAloneZ * tf.run_spread);
     run.tests[t].matrix.for_each_retest([&](int a, int b, double v) {
       if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
-      double r = pair_residual(run, tf, t, a, b, v);
+      double r = alone_residual(run, tf, t, a, b, v);
       size_t k = topo.path(a, b, path);
       for (size_t i = 0; i < k; ++i) {
         if (!out.bad[t][path[i]]) continue;
         ++out.retested[t][path[i]];
-        // Alone, it keeps half its factor at least: the baseline is the best of --passes
-        // runs and a run alone a single one, so an element barely past the threshold is
-        // confirmed by a single run's jitter as often as not.
-        const double x = tf.factor[path[i]];
-        if (r + x > std::max(tf.element_threshold, x / 2)) ++out.confirmed[t][path[i]];
+        if (r + tf.factor[path[i]] > shown) ++out.confirmed[t][path[i]];
       }
     });
-    auto cleared = [&](size_t id) {
-      return out.retested[t][id] > 0 && out.confirmed[t][id] * 2 <= out.retested[t][id];
-    };
-    // Where most of the elements re-measured alone were the company their pairs kept (the
-    // contended rounds of all-pairs on a dragonfly), an element never re-measured alone is
-    // more likely that too: the retests take an element's evidence from pairs that cross no
-    // other bad element, and a contended link's pairs all cross nodes the fit blamed as well.
-    size_t tried = 0, held = 0;
-    for (size_t id = 0; id < elements; ++id) {
-      if (!out.bad[t][id] || out.retested[t][id] == 0) continue;
-      ++tried;
-      held += !cleared(id);
-    }
-    const bool mostly_company = tried >= kMinElementPairs && held * 2 < tried;
     for (size_t id = 0; id < elements; ++id) {
       if (!out.bad[t][id]) continue;
-      if (cleared(id) || (mostly_company && out.retested[t][id] == 0)) {
+      if (out.retested[t][id] > 0 && out.confirmed[t][id] * 2 <= out.retested[t][id]) {
         out.bad[t][id] = false;
         continue;
       }
@@ -216,8 +204,8 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
     // jitter of single runs around a baseline drawn from their best.
     const double flap_limit = std::max(limit, std::log(kFlapFactor));
     const FigureMatrix& m = run.tests[t].matrix;
-    auto left = [&](int a, int b, double v) {
-      double r = pair_residual(run, tf, t, a, b, v);
+    auto left = [&](int a, int b, double v, bool alone) {
+      double r = alone ? alone_residual(run, tf, t, a, b, v) : pair_residual(run, tf, t, a, b, v);
       size_t k = topo.path(a, b, path);
       for (size_t i = 0; i < k; ++i) r -= std::max(0.0f, bad.explained[path[i]] - tf.factor[path[i]]);
       return r;
@@ -238,11 +226,11 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
       PairRuns p;
       uint32_t rounds = m.measurements(a, b);
       p.runs = rounds;
-      p.residual = left(a, b, *v);
+      p.residual = left(a, b, *v, false);
       p.best_slow = p.residual > limit;
       if (const std::vector<float>* worse = m.worse_values(a, b)) {
         for (float w : *worse) {
-          double r = left(a, b, w);
+          double r = left(a, b, w, false);
           p.slow += r > limit;
           if (r > flap_limit) {
             ++p.flaps;
@@ -257,7 +245,7 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
       }
       if (const std::vector<float>* alone = m.retests(a, b)) {
         for (float w : *alone) {
-          double r = left(a, b, w);
+          double r = left(a, b, w, true);
           ++p.runs;
           ++p.alone;
           p.alone_slow += r > limit;

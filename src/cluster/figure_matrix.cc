@@ -177,14 +177,21 @@ void FigureMatrix::record(int client, int server, double value, Better better) {
   }
   ++repeats_;
   uint64_t slot = repeat_slot(client, server);
+  uint8_t repeats = 0;
   if (layout_ == MatrixLayout::kSparse) {
     uint8_t& n = sparse_counts_[slot];
-    n = static_cast<uint8_t>(std::min(255, n + 1));
+    repeats = n = static_cast<uint8_t>(std::min(255, n + 1));
   } else {
     if (counts_.empty()) counts_.assign(cells_.size(), 0);
-    counts_[slot] = static_cast<uint8_t>(std::min(255, counts_[slot] + 1));
+    repeats = counts_[slot] = static_cast<uint8_t>(std::min(255, counts_[slot] + 1));
   }
   double kept = *c, worse = value;
+  if (repeats == 1 && kept > 0 && value > 0) {  // its second run: against its first
+    if (first_gaps_.empty()) first_gaps_.assign(kGapBins, 0);
+    double gap = std::fabs(std::log(value / kept)) / kGapStep;
+    ++first_gaps_[gap >= kGapBins - 1 ? kGapBins - 1 : static_cast<size_t>(gap)];
+    ++first_gap_count_;
+  }
   if (better_than(value, kept, better)) {
     worse = kept;
     set(client, server, value);
@@ -198,6 +205,22 @@ void FigureMatrix::record(int client, int server, double value, Better better) {
     it = worse_.emplace(slot, std::vector<float>()).first;
   }
   if (it->second.size() < 255) it->second.push_back(static_cast<float>(worse));
+}
+
+double FigureMatrix::run_spread() const {
+  if (first_gap_count_ < kMinRepeatPairs) return 0;
+  // The median |difference| of two runs of sigma each is 0.6745 * sqrt(2) * sigma.
+  const double half = static_cast<double>(first_gap_count_) / 2;
+  double seen = 0;
+  for (size_t b = 0; b < kGapBins; ++b) {
+    const uint32_t c = first_gaps_[b];
+    if (c > 0 && seen + c >= half) {
+      const double median = kGapStep * (static_cast<double>(b) + (half - seen) / c);
+      return median / (0.6745 * std::sqrt(2.0));
+    }
+    seen += c;
+  }
+  return kGapStep * kGapBins / (0.6745 * std::sqrt(2.0));
 }
 
 uint32_t FigureMatrix::measurements(int client, int server) const {

@@ -93,6 +93,11 @@ class FigureMatrix {
   }
   const std::vector<float>* worse_values(int client, int server) const;
   uint64_t repeats_total() const { return repeats_; }
+  // The spread (a robust standard deviation, of the log) of a single run about its pair's
+  // own level: from each pair's first two runs, whose difference has the pair's level and
+  // its contention (the same round in every pass) taken out. 0 until kMinRepeatPairs pairs
+  // were measured twice.
+  double run_spread() const;
   // Bytes held for the cells (not the error texts and retests).
   size_t bytes() const;
 
@@ -130,6 +135,10 @@ class FigureMatrix {
   static constexpr size_t kMaxWorseLogged = 1000000;
   static constexpr double kWorseBy = 1.1;
   static constexpr size_t kMaxRetests = 8;
+  static constexpr uint64_t kMinRepeatPairs = 16;
+  // The first-repeat differences' histogram: |log| in bins this wide, the last open.
+  static constexpr double kGapStep = 0.001;
+  static constexpr size_t kGapBins = 1000;
 
  private:
   uint64_t key(int client, int server) const {
@@ -160,6 +169,8 @@ class FigureMatrix {
   std::unordered_map<uint64_t, uint8_t> sparse_counts_;
   std::unordered_map<uint64_t, std::vector<float>> worse_;
   std::unordered_set<uint64_t> noisy_;
+  std::vector<uint32_t> first_gaps_;  // kGapBins once a pair is measured twice
+  uint64_t first_gap_count_ = 0;
 };
 
 template <typename Fn>

@@ -53,16 +53,59 @@ class Medians {
   std::vector<uint32_t> totals_;
 };
 
-// The value a pair counts with: measured alone when it was re-measured.
-double value_of(const FigureMatrix& m, int a, int b, double v) {
-  auto alone = m.retest(a, b);
-  return alone ? *alone : v;
+// The class baselines moved to the healthy side of the paths' last elements (a dragonfly's
+// global or local link, a tree's uplink, the switch of the pairs inside it), each element
+// weighed once: where a plan measures most around its suspects (adaptive's localising) the
+// class's pairs are mostly theirs, and on a small dragonfly with one group's every global
+// link slow (3 of its 6 group pairs) the pairs' own percentile sat on the slow links, so
+// those were the baseline and only the slowest of them was named. A quarter of the elements
+// may be faster than the healthy ones' median (their medians' spread): the sweeps then take
+// the baseline from the clean pairs.
+template <typename ValueOf, typename Usable>
+void start_by_path(const MatrixRun& run, const FigureMatrix& m, Better better, ValueOf value_of,
+                   Usable usable, TestFit& fit) {
+  const Topology& topo = *run.topology;
+  const size_t first = topo.first_id(ElementKind::kSwitch);
+  const size_t count = topo.element_count() - first;
+  if (count == 0) return;
+  Medians medians;
+  medians.reset(count);
+  std::vector<int8_t> class_of(count, -1);
+  ElementId path[kMaxPathElements];
+  m.for_each([&](int a, int b, std::optional<double> v) {
+    if (!v || !usable(a, b)) return;
+    size_t k = topo.path(a, b, path);
+    if (k == 0 || path[k - 1] < first) return;
+    int c = static_cast<int>(topo.path_class(a, b));
+    class_of[path[k - 1] - first] = static_cast<int8_t>(c);
+    medians.add(path[k - 1] - first, log_off(value_of(a, b, *v), fit.base[c], better));
+  });
+  std::vector<double> levels[kPathClasses];
+  for (size_t i = 0; i < count; ++i) {
+    if (class_of[i] < 0 || medians.count(i) < kMinElementPairs) continue;
+    levels[class_of[i]].push_back(medians.median(i));
+  }
+  for (int c = 0; c < kPathClasses; ++c) {
+    std::vector<double>& l = levels[c];
+    if (l.size() < 4) continue;  // too few to weigh
+    auto at = l.begin() + static_cast<long>(l.size() / 4);
+    std::nth_element(l.begin(), at, l.end());
+    fit.base[c] *= better == Better::kLower ? std::exp(*at) : std::exp(-*at);
+  }
 }
 
 void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestFit& fit) {
   const Topology& topo = *run.topology;
   const FigureMatrix& m = run.tests[t].matrix;
   const Better better = run.tests[t].figure.better;
+  // The value a pair counts with: measured alone when it was re-measured, a single run made
+  // as good as the best of the passes its peers had.
+  const double best_of = std::exp(fit.alone_offset);
+  auto value_of = [&](int a, int b, double v) {
+    auto alone = m.retest(a, b);
+    if (!alone) return v;
+    return better == Better::kLower ? *alone / best_of : *alone * best_of;
+  };
   const size_t elements = topo.element_count();
   fit.factor.assign(elements, 0.0f);
   fit.pairs.assign(elements, 0);
@@ -72,7 +115,7 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
   };
   m.for_each([&](int a, int b, std::optional<double> v) {
     if (!v || !usable(a, b)) return;
-    double value = value_of(m, a, b, *v);
+    double value = value_of(a, b, *v);
     double s = value * kScale + 0.5;
     classes[static_cast<int>(topo.path_class(a, b))].record(
         s <= 0 ? 0 : s >= 9e18 ? static_cast<uint64_t>(9e18) : static_cast<uint64_t>(s));
@@ -89,6 +132,7 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
   }
   fit.valid = fit.has_class[0] || fit.has_class[1] || fit.has_class[2];
   if (!fit.valid) return;
+  start_by_path(run, m, better, value_of, usable, fit);
   // A switch is judged on the pairs inside it when it has a few: its uplinks and its nodes
   // cannot take those.
   std::vector<uint32_t> intra(topo.switches().size(), 0);
@@ -112,7 +156,7 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
       medians.reset(range.count);
       m.for_each([&](int a, int b, std::optional<double> v) {
         if (!v || !usable(a, b)) return;
-        double r = log_off(value_of(m, a, b, *v),
+        double r = log_off(value_of(a, b, *v),
                            fit.base[static_cast<int>(topo.path_class(a, b))], better);
         size_t k = topo.path(a, b, path);
         double total = 0;
@@ -155,7 +199,7 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
       // Its raw residual: the small factors the fit gives healthy elements are noise, and
       // all of them >= 0: taking them out would push the baseline further each sweep.
       int c = static_cast<int>(topo.path_class(a, b));
-      medians.add(static_cast<size_t>(c), log_off(value_of(m, a, b, *v), fit.base[c], better));
+      medians.add(static_cast<size_t>(c), log_off(value_of(a, b, *v), fit.base[c], better));
     });
     for (int c = 0; c < kPathClasses; ++c) {
       if (medians.count(static_cast<size_t>(c)) < kMinElementPairs) continue;
@@ -167,7 +211,7 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
   medians.reset(1);
   m.for_each([&](int a, int b, std::optional<double> v) {
     if (!v || !usable(a, b)) return;
-    medians.add(0, std::fabs(pair_residual(run, fit, t, a, b, value_of(m, a, b, *v))));
+    medians.add(0, std::fabs(pair_residual(run, fit, t, a, b, value_of(a, b, *v))));
   });
   fit.spread = std::max(kMinSpread, 1.4826 * std::max(0.0, medians.median(0)));
 }
@@ -191,6 +235,25 @@ double pair_residual(const MatrixRun& run, const TestFit& fit, size_t test, int 
   return r;
 }
 
+double alone_residual(const MatrixRun& run, const TestFit& fit, size_t test, int a, int b,
+                      double value) {
+  return pair_residual(run, fit, test, a, b, value) - fit.alone_offset;
+}
+
+double expected_best_of(uint64_t n) {
+  if (n <= 1) return 0;
+  // The integral of x n phi(x) Phi(x)^(n-1) over [-8, 8], by the midpoint rule.
+  constexpr double kStep = 0.005;
+  double sum = 0;
+  for (int i = 0; i < 3200; ++i) {
+    const double x = -8 + (i + 0.5) * kStep;
+    const double phi = std::exp(-x * x / 2) / std::sqrt(2 * M_PI);
+    const double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    sum += x * static_cast<double>(n) * phi * std::pow(cdf, static_cast<double>(n - 1)) * kStep;
+  }
+  return sum;
+}
+
 bool element_bad(const TestFit& fit, ElementId id) {
   uint32_t n = fit.pairs[id];
   double x = fit.factor[id];
@@ -210,6 +273,8 @@ FabricFit fit_fabric(const MatrixRun& run) {
     fit.link_threshold = std::max(0.01, lower ? std::log(run.tol.lat_ratio)
                                               : std::log(1.0 / std::max(1e-6, run.tol.bw_ratio)));
     fit.element_threshold = fit.link_threshold / 2;
+    fit.run_spread = run.tests[t].matrix.run_spread();
+    fit.alone_offset = fit.run_spread * expected_best_of(run.passes);
     fit_test(run, t, up, fit);
   }
   return out;

@@ -29,6 +29,11 @@ struct TestFit {
   std::vector<uint32_t> pairs;  // per element id: measured pairs through it that count
   double element_threshold = 0;  // an element is bad beyond this factor (log) ...
   double link_threshold = 0;     // ... a pair beyond this residual (log)
+  // A single run's spread (log) about its pair's level (FigureMatrix::run_spread), and how
+  // much worse a single run is on average than the best of the test's --passes runs, the
+  // figure every pair and baseline is: what a run alone is judged with (alone_residual).
+  double run_spread = 0;
+  double alone_offset = 0;
 };
 
 struct FabricFit {
@@ -58,6 +63,12 @@ double log_off(double value, double base, Better better);
 // on its path. `value`: the measured value, or its retest.
 double pair_residual(const MatrixRun& run, const TestFit& fit, size_t test, int a, int b,
                      double value);
+// A run alone's residual: a single run, judged as the best of the test's passes would be
+// (pair_residual less the fit's alone_offset).
+double alone_residual(const MatrixRun& run, const TestFit& fit, size_t test, int a, int b,
+                      double value);
+// The mean of the largest of n standard normal draws (0 for one draw, 1.54 for ten).
+double expected_best_of(uint64_t n);
 // True when element `id` is beyond the threshold and the noise in this test.
 bool element_bad(const TestFit& fit, ElementId id);
 

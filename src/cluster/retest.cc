@@ -20,6 +20,50 @@ constexpr double kNoisyFirst = 2 * kElementFirst;
 // As the findings' test (fabric_findings.cc): the chance that some healthy pair is named.
 constexpr double kLinkAlpha = 0.01;
 
+// A pair through a bad element that crosses `bad` bad elements in all.
+struct SharedPair {
+  int bad = 0;
+  Pair pair{0, 0};
+};
+
+// Keeps the kElementRetests pairs with the fewest bad elements (the first seen among equals).
+void keep_shared(std::vector<SharedPair>& kept, SharedPair p) {
+  auto fewer = [](const SharedPair& x, const SharedPair& y) { return x.bad < y.bad; };
+  auto at = std::upper_bound(kept.begin(), kept.end(), p, fewer);
+  if (at == kept.end() && kept.size() >= kElementRetests) return;
+  kept.insert(at, p);
+  if (kept.size() > kElementRetests) kept.pop_back();
+}
+
+// The elements that no pair of their own (through no other bad element) re-measures enough --
+// a contended local link whose pairs all cross nodes the fit blames as well -- take pairs
+// that cross other bad elements, the fewest first: the findings judge each element on what
+// the pair alone leaves once every other factor on its path is taken out, so one run alone
+// speaks for all of them (fabric_findings.cc). Element by element, in id order; a pair taken
+// counts for every bad element it crosses.
+void shared_pairs(const Topology& topo, const TestFit& tf, size_t t,
+                  const std::unordered_map<ElementId, std::vector<SharedPair>>& shared,
+                  std::unordered_map<ElementId, uint32_t>& taken, std::vector<RetestPair>& out) {
+  std::vector<ElementId> ids;
+  for (const auto& [id, pairs] : shared) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  std::unordered_set<uint64_t> chosen;
+  ElementId path[kMaxPathElements];
+  for (ElementId id : ids) {
+    for (const SharedPair& p : shared.at(id)) {
+      if (taken[id] >= kElementRetests) break;
+      const uint64_t key = static_cast<uint64_t>(static_cast<uint32_t>(p.pair.client)) << 32 |
+                           static_cast<uint32_t>(p.pair.server);
+      if (!chosen.insert(key).second) continue;
+      out.push_back({t, p.pair, kElementFirst + tf.factor[id]});
+      size_t k = topo.path(p.pair.client, p.pair.server, path);
+      for (size_t i = 0; i < k; ++i) {
+        if (element_bad(tf, path[i])) ++taken[path[i]];
+      }
+    }
+  }
+}
+
 // With switch levels: first a few pairs through each bad element (the element's own evidence,
 // pairs whose other elements are healthy) until kElementRetests of them were re-measured, then
 // the links the fit leaves unexplained: slow in their best run and in every retest so far, not
@@ -51,6 +95,9 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     const double rate = std::max<double>(1, static_cast<double>(slow)) /
                         std::max<double>(1, static_cast<double>(pairs));
     const double level = kLinkAlpha / std::max<double>(1, static_cast<double>(pairs));
+    // Per bad element, its pairs not yet re-measured that cross other bad elements too, the
+    // fewest first.
+    std::unordered_map<ElementId, std::vector<SharedPair>> shared;
     m.for_each_sorted([&](int a, int b, std::optional<double> v) {
       if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
       const std::vector<float>* alone = m.retests(a, b);
@@ -74,14 +121,20 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
         elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
         return;
       }
+      if (retested == 0 && bad_count > 1) {
+        for (size_t i = 0; i < k; ++i) {
+          if (element_bad(tf, path[i])) keep_shared(shared[path[i]], {bad_count, {a, b}});
+        }
+      }
       if (r <= limit || retested >= kPairRetests) return;
       for (size_t i = 0; i < retested; ++i) {
-        if (pair_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
+        if (alone_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
       }
       uint32_t runs = m.measurements(a, b) + static_cast<uint32_t>(retested);
       if (std::pow(rate, runs) < level) return;  // decided
       links.push_back({t, {a, b}, r});
     });
+    shared_pairs(topo, tf, t, shared, taken, elements);
   }
   std::stable_sort(links.begin(), links.end(),
                    [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });

@@ -1,0 +1,178 @@
+// Tests of the retests alone with switch levels (cluster/retest.h) and of how the findings
+// judge them (fabric_findings.cc, locate.h's alone_residual): rounds drawn from a model whose
+// faults include what contention made of the fabric, retests alone from the true fabric, in the
+// coordinator's waves. A single run's spread (figure_matrix.h) and the best-of-n offset too.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "cluster/fabric_model.h"
+#include "cluster/findings.h"
+#include "cluster/locate.h"
+#include "cluster/matrix_run.h"
+#include "cluster/retest.h"
+#include "fabric_test_util.h"
+
+namespace fabperf::cluster {
+namespace {
+
+using fabperf::testing::fabric_model;
+using fabperf::testing::small_dragonfly_topology;
+using nlohmann::json;
+
+FabricModel model_of(const json& faults, double jitter) {
+  auto m = FabricModel::parse(fabric_model(64, small_dragonfly_topology(), faults, jitter).dump(),
+                              "m.json");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
+// Every pair measured `passes` times from `rounds` (the fabric as the contended rounds saw
+// it), then the coordinator's waves of retests alone drawn from `alone` (the fabric itself).
+MatrixRun run_with_retests(const FabricModel& rounds, const FabricModel& alone, int passes) {
+  MatrixRun run;
+  run.pattern = "all";
+  run.passes = static_cast<uint64_t>(passes);
+  const int n = rounds.hosts();
+  for (int r = 0; r < n; ++r) run.ranks.push_back({r, rounds.host_names()[static_cast<size_t>(r)],
+                                                   true, ""});
+  run.topology = std::make_shared<const Topology>(rounds.topology());
+  run.tests.emplace_back("tcp_bw",
+                         FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s",
+                                   Better::kHigher, false},
+                         n, MatrixLayout::kTriangle);
+  TestColumn& t = run.tests[0];
+  uint64_t draw = 1;
+  for (int p = 0; p < passes; ++p) {
+    for (int a = 0; a < n; ++a) {
+      for (int b = a + 1; b < n; ++b) {
+        t.matrix.record(a, b, rounds.measure(t.figure.kind, a, b, draw++, 0), t.figure.better);
+      }
+    }
+  }
+  for (size_t wave = 0; wave < kPairRetests; ++wave) {
+    run.judge();
+    for (const RetestPair& p : retest_candidates(run, &run.fit, 100)) {
+      t.matrix.set_retest(p.pair.client, p.pair.server,
+                          alone.measure(t.figure.kind, p.pair.client, p.pair.server, draw++, 0));
+    }
+  }
+  run.judge();
+  return run;
+}
+
+bool names(const MatrixRun& run, const std::string& kind, const std::string& field,
+           const json& value) {
+  for (const json& f : findings_json(run)) {
+    if (f["kind"] == kind && f[field] == value) return true;
+  }
+  return false;
+}
+
+// A local link whose every pair crosses a switch the fit finds bad was never re-measured
+// alone (its pairs through no other bad element were none) and stayed named. Its pairs that
+// cross the switch are re-measured now, the switch's factor taken out of them: the link
+// slow only in the rounds is cleared, a link slow alone is confirmed, the switch named.
+TEST(ClusterRetest, AnElementWhosePairsAllCrossAnotherSuspectIsRetestedAlone) {
+  const json sw = json::parse(R"({"kind": "slow_switch", "switch": "g02s01", "factor": 3})");
+  const json link = json::parse(
+      R"({"kind": "slow_local_link", "switches": ["g02s01", "g02s03"], "factor": 1.6})");
+  FabricModel contended = model_of(json::array({sw, link}), 0.02);
+  FabricModel fine_alone = model_of(json::array({sw}), 0.02);
+  MatrixRun cleared = run_with_retests(contended, fine_alone, 1);
+  EXPECT_TRUE(names(cleared, "switch", "switch", "g02s01")) << findings_json(cleared).dump(1);
+  EXPECT_FALSE(names(cleared, "local_link", "switches", (json{"g02s01", "g02s03"})))
+      << findings_json(cleared).dump(1);
+  EXPECT_EQ(findings_json(cleared).size(), 1u) << findings_json(cleared).dump(1);
+
+  MatrixRun confirmed = run_with_retests(contended, contended, 1);
+  EXPECT_TRUE(names(confirmed, "switch", "switch", "g02s01")) << findings_json(confirmed).dump(1);
+  EXPECT_TRUE(names(confirmed, "local_link", "switches", (json{"g02s01", "g02s03"})))
+      << findings_json(confirmed).dump(1);
+}
+
+// Nodes about 1.1x off in every round (the company they kept) and fine alone: a run alone is
+// one draw, the rounds' figures the best of 10 passes, so alone they look worse than the
+// baseline by the best-of-10 gap (1.5 single-run spreads) whatever they are. Judged as the
+// best of 10 would be, and beyond a single run's noise, none is confirmed; a node truly 2x
+// off alone still is.
+TEST(ClusterRetest, ANodeSlightlyOffShownByJitterAloneIsNotConfirmed) {
+  json slight = json::array();
+  for (const char* host : {"n00005", "n00021", "n00038", "n00050"}) {
+    slight.push_back({{"kind", "slow_node"}, {"host", host}, {"factor", 1.1}});
+  }
+  const json slow = json::parse(R"({"kind": "slow_node", "host": "n00060", "factor": 2})");
+  json in_rounds = slight;
+  in_rounds.push_back(slow);
+  FabricModel rounds = model_of(in_rounds, 0.03);
+  FabricModel alone = model_of(json::array({slow}), 0.03);
+  MatrixRun run = run_with_retests(rounds, alone, 10);
+  for (const json& f : slight) {
+    EXPECT_FALSE(names(run, "node", "host", f["host"])) << findings_json(run).dump(1);
+  }
+  EXPECT_TRUE(names(run, "node", "host", "n00060")) << findings_json(run).dump(1);
+  EXPECT_NEAR(run.fit.tests[0].run_spread, 0.03, 0.005);
+  EXPECT_NEAR(run.fit.tests[0].alone_offset, 0.03 * 1.5388, 0.01);
+}
+
+// Adaptive's localising measures mostly around its suspects: here every pair through g00's
+// three global links (all slow) and an eighth of the others between groups. Weighed by pairs,
+// the baseline between groups sat on the slow links and only the slowest was named; weighed
+// by link, all three are.
+TEST(ClusterRetest, ClassBaselineWeighsEachLinkOnceNotEachPair) {
+  FabricModel m = model_of(json::parse(R"([
+      {"kind": "slow_uplink", "groups": ["g00", "g01"], "factor": 2.2},
+      {"kind": "slow_uplink", "groups": ["g00", "g02"], "factor": 2.25},
+      {"kind": "slow_uplink", "groups": ["g00", "g03"], "factor": 3.4}])"), 0.02);
+  MatrixRun run;
+  run.pattern = "adaptive";
+  const int n = m.hosts();
+  for (int r = 0; r < n; ++r) {
+    run.ranks.push_back({r, m.host_names()[static_cast<size_t>(r)], true, ""});
+  }
+  run.topology = std::make_shared<const Topology>(m.topology());
+  run.tests.emplace_back("tcp_bw",
+                         FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s",
+                                   Better::kHigher, false},
+                         n, MatrixLayout::kTriangle);
+  TestColumn& t = run.tests[0];
+  uint64_t draw = 1;
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      const bool between = a / 16 != b / 16, around = a / 16 == 0;
+      if (between && !around && (a + b) % 8 != 0) continue;
+      t.matrix.record(a, b, m.measure(t.figure.kind, a, b, draw++, 0), t.figure.better);
+    }
+  }
+  run.judge();
+  for (const char* g : {"g01", "g02", "g03"}) {
+    EXPECT_TRUE(names(run, "uplink", "groups", (json{"g00", g}))) << findings_json(run).dump(1);
+  }
+  EXPECT_EQ(findings_json(run).size(), 3u) << findings_json(run).dump(1);
+}
+
+TEST(ClusterRetest, ExpectedBestOfNDraws) {
+  EXPECT_EQ(expected_best_of(1), 0.0);
+  EXPECT_NEAR(expected_best_of(2), 1 / std::sqrt(M_PI), 1e-4);
+  EXPECT_NEAR(expected_best_of(10), 1.5388, 1e-3);
+  EXPECT_NEAR(expected_best_of(16), 1.7660, 1e-3);
+}
+
+// A single run's spread comes from each pair's first two runs, whatever the pair's level.
+TEST(ClusterRetest, RunSpreadFromEachPairsFirstTwoRuns) {
+  FigureMatrix m(64, MatrixLayout::kTriangle);
+  EXPECT_EQ(m.run_spread(), 0.0);
+  // Two runs each, levels far apart, each pair's second run e^{+-0.0674} off its first: a
+  // difference of 0.0674 is the median |difference| of two runs of spread 0.05.
+  for (int a = 0; a < 32; ++a) {
+    const double level = 1e9 * (1 + a);
+    m.record(a, a + 32, level, Better::kHigher);
+    m.record(a, a + 32, level * std::exp(a % 2 == 0 ? 0.0674 : -0.0674), Better::kHigher);
+    m.record(a, a + 32, level * 0.5, Better::kHigher);  // a third run: not a first repeat
+  }
+  EXPECT_NEAR(m.run_spread(), 0.0674 / (0.6745 * std::sqrt(2.0)), 0.002);
+}
+
+}  // namespace
+}  // namespace fabperf::cluster
