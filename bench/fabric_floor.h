@@ -85,8 +85,7 @@ struct Config {
 
 // Parses the command line; `completion` is the program's default level (fabperf's for the
 // operation and mode).
-inline Config parse(int argc, char** argv, const char* lat_completion,
-                    const char* bw_completion) {
+inline Config parse(int argc, char** argv, const char* lat_completion, const char* bw_completion) {
   if (argc < 8) {
     fprintf(stderr,
             "usage: %s PROVIDER rdm|msg lat|bw SIZE SECONDS CPU_CLIENT CPU_SERVER "
@@ -107,15 +106,24 @@ inline Config parse(int argc, char** argv, const char* lat_completion,
     std::string kv = argv[i];
     size_t eq = kv.find('=');
     std::string k = kv.substr(0, eq), v = eq == std::string::npos ? "" : kv.substr(eq + 1);
-    if (k == "window") c.window = std::strtoul(v.c_str(), nullptr, 10);
-    else if (k == "inject") c.inject = std::strtol(v.c_str(), nullptr, 10);
-    else if (k == "completion") c.completion = v;
-    else if (k == "batch") c.batch = std::max<size_t>(1, std::strtoul(v.c_str(), nullptr, 10));
-    else if (k == "more") c.more = v == "1";
-    else if (k == "data") c.data = v == "1";
-    else if (k == "warmup") c.warmup = std::strtoull(v.c_str(), nullptr, 10);
-    else if (k == "order") c.msg_order = v == "waw" ? FI_ORDER_WAW : 0;
-    else if (k == "refusal_clock") c.refusal_clock = std::strtoul(v.c_str(), nullptr, 10);
+    if (k == "window")
+      c.window = std::strtoul(v.c_str(), nullptr, 10);
+    else if (k == "inject")
+      c.inject = std::strtol(v.c_str(), nullptr, 10);
+    else if (k == "completion")
+      c.completion = v;
+    else if (k == "batch")
+      c.batch = std::max<size_t>(1, std::strtoul(v.c_str(), nullptr, 10));
+    else if (k == "more")
+      c.more = v == "1";
+    else if (k == "data")
+      c.data = v == "1";
+    else if (k == "warmup")
+      c.warmup = std::strtoull(v.c_str(), nullptr, 10);
+    else if (k == "order")
+      c.msg_order = v == "waw" ? FI_ORDER_WAW : 0;
+    else if (k == "refusal_clock")
+      c.refusal_clock = std::strtoul(v.c_str(), nullptr, 10);
     else {
       fprintf(stderr, "%s: unknown setting %s\n", argv[0], kv.c_str());
       exit(2);
@@ -208,12 +216,8 @@ struct Side {
   uint8_t* atomic_operand(size_t i) const {
     return buf + atomic_offset() + layout.atomic_slots * 64 + i * 16;
   }
-  uint8_t* atomic_result(size_t i) const {
-    return atomic_operand(i) + layout.atomic_slots * 16;
-  }
-  uint64_t remote_rx(size_t i) const {
-    return remote_base + (i % peer_rx_slots) * layout.stride;
-  }
+  uint8_t* atomic_result(size_t i) const { return atomic_operand(i) + layout.atomic_slots * 16; }
+  uint64_t remote_rx(size_t i) const { return remote_base + (i % peer_rx_slots) * layout.stride; }
   uint64_t remote_atomic(size_t i) const {
     return remote_base + peer_rx_slots * layout.stride + i * 64;
   }
@@ -238,7 +242,8 @@ inline Layout layout_of(size_t size, size_t tx_slots, size_t rx_slots, size_t at
 inline fi_info* hints_for(const Side& s, uint64_t op_flags) {
   fi_info* h = fi_allocinfo();
   h->caps = s.caps;
-  if (s.caps & (FI_RMA | FI_ATOMIC)) h->caps |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+  if (s.caps & (FI_RMA | FI_ATOMIC))
+    h->caps |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
   if (s.caps & FI_MSG) h->caps |= FI_SEND | FI_RECV;
   h->mode = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
   h->ep_attr->type = s.cfg.ep_type;
@@ -258,7 +263,10 @@ inline bool ip_format(uint32_t f) {
 // fi_getinfo at the strongest level the provider takes, bound to 127.0.0.1 where it speaks IP
 // (fabperf binds to its control connection's address).
 inline fi_info* choose(Side& s, const std::vector<uint8_t>* dest, uint32_t dest_format) {
-  struct Level { uint64_t flag; const char* name; };
+  struct Level {
+    uint64_t flag;
+    const char* name;
+  };
   std::vector<Level> levels;
   if (s.cfg.completion == "delivery") levels.push_back({FI_DELIVERY_COMPLETE, "delivery"});
   if (s.cfg.completion != "default") levels.push_back({FI_TRANSMIT_COMPLETE, "transmit"});
@@ -421,8 +429,8 @@ inline void register_memory(Side& s, const Layout& layout) {
   }
   int mode = s.info->domain_attr->mr_mode;
   if (mode & FI_MR_RAW) die("FI_MR_RAW providers are not handled by the floor", -FI_ENOSYS);
-  int ret = fi_mr_reg(s.domain, s.buf, s.buf_len, access, 0, s.client ? 0x1001 : 0x2002, 0,
-                      &s.mr, nullptr);
+  int ret = fi_mr_reg(s.domain, s.buf, s.buf_len, access, 0, s.client ? 0x1001 : 0x2002, 0, &s.mr,
+                      nullptr);
   if (ret) die("fi_mr_reg", ret);
   if (mode & FI_MR_ENDPOINT) {
     ret = fi_mr_bind(s.mr, &s.ep->fid, 0);
@@ -432,9 +440,9 @@ inline void register_memory(Side& s, const Layout& layout) {
   }
   s.desc = fi_mr_desc(s.mr);
   uint64_t rx_off = layout.tx_slots * layout.stride;
-  uint64_t mine[3] = {(mode & FI_MR_VIRT_ADDR) ? reinterpret_cast<uint64_t>(s.buf) + rx_off
-                                                 : rx_off,
-                      fi_mr_key(s.mr), layout.rx_slots};
+  uint64_t mine[3] = {
+      (mode & FI_MR_VIRT_ADDR) ? reinterpret_cast<uint64_t>(s.buf) + rx_off : rx_off,
+      fi_mr_key(s.mr), layout.rx_slots};
   put(s.ctl, mine, sizeof mine);
   uint64_t theirs[3];
   get(s.ctl, theirs, sizeof theirs);
@@ -446,7 +454,8 @@ inline void register_memory(Side& s, const Layout& layout) {
 // The operations in flight, capped at the provider's queue sizes as fabperf caps its window.
 inline size_t capped_window(const Side& s, size_t want) {
   size_t w = want;
-  if (s.info->tx_attr != nullptr && s.info->tx_attr->size > 0) w = std::min(w, s.info->tx_attr->size);
+  if (s.info->tx_attr != nullptr && s.info->tx_attr->size > 0)
+    w = std::min(w, s.info->tx_attr->size);
   return std::max<size_t>(1, w);
 }
 
@@ -517,17 +526,18 @@ struct Result {
 };
 
 inline void print(const Side& s, const Result& r, size_t window) {
-  printf("{\"provider\": \"%s\", \"endpoint\": \"%s\", \"size\": %zu, ", s.info->fabric_attr->prov_name,
-         s.cfg.ep_type == FI_EP_MSG ? "msg" : "rdm", s.cfg.size);
+  printf("{\"provider\": \"%s\", \"endpoint\": \"%s\", \"size\": %zu, ",
+         s.info->fabric_attr->prov_name, s.cfg.ep_type == FI_EP_MSG ? "msg" : "rdm", s.cfg.size);
   if (s.cfg.bw) {
     printf("\"recv_Bps\": %.1f, ", r.recv_Bps);
   } else {
     printf("\"mean_ns\": %.1f, ", r.mean_ns);
   }
-  printf("\"ops\": %llu, \"window\": %zu, \"inject_size\": %zu, \"completion\": \"%s\", "
-         "\"batch\": %zu, \"more\": %d}\n",
-         static_cast<unsigned long long>(r.ops), window, s.inject_size, s.completion.c_str(),
-         s.cfg.batch, s.cfg.more ? 1 : 0);
+  printf(
+      "\"ops\": %llu, \"window\": %zu, \"inject_size\": %zu, \"completion\": \"%s\", "
+      "\"batch\": %zu, \"more\": %d}\n",
+      static_cast<unsigned long long>(r.ops), window, s.inject_size, s.completion.c_str(),
+      s.cfg.batch, s.cfg.more ? 1 : 0);
   fflush(stdout);
 }
 
@@ -553,7 +563,8 @@ inline void one_sided_lat(Side& s, Post&& post_op) {
   for (uint64_t i = 0;; ++i) {
     if (i == s.cfg.warmup) start = now_ns();
     done = false;
-    post(s, "post", [&] { return post_op(i, &s.ctx[0]); }, on);
+    post(
+        s, "post", [&] { return post_op(i, &s.ctx[0]); }, on);
     while (!done) poll(s, on);
     if (i >= s.cfg.warmup && (i - s.cfg.warmup) % 16 == 15) {
       now = now_ns();
@@ -581,9 +592,9 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
     int64_t first = 0, last = 0;
     std::function<void(const fi_cq_data_entry&)> on;
     auto repost = [&](size_t i) {
-      post(s, "fi_recv", [&] {
-        return fi_recv(s.ep, s.rx(i), s.cfg.size, s.desc, s.peer, &s.ctx[i]);
-      }, on);
+      post(
+          s, "fi_recv",
+          [&] { return fi_recv(s.ep, s.rx(i), s.cfg.size, s.desc, s.peer, &s.ctx[i]); }, on);
     };
     on = [&](const fi_cq_data_entry& e) {
       if (!(e.flags & FI_REMOTE_CQ_DATA)) return;
@@ -594,7 +605,8 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
     };
     if (target_counts) {
       size_t n = std::min(window, s.ctx.size());
-      if (s.info->rx_attr != nullptr && s.info->rx_attr->size > 0) n = std::min(n, s.info->rx_attr->size);
+      if (s.info->rx_attr != nullptr && s.info->rx_attr->size > 0)
+        n = std::min(n, s.info->rx_attr->size);
       for (size_t i = 0; i < n; ++i) repost(i);
     }
     put(s.ctl, &word, sizeof word);
@@ -664,7 +676,8 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
     r.recv_Bps = result[1] > 0 ? static_cast<double>(result[0]) * 1e9 / result[1] : 0;
   } else {
     uint64_t measured = completed > s.cfg.warmup ? completed - s.cfg.warmup : 0;
-    r.recv_Bps = last > first ? static_cast<double>(measured * s.cfg.size) * 1e9 / (last - first) : 0;
+    r.recv_Bps =
+        last > first ? static_cast<double>(measured * s.cfg.size) * 1e9 / (last - first) : 0;
   }
   print(s, r, window);
 }

@@ -17,9 +17,9 @@ size_t index_of(const Side& s, const fi_cq_data_entry& e) {
 using Handler = std::function<void(const fi_cq_data_entry&)>;
 
 void post_recv(Side& s, size_t i, const Handler& on) {
-  ff::post(s, "fi_recv", [&] {
-    return fi_recv(s.ep, s.rx(i), s.cfg.size, s.desc, s.peer, &s.ctx[i]);
-  }, on);
+  ff::post(
+      s, "fi_recv", [&] { return fi_recv(s.ep, s.rx(i), s.cfg.size, s.desc, s.peer, &s.ctx[i]); },
+      on);
 }
 
 // One send of tx slot `slot` with context `c` (nullptr: injected), FI_MORE if `more`.
@@ -50,7 +50,8 @@ void pingpong(Side& s) {
     got_rx = true;
     if (!s.client) {
       fi_context2* c = inject ? nullptr : &s.ctx[2 + next++ % 4];
-      ff::post(s, "send", [&] { return send_one(s, 0, c, false); }, on);
+      ff::post(
+          s, "send", [&] { return send_one(s, 0, c, false); }, on);
     }
     post_recv(s, i, on);
   };
@@ -70,7 +71,8 @@ void pingpong(Side& s) {
     if (i == s.cfg.warmup) start = ff::now_ns();
     got_rx = false;
     got_tx = inject;
-    ff::post(s, "send", [&] { return send_one(s, 0, inject ? nullptr : &s.ctx[2], false); }, on);
+    ff::post(
+        s, "send", [&] { return send_one(s, 0, inject ? nullptr : &s.ctx[2], false); }, on);
     while (!got_rx || !got_tx) ff::poll(s, on);
     if (i >= s.cfg.warmup && (i - s.cfg.warmup) % 16 == 15) {
       now = ff::now_ns();
@@ -111,9 +113,10 @@ void stream(Side& s) {
     // Injected sends have no window: the sender runs ahead of this side by as much as the
     // provider queues (udp;ofi_rxd: minutes of backlog at 64 B), so the count stops at the
     // run's time from the warm-up, and what is still queued then is dropped at the close.
-    const bool bounded = s.cfg.size <= std::min<size_t>(
-        s.info->tx_attr != nullptr ? s.info->tx_attr->inject_size : 0,
-        static_cast<size_t>(std::max<long>(0, s.cfg.inject)));
+    const bool bounded =
+        s.cfg.size <=
+        std::min<size_t>(s.info->tx_attr != nullptr ? s.info->tx_attr->inject_size : 0,
+                         static_cast<size_t>(std::max<long>(0, s.cfg.inject)));
     const int64_t limit = static_cast<int64_t>(s.cfg.seconds * 1e9);
     uint64_t counted = 0;
     int64_t counted_last = 0;

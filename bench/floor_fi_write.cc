@@ -12,8 +12,8 @@ using ff::Side;
 
 ssize_t write_one(Side& s, uint64_t i, fi_context2* c) {
   if (s.cfg.data) {
-    return fi_writedata(s.ep, s.tx(i), s.cfg.size, s.desc, i, s.peer, s.remote_rx(i),
-                        s.remote_key, c);
+    return fi_writedata(s.ep, s.tx(i), s.cfg.size, s.desc, i, s.peer, s.remote_rx(i), s.remote_key,
+                        c);
   }
   return fi_write(s.ep, s.tx(i), s.cfg.size, s.desc, s.peer, s.remote_rx(i), s.remote_key, c);
 }
@@ -45,7 +45,8 @@ void inject_bw(Side& s) {
     ff::poll(s, on);
     if (pass % 16 == 0 && ff::now_ns() - start >= limit) break;
   }
-  ff::post(s, "fi_write", [&] { return write_one(s, posted, &s.ctx[0]); }, on);
+  ff::post(
+      s, "fi_write", [&] { return write_one(s, posted, &s.ctx[0]); }, on);
   while (!done) ff::poll(s, on);
   const int64_t end = ff::now_ns();
   ff::put(s.ctl, &word, sizeof word);

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   g_poll = std::string(argv[2]) == "poll";
   size_t size = std::strtoul(argv[3], nullptr, 10);
   double seconds = std::atof(argv[4]);
-  int cpu_client = argc > 6 ? std::atoi(argv[5]) : -1, cpu_server = argc > 6 ? std::atoi(argv[6]) : -1;
+  int cpu_client = argc > 6 ? std::atoi(argv[5]) : -1,
+      cpu_server = argc > 6 ? std::atoi(argv[6]) : -1;
   const std::string shape_name = argc > 7 ? argv[7] : "single";
   const std::string calls_name = argc > 8 ? argv[8] : "send";
   Shape shape = Shape::kSingle;
@@ -106,8 +107,9 @@ int main(int argc, char** argv) {
         sockaddr_in peer{};
         socklen_t plen = sizeof peer;
         ssize_t n;
-        do n = recv_from(g_calls, fd, buf.data(), size, g_poll ? MSG_DONTWAIT : 0,
-                         reinterpret_cast<sockaddr*>(&peer), &plen);
+        do
+          n = recv_from(g_calls, fd, buf.data(), size, g_poll ? MSG_DONTWAIT : 0,
+                        reinterpret_cast<sockaddr*>(&peer), &plen);
         while (n < 0 && (errno == EAGAIN || errno == EINTR));
         if (n <= 0) _exit(0);  // a zero-length datagram ends the test
         send_to(g_calls, fd, buf.data(), static_cast<size_t>(n), 0,
@@ -135,7 +137,10 @@ int main(int argc, char** argv) {
     if (!recv_all(fd, buf.data(), size, tcp)) return 1;
     samples.push_back(now_ns() - t0);
   }
-  if (tcp) shutdown(fd, SHUT_WR); else send(fd, "", 0, 0);
+  if (tcp)
+    shutdown(fd, SHUT_WR);
+  else
+    send(fd, "", 0, 0);
   waitpid(child, nullptr, 0);
   double sum = 0;
   for (int64_t s : samples) sum += static_cast<double>(s);

@@ -67,10 +67,12 @@ inline bool parse_shape(const char* program, const std::string& name, Shape* sha
 inline ssize_t send_to(Calls calls, int fd, const void* p, size_t len, int flags,
                        const sockaddr* to = nullptr, socklen_t to_len = 0) {
   switch (calls) {
-    case Calls::kSend: return to != nullptr ? sendto(fd, p, len, flags, to, to_len)
-                                            : send(fd, p, len, flags);
-    case Calls::kWrite: return write(fd, p, len);
-    case Calls::kSyscall: return syscall(SYS_sendto, fd, p, len, flags, to, to_len);
+    case Calls::kSend:
+      return to != nullptr ? sendto(fd, p, len, flags, to, to_len) : send(fd, p, len, flags);
+    case Calls::kWrite:
+      return write(fd, p, len);
+    case Calls::kSyscall:
+      return syscall(SYS_sendto, fd, p, len, flags, to, to_len);
   }
   return -1;
 }
@@ -78,10 +80,13 @@ inline ssize_t send_to(Calls calls, int fd, const void* p, size_t len, int flags
 inline ssize_t recv_from(Calls calls, int fd, void* p, size_t len, int flags,
                          sockaddr* from = nullptr, socklen_t* from_len = nullptr) {
   switch (calls) {
-    case Calls::kSend: return from != nullptr ? recvfrom(fd, p, len, flags, from, from_len)
-                                              : recv(fd, p, len, flags);
-    case Calls::kWrite: return read(fd, p, len);
-    case Calls::kSyscall: return syscall(SYS_recvfrom, fd, p, len, flags, from, from_len);
+    case Calls::kSend:
+      return from != nullptr ? recvfrom(fd, p, len, flags, from, from_len)
+                             : recv(fd, p, len, flags);
+    case Calls::kWrite:
+      return read(fd, p, len);
+    case Calls::kSyscall:
+      return syscall(SYS_recvfrom, fd, p, len, flags, from, from_len);
   }
   return -1;
 }

@@ -25,16 +25,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <thread>
-
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -144,7 +143,8 @@ int main(int argc, char** argv) {
   sigaction(SIGALRM, &act, nullptr);
   itimerval timer{};
   timer.it_value.tv_sec = static_cast<time_t>(seconds);
-  timer.it_value.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(timer.it_value.tv_sec)) * 1e6);
+  timer.it_value.tv_usec =
+      static_cast<suseconds_t>((seconds - static_cast<double>(timer.it_value.tv_sec)) * 1e6);
   timer.it_interval.tv_usec = 10000;  // again every 10 ms, as qperf: a write the first one missed
   uint64_t sent = 0;
   const int64_t start = now_ns();

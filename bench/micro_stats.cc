@@ -1,12 +1,11 @@
 // Micro-benchmarks for the per-sample hot path: recording a latency and reading the clock.
+#include <benchmark/benchmark.h>
 #include <time.h>
 
 #include <atomic>
 #include <cstdint>
 #include <random>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 #include "core/clock.h"
 #include "engine/side_stats.h"

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "report/run_document.h"
 #include "report/html_page.h"
 #include "report/report_model.h"
+#include "report/run_document.h"
 
 using namespace fabperf;
 

@@ -24,7 +24,8 @@ bool write_file(const std::string& path, const std::string& text) {
 // directories exist: CMake makes them).
 int write_all(const std::string& dir) {
   using namespace fabperf;
-  bool ok = write_file(dir + "/man/fabperf.1", manual::fabperf_man_page(all_tests(), mode_synopsis()));
+  bool ok =
+      write_file(dir + "/man/fabperf.1", manual::fabperf_man_page(all_tests(), mode_synopsis()));
   for (const cxi::Tool& tool : cxi::tools()) {
     ok = ok && write_file(dir + "/man/" + tool.name + ".1", *manual::tool_man_page(tool.name));
   }

@@ -64,9 +64,7 @@ std::vector<std::string> after_word(const ModeCall& call) {
 Status run_report(ModeCall& call) { return report_main(after_word(call)); }
 Status run_compare(ModeCall& call) { return compare_main(after_word(call)); }
 
-Status run_matrix(ModeCall& call) {
-  return cluster::run_matrix(call.info.argv, call.cl, call.env);
-}
+Status run_matrix(ModeCall& call) { return cluster::run_matrix(call.info.argv, call.cl, call.env); }
 
 Status run_list_fabrics(ModeCall&) { return list_fabrics(stdout); }
 
@@ -164,7 +162,7 @@ Status resolve_tool(ModeCall& call) {
   } else if (pair) {
     call.mode = call.cl.host.empty() ? Mode::kServe : Mode::kClient;
   } else {
-    call.mode = tool.kind == cxi::ToolKind::kLoopback  ? Mode::kLoopback
+    call.mode = tool.kind == cxi::ToolKind::kLoopback   ? Mode::kLoopback
                 : tool.kind == cxi::ToolKind::kHeatsink ? Mode::kHeatsink
                                                         : Mode::kStat;
   }
@@ -178,14 +176,13 @@ const std::vector<ModeRow>& mode_table() {
       {Mode::kServe, "serve", false, true, "fabperf", run_serve},
       {Mode::kClient, "client", false, true, "fabperf SERVERNODE [OPTIONS] TESTS", run_client},
       {Mode::kLoopback, "loopback", false, true, "fabperf --loopback [OPTIONS] TESTS", run_client},
-      {Mode::kReport, "report", true, false,
-       "fabperf report RUN.json [MORE.json ...] -o FILE.html", run_report},
+      {Mode::kReport, "report", true, false, "fabperf report RUN.json [MORE.json ...] -o FILE.html",
+       run_report},
       {Mode::kCompare, "compare", true, false,
        "fabperf compare A.json B.json [MORE.json ...] [--threshold PCT]", run_compare},
       {Mode::kMatrix, "matrix", false, true, "mpirun -np N fabperf --matrix [OPTIONS] TESTS",
        run_matrix},
-      {Mode::kListFabrics, "list-fabrics", false, true, "fabperf --list-fabrics",
-       run_list_fabrics},
+      {Mode::kListFabrics, "list-fabrics", false, true, "fabperf --list-fabrics", run_list_fabrics},
       {Mode::kHelp, "help", false, false, "fabperf --help [TOPIC]", run_help},
       {Mode::kVersion, "version", false, false, "fabperf --version", run_version},
       // The fab_* tools' own: their synopsis is each tool's --help.

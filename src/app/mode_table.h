@@ -31,14 +31,14 @@ enum class Mode {
 // One call of a mode: the command line as typed and as its dialect's grammar parsed it, and
 // what the measuring modes run with.
 struct ModeCall {
-  std::string program;              // argv[0]'s basename
-  std::vector<std::string> args;    // argv[1..]
+  std::string program;            // argv[0]'s basename
+  std::vector<std::string> args;  // argv[1..]
   Dialect dialect = Dialect::kQperf;
   const cxi::Tool* tool = nullptr;  // the fab_* tool argv[0] names (kCxi), else null
   Mode mode = Mode::kServe;
-  CommandLine cl;                   // parsed; empty for the modes that read their own words
-  RunInfo info;                     // a measuring mode's run: started, argv, this node
-  SessionEnv env;                   // a measuring mode's tests, isolation and qperf hooks
+  CommandLine cl;  // parsed; empty for the modes that read their own words
+  RunInfo info;    // a measuring mode's run: started, argv, this node
+  SessionEnv env;  // a measuring mode's tests, isolation and qperf hooks
 };
 
 struct ModeRow {

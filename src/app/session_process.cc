@@ -30,11 +30,13 @@ int session_entry(int control_fd, const nlohmann::json& request, ResultSink& sin
   std::string name = request.value("test", "");
   const TestSpec* spec = all_tests().find(name);
   if (spec == nullptr || spec->family != TransportFamily::kFabric) {
-    sink.fail(Status::failed("session process: \"" + printable(name, 64) +
-                             "\" is not a fabric test")).ignore_error();
+    sink.fail(
+            Status::failed("session process: \"" + printable(name, 64) + "\" is not a fabric test"))
+        .ignore_error();
     return 1;
   }
-  auto opts = run_options_from_json(request.contains("params") ? request["params"] : nlohmann::json());
+  auto opts =
+      run_options_from_json(request.contains("params") ? request["params"] : nlohmann::json());
   if (!opts.ok()) {
     sink.fail(opts.status()).ignore_error();
     return 1;
@@ -108,8 +110,7 @@ IsolatedRunner session_process_runner() {
                " shm file(s) it left in /dev/shm";
       }
       if (!client_left.empty()) {
-        how += "; removed " + std::to_string(client_left.size()) +
-               " shm file(s) its client left";
+        how += "; removed " + std::to_string(client_left.size()) + " shm file(s) its client left";
       }
       return Status(s.code(), how);
     }

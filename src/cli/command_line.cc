@@ -23,7 +23,7 @@ struct HabitHint {
   bool numeric;            // only when its value is a number (-P 4, -i 1)
   const char* suggestion;  // what to type instead; the value follows when `with_value`
   bool with_value;
-  const char* why;         // "" or why the spelling means something else here
+  const char* why;  // "" or why the spelling means something else here
 };
 constexpr HabitHint kHabitHints[] = {
     {"-P", true, "--streams", true, "-P is the libfabric provider"},
@@ -82,9 +82,12 @@ double as_double(const OptionValue& v) {
 OptionValue from_double(const OptionSpec& spec, double d) {
   switch (spec.type) {
     case OptType::kSize:
-    case OptType::kCount: return static_cast<uint64_t>(std::llround(d));
-    case OptType::kInt: return static_cast<int64_t>(std::llround(d));
-    default: return d;
+    case OptType::kCount:
+      return static_cast<uint64_t>(std::llround(d));
+    case OptType::kInt:
+      return static_cast<int64_t>(std::llround(d));
+    default:
+      return d;
   }
 }
 
@@ -204,7 +207,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
     if (!is_option_token(token)) {
       if (!host_given && !hostless) {
         // As qperf: the first word is the server, so a test there means it was forgotten.
-        if (is_test(token)) return Status::usage("must specify host name first; try: fabperf --help");
+        if (is_test(token))
+          return Status::usage("must specify host name first; try: fabperf --help");
         cl.host = token;
         host_given = true;
         continue;
@@ -252,8 +256,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       value_text = args[++i];
     }
     // -P 4, -i 1: an iperf3 user's streams and interval, never a provider or a device.
-    if (const HabitHint* h = habit_hint(name); h != nullptr && h->numeric && !has_inline &&
-                                                 plain_number(value_text)) {
+    if (const HabitHint* h = habit_hint(name);
+        h != nullptr && h->numeric && !has_inline && plain_number(value_text)) {
       return Status::usage(name + " " + value_text + ": " + habit_text(*h, value_text) +
                            "; try: fabperf --help options");
     }
@@ -278,8 +282,8 @@ Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
       for (const Assignment& earlier : cl.assignments) {
         if (earlier.spec == &spec) {
           return Status::usage(name + " given twice (" + option_value_text(earlier.value) +
-                               " and " + option_value_text(*value) +
-                               "): a run writes one " + spec.name + " file");
+                               " and " + option_value_text(*value) + "): a run writes one " +
+                               spec.name + " file");
         }
       }
     }

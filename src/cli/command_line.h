@@ -36,7 +36,7 @@ struct TestRequest {
 
 struct CommandLine {
   Dialect dialect = Dialect::kQperf;
-  std::string host;                     // "" on a server
+  std::string host;  // "" on a server
   std::vector<TestRequest> tests;
   std::vector<Assignment> assignments;  // every option, in order
   ProgramOptions program;               // this process's options, resolved

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <map>
 
-#include "options/option_table.h"
 #include "engine/registry.h"
+#include "options/option_table.h"
 
 namespace fabperf {
 
@@ -137,7 +137,8 @@ std::string examples_text() {
 
 std::string spellings_of(const OptionSpec& spec) {
   std::string s = std::string("--") + spec.name;
-  if (spec.arg_name != nullptr && spec.type != OptType::kFlag) s += std::string(" ") + spec.arg_name;
+  if (spec.arg_name != nullptr && spec.type != OptType::kFlag)
+    s += std::string(" ") + spec.arg_name;
   if (spec.short_name != nullptr) s += std::string(" (-") + spec.short_name + ")";
   return s;
 }
@@ -159,7 +160,9 @@ std::string opts_text(bool long_form) {
         append_wrapped(out, 10, help, 10);
         if (spec.scope == OptScope::kPerSide) {
           out += std::string("      --loc_") + spec.name + ", --rem_" + spec.name +
-                 (spec.short_name ? std::string(" (-l") + spec.short_name + ", -r" + spec.short_name + ")" : "") +
+                 (spec.short_name
+                      ? std::string(" (-l") + spec.short_name + ", -r" + spec.short_name + ")"
+                      : "") +
                  "\n          Set it for the local or the remote side only.\n";
         }
       } else {
@@ -168,10 +171,11 @@ std::string opts_text(bool long_form) {
     }
   }
   if (long_form) {
-    out += "\n  Sizes take k/kb (1000), m/mb, g/gb and K/kib (1024), M/mib, G/gib.\n"
-           "  Times take s, m, h, d.  OnOff options also have the form -X1 (-cp1, -ar1).\n"
-           "  Options apply to the tests after them; options after the last test apply\n"
-           "  to every test.\n";
+    out +=
+        "\n  Sizes take k/kb (1000), m/mb, g/gb and K/kib (1024), M/mib, G/gib.\n"
+        "  Times take s, m, h, d.  OnOff options also have the form -X1 (-cp1, -ar1).\n"
+        "  Options apply to the tests after them; options after the last test apply\n"
+        "  to every test.\n";
   }
   return out;
 }
@@ -180,14 +184,15 @@ std::string tests_text(const TestRegistry& tests) {
   std::string out = "Tests\n";
   std::map<std::string, std::vector<const TestSpec*>> groups;
   for (const TestSpec* t : tests.all()) {
-    std::string g = t->family == TransportFamily::kSocket ? "Socket Based"
+    std::string g = t->family == TransportFamily::kSocket   ? "Socket Based"
                     : t->family == TransportFamily::kFabric ? "Fabric (libfabric)"
                                                             : "Miscellaneous";
     groups[g].push_back(t);
   }
   for (const auto& [group, tests] : groups) {
     out += "    " + group + "\n";
-    for (const TestSpec* t : tests) out += help_row("        " + std::string(t->name), t->summary, 33);
+    for (const TestSpec* t : tests)
+      out += help_row("        " + std::string(t->name), t->summary, 33);
   }
   return out;
 }
@@ -203,8 +208,10 @@ std::string test_text(const TestSpec& t) {
   }
   out += "    Other Options\n        --listen_port, --timeout, --wait_server, --bind\n";
   out += "    Display Options\n        ";
-  append_wrapped(out, 8, "--precision, --unify_nodes, --unify_units, --use_bits_per_sec, "
-                 "--verbose, --percentiles, --json, --csv, --html", 8);
+  append_wrapped(out, 8,
+                 "--precision, --unify_nodes, --unify_units, --use_bits_per_sec, "
+                 "--verbose, --percentiles, --json, --csv, --html",
+                 8);
   out += "    Description\n        ";
   append_wrapped(out, 8, t.description, 8);
   return out;

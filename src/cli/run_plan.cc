@@ -32,7 +32,8 @@ Result<RunParams> resolve_run(const TestSpec& test, const std::vector<Assignment
     if (given(*side, &RunOptions::msg_size) && side->msg_size == 0) {
       return Status::usage(std::string(test.name) +
                            ": -m 0: a message has at least 1 byte (leave -m out for the "
-                           "test's default, " + std::to_string(test.default_msg_size) + ")");
+                           "test's default, " +
+                           std::to_string(test.default_msg_size) + ")");
     }
     // msg_size 0 means "the test's own default", as in qperf.
     side->msg_size = message_size_of(test, *side);
@@ -95,8 +96,7 @@ Result<std::vector<PlannedRun>> plan_runs(const CommandLine& cl, const TestRegis
       }
       PlannedRun run;
       run.spec = spec;
-      auto params = resolve_run(*spec, request.assignments, loop_values, cl.dialect,
-                                &run.warnings);
+      auto params = resolve_run(*spec, request.assignments, loop_values, cl.dialect, &run.warnings);
       if (!params.ok()) return params.status();
       run.params = std::move(*params);
       // Display options are positional, as in qperf: those given before the test (and after

@@ -24,7 +24,8 @@ std::string noun_of(const ToolSpelling& s) {
 // name a bad value, with our reason after it.
 Status invalid(const ToolSpelling& s, const std::string& value, const Status& why) {
   std::string reason = why.message();
-  if (size_t colon = reason.find(": "); colon != std::string::npos) reason = reason.substr(colon + 2);
+  if (size_t colon = reason.find(": "); colon != std::string::npos)
+    reason = reason.substr(colon + 2);
   return Status::usage("Invalid " + noun_of(s) + ": " + value + " (" + reason + ")");
 }
 
@@ -60,9 +61,9 @@ Status apply_sweep(CommandLine& cl, const ToolSpelling& s, const std::string& va
 Status apply(CommandLine& cl, const ToolSpelling& s, const std::string& typed,
              const std::string& value, std::vector<LoopSpec>& loops) {
   if (s.cxi->sweep) return apply_sweep(cl, s, value, loops);
-  std::string text = s.cxi->fixed != nullptr ? s.cxi->fixed
+  std::string text = s.cxi->fixed != nullptr          ? s.cxi->fixed
                      : s.spec->type == OptType::kFlag ? "1"
-                                                        : value;
+                                                      : value;
   auto parsed = parse_option_value(*s.spec, text, typed);
   if (!parsed.ok()) return invalid(s, value, parsed.status());
   if (s.cxi->max > 0) {
@@ -188,8 +189,8 @@ std::string tool_usage_options(uint32_t tool) {
   std::string out;
   for (const ToolSpelling& s : tool_spellings(tool)) {
     const char* help = s.cxi->help != nullptr ? s.cxi->help : s.spec->help;
-    std::string spell = s.cxi->short_name ? std::string("  -") + s.cxi->short_name + ", "
-                                          : std::string(6, ' ');
+    std::string spell =
+        s.cxi->short_name ? std::string("  -") + s.cxi->short_name + ", " : std::string(6, ' ');
     spell += "--" + s.long_name;
     if (takes_arg(s)) spell += "=" + tool_arg_name(s);
     if (spell.size() < 30) {

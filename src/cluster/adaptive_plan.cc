@@ -13,7 +13,7 @@ namespace fabperf::cluster {
 
 namespace {
 
-constexpr size_t kAttempts = 24;  // draws per wanted pair before giving up on an element
+constexpr size_t kAttempts = 24;      // draws per wanted pair before giving up on an element
 constexpr size_t kRoundsPerStep = 3;  // a guess at a localise or retest step's rounds
 
 uint64_t unordered_key(int a, int b) {
@@ -160,9 +160,9 @@ std::vector<Pair> AdaptivePlan::link_demands() {
     }
     for (size_t g1 = 0; g1 < t.groups().size(); ++g1) {
       for (size_t g2 = g1 + 1; g2 < t.groups().size(); ++g2) {
-        demands_through(static_cast<ElementId>(t.uplink_id_groups(static_cast<int>(g1),
-                                                                   static_cast<int>(g2))),
-                        kPairsPerLink, none, nullptr, out);
+        demands_through(
+            static_cast<ElementId>(t.uplink_id_groups(static_cast<int>(g1), static_cast<int>(g2))),
+            kPairsPerLink, none, nullptr, out);
       }
     }
   } else if (t.kind() != TopologyKind::kFlat) {
@@ -194,7 +194,8 @@ std::vector<PlannedRound> AdaptivePlan::pack(const std::vector<Pair>& demands) c
         continue;
       }
       bool full = false;
-      for (size_t i = 2; i < k && !full; ++i) full = caps_[path[i]] > 0 && flows[r][path[i]] >= caps_[path[i]];
+      for (size_t i = 2; i < k && !full; ++i)
+        full = caps_[path[i]] > 0 && flows[r][path[i]] >= caps_[path[i]];
       if (!full) break;
     }
     if (r == rounds.size()) {
@@ -236,10 +237,12 @@ std::vector<PlannedRound> AdaptivePlan::localise(const MatrixRun& run) {
       if (kind == ElementKind::kNode && !up[id]) continue;
       uint32_t have = tf.pairs[id];
       bool suspect = tf.factor[id] > tf.element_threshold / 2 && have < 2 * kTargetPairs;
-      bool thin = have < kMinElementPairs && (kind != ElementKind::kSwitch ||
-                                               under(static_cast<int>(id - t.first_id(kind))).size() > 1);
+      bool thin =
+          have < kMinElementPairs && (kind != ElementKind::kSwitch ||
+                                      under(static_cast<int>(id - t.first_id(kind))).size() > 1);
       if (!suspect && !thin) continue;
-      need[id] = std::max(need[id], std::max<uint32_t>(4, kTargetPairs > have ? kTargetPairs - have : 0));
+      need[id] =
+          std::max(need[id], std::max<uint32_t>(4, kTargetPairs > have ? kTargetPairs - have : 0));
       if (!suspect) continue;
       Element e = t.element(static_cast<ElementId>(id));
       if (kind == ElementKind::kNode) avoid[static_cast<size_t>(e.a)] = true;

@@ -75,8 +75,8 @@ class AdaptivePlan : public RoundSource {
   uint64_t screen_pairs_ = 0;
   std::vector<std::vector<int>> under_;
   std::vector<std::vector<int>> group_ranks_;
-  std::vector<int> unplaced_;  // ranks the topology lacks
-  std::vector<uint8_t> caps_;  // per element id: pairs a round may put through it (0: any)
+  std::vector<int> unplaced_;          // ranks the topology lacks
+  std::vector<uint8_t> caps_;          // per element id: pairs a round may put through it (0: any)
   std::unordered_set<uint64_t> seen_;  // pairs planned so far, unordered
 };
 

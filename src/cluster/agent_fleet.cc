@@ -23,7 +23,11 @@ double seconds_since(int64_t ns) { return static_cast<double>(now_ns() - ns) / 1
 
 AgentFleet::AgentFleet(const MatrixOptions& opts, std::string job,
                        std::vector<Result<RankCard>> cards)
-    : opts_(opts), job_(std::move(job)), cards_(std::move(cards)), links_(cards_.size()), lost_(cards_.size(), false) {}
+    : opts_(opts),
+      job_(std::move(job)),
+      cards_(std::move(cards)),
+      links_(cards_.size()),
+      lost_(cards_.size(), false) {}
 
 AgentFleet::~AgentFleet() = default;
 
@@ -180,8 +184,7 @@ void AgentFleet::run_step(const StepRequest& step, std::vector<StepRun>& runs,
     }
   }
   std::string late_error = fmt::format("no result within {:g} s", seconds_since(started));
-  std::vector<int> stuck =
-      collect(late, Deadline::After(opts_.timeout_s + 3), events, result_of);
+  std::vector<int> stuck = collect(late, Deadline::After(opts_.timeout_s + 3), events, result_of);
   for (int r : stuck) {
     if (!events.stopping()) {
       lose(events, r, "its measurement did not end when cancelled (hung?)", true);

@@ -28,7 +28,8 @@ std::vector<int> map_ranks(const nlohmann::json& ranks, const std::vector<std::s
                            size_t before_size, std::vector<std::string>* only_before,
                            std::vector<std::string>* only_now) {
   std::map<std::string, std::vector<int>> now_by_host, before_by_host;
-  for (size_t r = 0; r < now_hosts.size(); ++r) now_by_host[now_hosts[r]].push_back(static_cast<int>(r));
+  for (size_t r = 0; r < now_hosts.size(); ++r)
+    now_by_host[now_hosts[r]].push_back(static_cast<int>(r));
   std::vector<std::pair<int, std::string>> before;
   for (const auto& r : ranks) {
     if (r.contains("rank") && r["rank"].is_number_integer() && r.contains("host")) {
@@ -42,12 +43,14 @@ std::vector<int> map_ranks(const nlohmann::json& ranks, const std::vector<std::s
     auto it = now_by_host.find(host);
     size_t matched = it == now_by_host.end() ? 0 : std::min(list.size(), it->second.size());
     for (size_t i = 0; i < matched; ++i) {
-      if (static_cast<size_t>(list[i]) < before_size) out[static_cast<size_t>(list[i])] = it->second[i];
+      if (static_cast<size_t>(list[i]) < before_size)
+        out[static_cast<size_t>(list[i])] = it->second[i];
     }
     if (matched == 0 && only_before->size() < kHostsListed) only_before->push_back(host);
   }
   for (const auto& [host, list] : now_by_host) {
-    if (before_by_host.count(host) == 0 && only_now->size() < kHostsListed) only_now->push_back(host);
+    if (before_by_host.count(host) == 0 && only_now->size() < kHostsListed)
+      only_now->push_back(host);
   }
   return out;
 }
@@ -66,14 +69,15 @@ MatrixRun earlier_run(const MatrixRun& now, const BaselineRun& before, std::vect
                       std::vector<uint64_t>& compared) {
   const nlohmann::json& m = before.doc["matrix"];
   size_t before_size = m.value("size", 0);
-  map = map_ranks(m.value("ranks", nlohmann::json::array()), now.hosts(), before_size,
-                  &only_before, &only_now);
+  map = map_ranks(m.value("ranks", nlohmann::json::array()), now.hosts(), before_size, &only_before,
+                  &only_now);
   MatrixRun then;
   then.ranks = now.ranks;
   for (RankStatus& r : then.ranks) r.alive = false;
   for (const auto& r : m.value("ranks", nlohmann::json::array())) {
     int rank = r.value("rank", -1);
-    if (rank >= 0 && static_cast<size_t>(rank) < map.size() && map[static_cast<size_t>(rank)] >= 0) {
+    if (rank >= 0 && static_cast<size_t>(rank) < map.size() &&
+        map[static_cast<size_t>(rank)] >= 0) {
       then.ranks[static_cast<size_t>(map[static_cast<size_t>(rank)])].alive =
           r.value("status", "ok") == "ok";
     }
@@ -87,20 +91,25 @@ MatrixRun earlier_run(const MatrixRun& now, const BaselineRun& before, std::vect
     const nlohmann::json* test = earlier_test(m, col.test);
     if (test == nullptr) continue;
     FigureMatrix& into = then.tests.back().matrix;
-    report::for_each_matrix_value(*test, before_size, [&](size_t a, size_t b, std::optional<double> v) {
-      int ra = map[a], rb = map[b];
-      if (ra < 0 || rb < 0) return;
-      if (v) {
-        into.set(ra, rb, *v);
-      } else {
-        into.fail(ra, rb, "failed in the baseline");
-      }
-    }).ignore_error();
+    report::for_each_matrix_value(*test, before_size,
+                                  [&](size_t a, size_t b, std::optional<double> v) {
+                                    int ra = map[a], rb = map[b];
+                                    if (ra < 0 || rb < 0) return;
+                                    if (v) {
+                                      into.set(ra, rb, *v);
+                                    } else {
+                                      into.fail(ra, rb, "failed in the baseline");
+                                    }
+                                  })
+        .ignore_error();
     for (const nlohmann::json& s : test->value("suspects", nlohmann::json::array())) {
       int a = s.value("a", -1), b = s.value("b", -1);
-      if (a < 0 || b < 0 || static_cast<size_t>(a) >= map.size() || static_cast<size_t>(b) >= map.size()) continue;
+      if (a < 0 || b < 0 || static_cast<size_t>(a) >= map.size() ||
+          static_cast<size_t>(b) >= map.size())
+        continue;
       if (s.contains("retest") && s["retest"].is_number() && map[a] >= 0 && map[b] >= 0) {
-        into.set_retest(map[static_cast<size_t>(a)], map[static_cast<size_t>(b)], s["retest"].get<double>());
+        into.set_retest(map[static_cast<size_t>(a)], map[static_cast<size_t>(b)],
+                        s["retest"].get<double>());
       }
     }
     into.for_each([&](int a, int b, std::optional<double> v) {
@@ -123,8 +132,10 @@ nlohmann::json element_json(const MatrixRun& run, ElementId id) {
       return {{"kind", "local_link"}, {"switches", {sw(e.a), sw(e.b)}}};
     case ElementKind::kUplink:
       if (topo.kind() == TopologyKind::kDragonfly) {
-        return {{"kind", "uplink"},
-                {"groups", {topo.groups()[static_cast<size_t>(e.a)], topo.groups()[static_cast<size_t>(e.b)]}}};
+        return {
+            {"kind", "uplink"},
+            {"groups",
+             {topo.groups()[static_cast<size_t>(e.a)], topo.groups()[static_cast<size_t>(e.b)]}}};
       }
       return {{"kind", "uplink"}, {"leaf", sw(e.a)}};
   }
@@ -146,7 +157,8 @@ void element_changes(const MatrixRun& now, const MatrixRun& then, size_t t,
     uint32_t na = a.pairs[id], nb = b.pairs[id];
     if (na < kMinElementPairs || nb < kMinElementPairs) continue;
     ElementKind kind = topo.element_kind(static_cast<ElementId>(id));
-    if (kind == ElementKind::kSwitch && topo.members()[id - topo.first_id(kind)].size() < 2) continue;
+    if (kind == ElementKind::kSwitch && topo.members()[id - topo.first_id(kind)].size() < 2)
+      continue;
     double delta = static_cast<double>(a.factor[id]) - static_cast<double>(b.factor[id]);
     double ea = 1.2533 * a.spread / std::sqrt(static_cast<double>(na));
     double eb = 1.2533 * b.spread / std::sqrt(static_cast<double>(nb));
@@ -180,17 +192,19 @@ void link_changes(const MatrixRun& now, const MatrixRun& then, size_t t, std::ve
       return;
     }
     double now_value = mn.retest(x, y).value_or(*vn), then_value = mb.retest(x, y).value_or(*vb);
-    double d = pair_residual(now, a, t, x, y, now_value) - pair_residual(then, b, t, x, y, then_value);
+    double d =
+        pair_residual(now, a, t, x, y, now_value) - pair_residual(then, b, t, x, y, then_value);
     if (std::fabs(d) <= limit) return;
-    nlohmann::json j = {{"kind", "link"},
-                        {"hosts", {now.ranks[static_cast<size_t>(x)].host, now.ranks[static_cast<size_t>(y)].host}},
-                        {"ranks", {x, y}},
-                        {"test", now.tests[t].test},
-                        {"direction", d > 0 ? "regression" : "improvement"},
-                        {"change", std::exp(d)},
-                        {"before", then_value},
-                        {"now", now_value},
-                        {"z", d / noise}};
+    nlohmann::json j = {
+        {"kind", "link"},
+        {"hosts", {now.ranks[static_cast<size_t>(x)].host, now.ranks[static_cast<size_t>(y)].host}},
+        {"ranks", {x, y}},
+        {"test", now.tests[t].test},
+        {"direction", d > 0 ? "regression" : "improvement"},
+        {"change", std::exp(d)},
+        {"before", then_value},
+        {"now", now_value},
+        {"z", d / noise}};
     out.push_back({std::fabs(d), std::move(j)});
   });
 }
@@ -219,7 +233,8 @@ nlohmann::json switch_changes(const MatrixRun& now, const MatrixRun& then, size_
   for (uint64_t k : keys) {
     std::vector<float>& v = cells[k];
     std::nth_element(v.begin(), v.begin() + static_cast<ptrdiff_t>(v.size() / 2), v.end());
-    out.push_back({k / switches, k % switches, std::exp(static_cast<double>(v[v.size() / 2])), v.size()});
+    out.push_back(
+        {k / switches, k % switches, std::exp(static_cast<double>(v[v.size() / 2])), v.size()});
   }
   return out;
 }
@@ -251,8 +266,8 @@ Result<std::shared_ptr<const BaselineRun>> load_baseline(const std::string& path
   }
   std::string measured;
   for (const nlohmann::json& t : d["matrix"].value("tests", nlohmann::json::array())) {
-    measured += (measured.empty() ? "" : ", ") + t.value("test", "?") + " (" +
-                t.value("figure", "?") + ")";
+    measured +=
+        (measured.empty() ? "" : ", ") + t.value("test", "?") + " (" + t.value("figure", "?") + ")";
   }
   for (const BaselineTest& want : tests) {
     const nlohmann::json* t = earlier_test(d["matrix"], want.test);
@@ -325,7 +340,8 @@ nlohmann::json compare_with_baseline(const MatrixRun& now, const BaselineRun& be
     (c.j["direction"] == "regression" ? regressions : improvements)++;
     if (list.size() < kMaxChanges) list.push_back(c.j);
   }
-  size_t matched = static_cast<size_t>(std::count_if(map.begin(), map.end(), [](int r) { return r >= 0; }));
+  size_t matched =
+      static_cast<size_t>(std::count_if(map.begin(), map.end(), [](int r) { return r >= 0; }));
   return {{"file", before.path},
           {"started", before.doc.value("started", "")},
           {"hosts_matched", matched},
@@ -339,9 +355,9 @@ nlohmann::json compare_with_baseline(const MatrixRun& now, const BaselineRun& be
 
 std::string baseline_text(const nlohmann::json& c) {
   if (c.is_null()) return "";
-  std::string out = fmt::format("\nbaseline: {} (started {}): {} hosts matched",
-                                c.value("file", ""), c.value("started", ""),
-                                c.value("hosts_matched", 0));
+  std::string out =
+      fmt::format("\nbaseline: {} (started {}): {} hosts matched", c.value("file", ""),
+                  c.value("started", ""), c.value("hosts_matched", 0));
   auto hosts = [&](const char* key, const char* what) {
     const nlohmann::json& list = c[key];
     if (list.empty()) return;
@@ -357,7 +373,8 @@ std::string baseline_text(const nlohmann::json& c) {
   hosts("hosts_only_before", "the baseline");
   out += "\n";
   for (const nlohmann::json& t : c["tests"]) {
-    out += fmt::format("    {}: {} pairs compared", t.value("test", ""), t.value("pairs_compared", 0));
+    out +=
+        fmt::format("    {}: {} pairs compared", t.value("test", ""), t.value("pairs_compared", 0));
     if (t.contains("classes")) {
       for (const auto& [cls, ratio] : t["classes"].items()) {
         out += fmt::format(", {} {:.3g}x", cls, ratio.get<double>());
@@ -378,7 +395,8 @@ std::string baseline_text(const nlohmann::json& c) {
     if (ch.contains("switch")) what += " " + ch["switch"].get<std::string>();
     if (ch.contains("leaf")) what += " " + ch["leaf"].get<std::string>();
     for (const char* key : {"hosts", "switches", "groups"}) {
-      if (ch.contains(key)) what += " " + ch[key][0].get<std::string>() + " - " + ch[key][1].get<std::string>();
+      if (ch.contains(key))
+        what += " " + ch[key][0].get<std::string>() + " - " + ch[key][1].get<std::string>();
     }
     out += fmt::format("        {} {} in {}: {:.2f}x (z {:.1f})\n", ch.value("direction", ""), what,
                        ch.value("test", ""), ch.value("change", 0.0), ch.value("z", 0.0));

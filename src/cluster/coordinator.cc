@@ -13,7 +13,7 @@ namespace fabperf::cluster {
 
 namespace {
 
-constexpr double kMinPairTime = 0.05;  // --budget never shortens -t below this
+constexpr double kMinPairTime = 0.05;   // --budget never shortens -t below this
 constexpr size_t kProgressLines = 200;  // a long job prints about this many round lines
 
 }  // namespace
@@ -43,9 +43,7 @@ Coordinator::Coordinator(CoordinatorConfig config, MatrixRun& run, RoundSource& 
 
 Coordinator::~Coordinator() = default;
 
-double Coordinator::left() const {
-  return static_cast<double>(end_ns_ - fleet_.now_ns()) / 1e9;
-}
+double Coordinator::left() const { return static_cast<double>(end_ns_ - fleet_.now_ns()) / 1e9; }
 
 double Coordinator::step_wait(double time_s) const {
   double timeout = config_.opts->timeout_s;

@@ -62,12 +62,12 @@ class Coordinator : private FleetEvents {
   RoundSource& rounds_;
   Fleet& fleet_;
   Progress progress_;
-  int64_t end_ns_ = 0;  // the job's hard end
+  int64_t end_ns_ = 0;       // the job's hard end
   double overhead_s_ = 0.3;  // measured per step beyond -t, to fit -t into a budget
   uint64_t suspects_so_far_ = 0;
-  std::vector<Histogram> running_;  // per test, values so far (progress only)
+  std::vector<Histogram> running_;      // per test, values so far (progress only)
   std::vector<double> running_median_;  // per test, the median of running_, refreshed now and then
-  std::vector<uint64_t> busy_;      // per rank: the last step it was a client in
+  std::vector<uint64_t> busy_;          // per rank: the last step it was a client in
   uint64_t step_stamp_ = 0;
 };
 

@@ -62,17 +62,16 @@ nlohmann::json coverage_json(const MatrixRun& run) {
   uint64_t all_pairs = total * run.tests.size();
   size_t firm = 0, tentative = 0;
   for (const Finding& f : run.findings) (f.firm ? firm : tentative)++;
-  nlohmann::json out = {
-      {"pairs_measured", measured},
-      {"pairs_total", total},
-      {"rounds", run.rounds_done},
-      {"measurements", run.measurements},
-      {"measurements_all_pairs", all_pairs},
-      {"fraction", all_pairs > 0 ? static_cast<double>(run.measurements) /
-                                       static_cast<double>(all_pairs)
-                                 : 0.0},
-      {"tests", tests},
-      {"findings", {{"firm", firm}, {"tentative", tentative}}}};
+  nlohmann::json out = {{"pairs_measured", measured},
+                        {"pairs_total", total},
+                        {"rounds", run.rounds_done},
+                        {"measurements", run.measurements},
+                        {"measurements_all_pairs", all_pairs},
+                        {"fraction", all_pairs > 0 ? static_cast<double>(run.measurements) /
+                                                         static_cast<double>(all_pairs)
+                                                   : 0.0},
+                        {"tests", tests},
+                        {"findings", {{"firm", firm}, {"tentative", tentative}}}};
   if (run.topology && run.topology->has_levels() && !run.fit.tests.empty()) {
     nlohmann::json elements = {{"switches", element_coverage(run, ElementKind::kSwitch)},
                                {"nodes", element_coverage(run, ElementKind::kNode)}};

@@ -26,7 +26,6 @@ constexpr double kFlapFactor = 2.0;
 // spreads off at least (one healthy run in 740 is).
 constexpr double kAloneZ = 3.0;
 
-
 // P(X >= k) where X is the sum of independent Binomial(m[i], p[i]): the chance that a healthy
 // pair has `k` slow runs or more, each test at its own rate of slow runs.
 double binomial_tail(uint32_t k, const std::vector<uint32_t>& m, const std::vector<double>& p) {
@@ -75,9 +74,9 @@ Finding element_finding(const MatrixRun& run, ElementId id) {
 // Per test, the elements bad in it: beyond the threshold and the noise, and not cleared by
 // their pairs re-measured alone in that test (most of them fine alone: the company they kept).
 struct BadElements {
-  std::vector<std::vector<bool>> bad;             // [test][element]
-  std::vector<std::vector<uint32_t>> retested;    // [test][element]
-  std::vector<std::vector<uint32_t>> confirmed;   // [test][element]
+  std::vector<std::vector<bool>> bad;            // [test][element]
+  std::vector<std::vector<uint32_t>> retested;   // [test][element]
+  std::vector<std::vector<uint32_t>> confirmed;  // [test][element]
   std::vector<float> explained;  // per element: its largest factor over the tests it is bad in
 };
 
@@ -167,9 +166,9 @@ struct LinkEvidence {
 // What one pair's runs in one test say: its rounds (the best kept, the worse remembered) and
 // its re-measurements alone.
 struct PairRuns {
-  uint32_t runs = 0;     // rounds and retests
-  uint32_t slow = 0;     // beyond the link limit
-  uint32_t flaps = 0;    // beyond the flap limit
+  uint32_t runs = 0;   // rounds and retests
+  uint32_t slow = 0;   // beyond the link limit
+  uint32_t flaps = 0;  // beyond the flap limit
   uint32_t alone = 0, alone_slow = 0;
   bool best_slow = false;
   double residual = 0;  // of the best
@@ -207,7 +206,8 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
     auto left = [&](int a, int b, double v, bool alone) {
       double r = alone ? alone_residual(run, tf, t, a, b, v) : pair_residual(run, tf, t, a, b, v);
       size_t k = topo.path(a, b, path);
-      for (size_t i = 0; i < k; ++i) r -= std::max(0.0f, bad.explained[path[i]] - tf.factor[path[i]]);
+      for (size_t i = 0; i < k; ++i)
+        r -= std::max(0.0f, bad.explained[path[i]] - tf.factor[path[i]]);
       return r;
     };
     m.for_each([&](int a, int b, std::optional<double> v) {

@@ -70,7 +70,8 @@ Result<double> number_at(const nlohmann::json& obj, const char* key, const std::
   if (!it->is_number()) return bad(origin, at(place, key), "not a number");
   double v = it->get<double>();
   if (!std::isfinite(v) || v < lo || v > hi) {
-    return bad(origin, at(place, key), fmt::format("{:g} is out of range ({:g} to {:g})", v, lo, hi));
+    return bad(origin, at(place, key),
+               fmt::format("{:g} is out of range ({:g} to {:g})", v, lo, hi));
   }
   return v;
 }
@@ -108,9 +109,9 @@ Result<std::vector<std::string>> names_at(const nlohmann::json& obj, const char*
 }
 
 Result<FaultKind> fault_kind_of(const std::string& name) {
-  for (FaultKind k : {FaultKind::kSlowLink, FaultKind::kFlappingLink, FaultKind::kSlowNode,
-                      FaultKind::kDeadNode, FaultKind::kSlowSwitch, FaultKind::kSlowLocalLink,
-                      FaultKind::kSlowUplink}) {
+  for (FaultKind k :
+       {FaultKind::kSlowLink, FaultKind::kFlappingLink, FaultKind::kSlowNode, FaultKind::kDeadNode,
+        FaultKind::kSlowSwitch, FaultKind::kSlowLocalLink, FaultKind::kSlowUplink}) {
     if (name == fault_kind_name(k)) return k;
   }
   return Status::usage("");
@@ -180,9 +181,9 @@ Result<FabricModel> FabricModel::parse(std::string_view text, const std::string&
 }
 
 Status FabricModel::read(const nlohmann::json& doc, const std::string& origin) {
-  Status s = only_keys(doc, {"seed", "hosts", "topology", "links", "noise", "faults", "contention",
-                             "overhead_s"},
-                       origin, "");
+  Status s = only_keys(
+      doc, {"seed", "hosts", "topology", "links", "noise", "faults", "contention", "overhead_s"},
+      origin, "");
   if (!s.ok()) return s;
   if (doc.contains("seed")) {
     if (!doc["seed"].is_number_integer() || doc["seed"].get<int64_t>() < 0) {
@@ -386,24 +387,26 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
     if (fault.kind == FaultKind::kSlowUplink && topology_.kind() == TopologyKind::kFlat) {
       return Status::usage(place + ": a flat fabric has no uplinks");
     }
-    int found = host    ? topology_.host_switch(name) >= 0 ? static_cast<int>(
-                                                                 std::stoul(name.substr(1)))
-                                                           : -1
-                : group ? topology_.group_index(name)
-                        : topology_.switch_index(name);
-    if (host && found >= 0 && (found >= hosts() || host_names_[static_cast<size_t>(found)] != name)) {
+    int found =
+        host ? topology_.host_switch(name) >= 0 ? static_cast<int>(std::stoul(name.substr(1))) : -1
+        : group ? topology_.group_index(name)
+                : topology_.switch_index(name);
+    if (host && found >= 0 &&
+        (found >= hosts() || host_names_[static_cast<size_t>(found)] != name)) {
       found = -1;
     }
     if (found < 0) {
-      return Status::usage(where + ": " + (host ? "host " : group ? "group " : "switch ") + name +
-                           " does not exist");
+      return Status::usage(where + ": " +
+                           (host    ? "host "
+                            : group ? "group "
+                                    : "switch ") +
+                           name + " does not exist");
     }
     index[i] = found;
   }
   fault.a = index[0];
   fault.b = index[1];
-  if (fault.kind == FaultKind::kSlowLocalLink &&
-      topology_.local_link_id(fault.a, fault.b) < 0) {
+  if (fault.kind == FaultKind::kSlowLocalLink && topology_.local_link_id(fault.a, fault.b) < 0) {
     return Status::usage(where + ": " + (*names)[0] + " and " + (*names)[1] +
                          " are not joined by a local link (a dragonfly's switches of one group)");
   }

@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-#include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <vector>
 
@@ -99,8 +99,8 @@ class FabricModel {
   std::vector<double> element_factor_;  // by element id: nodes, switches, local links, uplinks
   std::vector<double> capacity_;        // by element id: shared links' capacity, 0: unlimited
   struct PairFault {
-    double factor = 1;         // always
-    double flap_factor = 1;    // in a fraction of the measurements
+    double factor = 1;       // always
+    double flap_factor = 1;  // in a fraction of the measurements
     double flap_fraction = 0;
   };
   std::unordered_map<uint64_t, PairFault> pair_faults_;

@@ -17,7 +17,9 @@ constexpr size_t kFindingsShown = 30;
 
 void write_findings_text(const MatrixRun& run, std::FILE* out) {
   nlohmann::json cov = coverage_json(run);
-  fmt::print(out, "\ncoverage: {} of {} pairs measured ({} pair runs, {:.2f}% of one all-pairs pass), {} rounds",
+  fmt::print(out,
+             "\ncoverage: {} of {} pairs measured ({} pair runs, {:.2f}% of one all-pairs pass), "
+             "{} rounds",
              cov["pairs_measured"].get<uint64_t>(), cov["pairs_total"].get<uint64_t>(),
              cov["measurements"].get<uint64_t>(), 100 * cov["fraction"].get<double>(),
              run.rounds_done);
@@ -47,8 +49,8 @@ void write_findings_text(const MatrixRun& run, std::FILE* out) {
     fmt::print(out,
                "simulation: {} of {} injected faults found (recall {:.3f}), {} of {} findings "
                "false ({:.1f}%)\n",
-               s["found"].get<uint64_t>(), s["injected"].get<uint64_t>(),
-               s["recall"].get<double>(), s["false"].get<uint64_t>(), s["named"].get<uint64_t>(),
+               s["found"].get<uint64_t>(), s["injected"].get<uint64_t>(), s["recall"].get<double>(),
+               s["false"].get<uint64_t>(), s["named"].get<uint64_t>(),
                100 * s["false_rate"].get<double>());
   }
 }

@@ -298,8 +298,8 @@ std::optional<double> FigureMatrix::retest(int client, int server) const {
 }
 
 size_t FigureMatrix::bytes() const {
-  return cells_.size() * sizeof(float) + reverse_.size() * sizeof(uint64_t) +
-         sparse_.size() * 40 + counts_.size();
+  return cells_.size() * sizeof(float) + reverse_.size() * sizeof(uint64_t) + sparse_.size() * 40 +
+         counts_.size();
 }
 
 }  // namespace fabperf::cluster

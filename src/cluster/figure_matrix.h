@@ -155,7 +155,7 @@ class FigureMatrix {
 
   int ranks_;
   MatrixLayout layout_;
-  std::vector<float> cells_;      // NaN: not measured; -infinity: failed
+  std::vector<float> cells_;       // NaN: not measured; -infinity: failed
   std::vector<uint64_t> reverse_;  // triangle: bit set when the cell holds (max, min)
   std::unordered_map<uint64_t, float> sparse_;
   std::vector<std::vector<uint32_t>> peers_;  // sparse: per rank, its peers (bit 31: as server)

@@ -166,18 +166,19 @@ std::string finding_text(const MatrixRun& run, const Finding& f) {
       what = fmt::format("local link {} - {}", switch_name(run, f.a), switch_name(run, f.b));
       break;
     case FindingKind::kUplink:
-      what = f.b >= 0 && run.topology
-                 ? fmt::format("global link {} - {}",
-                               run.topology->groups()[static_cast<size_t>(f.a)],
-                               run.topology->groups()[static_cast<size_t>(f.b)])
-                 : "uplinks of " + switch_name(run, f.a);
+      what =
+          f.b >= 0 && run.topology
+              ? fmt::format("global link {} - {}", run.topology->groups()[static_cast<size_t>(f.a)],
+                            run.topology->groups()[static_cast<size_t>(f.b)])
+              : "uplinks of " + switch_name(run, f.a);
       break;
     case FindingKind::kUnreachable:
       return fmt::format("unreachable {} (rank {}): {}", host_of(run, f.a), f.a, f.reason);
   }
   std::string evidence = fmt::format("{:.2f}x in {}, {} pair{}", f.severity, tests, f.evidence,
                                      f.evidence == 1 ? "" : "s");
-  if (f.retested > 0) evidence += fmt::format(", {} of {} still bad alone", f.confirmed, f.retested);
+  if (f.retested > 0)
+    evidence += fmt::format(", {} of {} still bad alone", f.confirmed, f.retested);
   if (f.runs > 1) evidence += fmt::format(", slow in {} of {} runs", f.slow_runs, f.runs);
   return fmt::format("{}: {}, {}", what, evidence, f.firm ? "firm" : "tentative");
 }

@@ -19,9 +19,9 @@ const char* finding_kind_name(FindingKind kind);
 
 struct Finding {
   FindingKind kind = FindingKind::kLink;
-  int a = -1, b = -1;  // link: client and server ranks; node, unreachable: the rank;
-                       // switch: the switch; local link: two switches; uplink: two groups
-                       // (dragonfly) or one switch (b = -1)
+  int a = -1, b = -1;         // link: client and server ranks; node, unreachable: the rank;
+                              // switch: the switch; local link: two switches; uplink: two groups
+                              // (dragonfly) or one switch (b = -1)
   std::vector<size_t> tests;  // the tests in which it is bad
   double severity = 0;        // times off the baseline (the worst test); 0 for unreachable
   bool firm = false;          // confirmed alone, on enough pairs

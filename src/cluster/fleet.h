@@ -15,8 +15,8 @@ namespace fabperf::cluster {
 
 // One test run by many pairs at once.
 struct StepRequest {
-  size_t test = 0;      // index into the job's tests
-  std::string name;     // the test's name
+  size_t test = 0;   // index into the job's tests
+  std::string name;  // the test's name
   FigureKind figure = FigureKind::kLatencyP50;
   double time_s = 0;        // -t of each run (0: the plan's -n counts it)
   int64_t deadline_ns = 0;  // on the fleet's clock: later answers are late
@@ -41,7 +41,7 @@ class FleetEvents {
   // The rank died, hung or cannot be reached: it is unreachable, with the reason. `linger`:
   // it may still be running when rank 0 ends.
   virtual void lost(int rank, const std::string& reason, bool linger) = 0;
-  virtual bool stopping() const = 0;  // SIGINT/SIGTERM: waits end early
+  virtual bool stopping() const = 0;        // SIGINT/SIGTERM: waits end early
   virtual double seconds_left() const = 0;  // until the job's end
 };
 

@@ -117,8 +117,10 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
     if (!v || !usable(a, b)) return;
     double value = value_of(a, b, *v);
     double s = value * kScale + 0.5;
-    classes[static_cast<int>(topo.path_class(a, b))].record(
-        s <= 0 ? 0 : s >= 9e18 ? static_cast<uint64_t>(9e18) : static_cast<uint64_t>(s));
+    classes[static_cast<int>(topo.path_class(a, b))].record(s <= 0 ? 0
+                                                            : s >= 9e18
+                                                                ? static_cast<uint64_t>(9e18)
+                                                                : static_cast<uint64_t>(s));
   });
   for (int c = 0; c < kPathClasses; ++c) {
     fit.has_class[c] = classes[c].count() > 0;
@@ -127,7 +129,8 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
       // paths' median (jitter), but most of it may be slow (a small fabric with half its
       // global links bad). The sweeps then take the baseline from the clean pairs' median.
       double q = better == Better::kLower ? 25 : 75;
-      fit.base[c] = std::max(1e-12, static_cast<double>(classes[c].value_at_percentile(q)) / kScale);
+      fit.base[c] =
+          std::max(1e-12, static_cast<double>(classes[c].value_at_percentile(q)) / kScale);
     }
   }
   fit.valid = fit.has_class[0] || fit.has_class[1] || fit.has_class[2];
@@ -156,8 +159,8 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
       medians.reset(range.count);
       m.for_each([&](int a, int b, std::optional<double> v) {
         if (!v || !usable(a, b)) return;
-        double r = log_off(value_of(a, b, *v),
-                           fit.base[static_cast<int>(topo.path_class(a, b))], better);
+        double r =
+            log_off(value_of(a, b, *v), fit.base[static_cast<int>(topo.path_class(a, b))], better);
         size_t k = topo.path(a, b, path);
         double total = 0;
         for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];

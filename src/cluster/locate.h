@@ -24,9 +24,9 @@ struct TestFit {
   bool valid = false;
   double base[kPathClasses] = {0, 0, 0};  // each path class's baseline (figure units)
   bool has_class[kPathClasses] = {false, false, false};
-  double spread = 0;            // robust deviation of a pair's residual after the fit
-  std::vector<float> factor;    // per element id
-  std::vector<uint32_t> pairs;  // per element id: measured pairs through it that count
+  double spread = 0;             // robust deviation of a pair's residual after the fit
+  std::vector<float> factor;     // per element id
+  std::vector<uint32_t> pairs;   // per element id: measured pairs through it that count
   double element_threshold = 0;  // an element is bad beyond this factor (log) ...
   double link_threshold = 0;     // ... a pair beyond this residual (log)
   // A single run's spread (log) about its pair's level (FigureMatrix::run_spread), and how

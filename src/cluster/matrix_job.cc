@@ -111,7 +111,7 @@ Result<std::unique_ptr<RoundSource>> make_rounds(const MatrixOptions& opts, int 
 }
 
 Status run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
-            const std::function<void()>& on_finished, bool* all_ended) {
+               const std::function<void()>& on_finished, bool* all_ended) {
   const MatrixOptions& opts = *setup.opts;
   const int n = static_cast<int>(setup.hosts.size());
   std::FILE* progress = stderr;
@@ -139,8 +139,8 @@ Status run_job(const JobSetup& setup, RoundSource& rounds, Fleet& fleet,
     status.host = setup.hosts[static_cast<size_t>(r)];
     run.ranks.push_back(status);
   }
-  MatrixLayout layout = FigureMatrix::layout_for(n, rounds.pairs_planned() * opts.passes,
-                                                 rounds.ordered());
+  MatrixLayout layout =
+      FigureMatrix::layout_for(n, rounds.pairs_planned() * opts.passes, rounds.ordered());
   for (const PlannedRun& planned : opts.runs) {
     run.tests.emplace_back(planned.spec->name, figure_for(*planned.spec), n, layout);
   }
@@ -204,8 +204,8 @@ Status run_simulated_job(const std::vector<std::string>& argv, const MatrixOptio
   setup.simulated = opts.simulate;
   setup.baseline = *baseline;
   if (topo->has_value()) {
-    setup.topology = place_topology(std::move(**topo), setup.hosts, "--topology " + opts.topology,
-                                    stderr);
+    setup.topology =
+        place_topology(std::move(**topo), setup.hosts, "--topology " + opts.topology, stderr);
     setup.topology_source = "--topology " + opts.topology;
   } else {
     setup.topology = std::make_shared<const Topology>(model->topology());

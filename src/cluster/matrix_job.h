@@ -29,8 +29,8 @@ struct JobSetup {
   int64_t started_ns = 0;  // on the fleet's clock
   std::shared_ptr<const Topology> topology;
   std::string topology_source;
-  std::string simulated;  // the model file, on a simulated run
-  nlohmann::json simulation;  // the model's faults, on a simulated run
+  std::string simulated;                        // the model file, on a simulated run
+  nlohmann::json simulation;                    // the model's faults, on a simulated run
   std::shared_ptr<const BaselineRun> baseline;  // --baseline, read and checked
 };
 

@@ -70,29 +70,29 @@ nlohmann::json test_header(const MatrixRun& run, const TestColumn& t) {
     suspects.push_back(std::move(j));
   }
   nlohmann::json head = {{"test", t.test},
-          {"figure", t.figure.path},
-          {"unit", t.figure.unit},
-          {"better", t.figure.better == Better::kLower ? "lower" : "higher"},
-          {"symmetric", t.figure.symmetric},
-          {"mirrored", mirrored},
-          {"measured", t.matrix.measured_count()},
-          {"failed", t.matrix.failed_count()},
-          {"median", d.baseline},
-          {"threshold", d.threshold},
-          {"distribution",
-           {{"count", d.count},
-            {"min", d.min},
-            {"p10", d.p10},
-            {"median", d.median},
-            {"p90", d.p90},
-            {"max", d.max},
-            {"baseline", d.baseline},
-            {"spread", d.spread}}},
-          {"suspects", suspects},
-          {"suspects_total", t.judgement.suspect_count},
-          {"noisy_pairs", noisy_pairs(t.matrix)},
-          {"pairs_measured", t.matrix.pairs_count()},
-          {"values_form", form_name(form_of(run, t))}};
+                         {"figure", t.figure.path},
+                         {"unit", t.figure.unit},
+                         {"better", t.figure.better == Better::kLower ? "lower" : "higher"},
+                         {"symmetric", t.figure.symmetric},
+                         {"mirrored", mirrored},
+                         {"measured", t.matrix.measured_count()},
+                         {"failed", t.matrix.failed_count()},
+                         {"median", d.baseline},
+                         {"threshold", d.threshold},
+                         {"distribution",
+                          {{"count", d.count},
+                           {"min", d.min},
+                           {"p10", d.p10},
+                           {"median", d.median},
+                           {"p90", d.p90},
+                           {"max", d.max},
+                           {"baseline", d.baseline},
+                           {"spread", d.spread}}},
+                         {"suspects", suspects},
+                         {"suspects_total", t.judgement.suspect_count},
+                         {"noisy_pairs", noisy_pairs(t.matrix)},
+                         {"pairs_measured", t.matrix.pairs_count()},
+                         {"values_form", form_name(form_of(run, t))}};
   size_t index = static_cast<size_t>(&t - run.tests.data());
   if (index < run.fit.tests.size() && run.fit.tests[index].valid) {
     const TestFit& fit = run.fit.tests[index];
@@ -237,16 +237,16 @@ void write_document(const MatrixRun& run, std::FILE* f) {
     if (n == nullptr) continue;
     nlohmann::json bad_in = nlohmann::json::array();
     for (size_t t : n->bad_in) bad_in.push_back(run.tests[t].test);
-    nodes.push_back({{"rank", n->rank},
-                     {"host", run.ranks[static_cast<size_t>(n->rank)].host},
-                     {"verdict", node_state_name(n->state)},
-                     {"bad_links", n->bad_links},
-                     {"links", n->links},
-                     {"bad_in", bad_in},
-                     // x times the other nodes' median link, where the node rule found it slow
-                     {"slowdown", optional_number(n->slowdown > 0 ? std::optional<double>(
-                                                                         n->slowdown)
-                                                                   : std::nullopt)}});
+    nodes.push_back(
+        {{"rank", n->rank},
+         {"host", run.ranks[static_cast<size_t>(n->rank)].host},
+         {"verdict", node_state_name(n->state)},
+         {"bad_links", n->bad_links},
+         {"links", n->links},
+         {"bad_in", bad_in},
+         // x times the other nodes' median link, where the node rule found it slow
+         {"slowdown",
+          optional_number(n->slowdown > 0 ? std::optional<double>(n->slowdown) : std::nullopt)}});
   }
   nlohmann::json head = {{"tool", "fabperf"},      {"mode", "matrix"},
                          {"schema", kSchema},      {"version", FABPERF_VERSION},

@@ -176,8 +176,8 @@ Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
   setup.started_ns = started_ns;
   setup.baseline = *baseline;
   if (topology->has_value()) {
-    setup.topology = place_topology(std::move(**topology), setup.hosts,
-                                    "--topology " + opts.topology, progress);
+    setup.topology =
+        place_topology(std::move(**topology), setup.hosts, "--topology " + opts.topology, progress);
     setup.topology_source = "--topology " + opts.topology;
   }
   auto end_agent = [&] {

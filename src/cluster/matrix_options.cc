@@ -50,8 +50,9 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
     }
   }
   if (given(p, &ProgramOptions::repeat)) {
-    return Status::usage("--repeat does not apply to --matrix (--retest re-measures suspect "
-                         "pairs)");
+    return Status::usage(
+        "--repeat does not apply to --matrix (--retest re-measures suspect "
+        "pairs)");
   }
   auto pattern = parse_pattern(p.pattern);
   if (!pattern.ok()) return pattern.status();
@@ -62,8 +63,9 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
   o.baseline = p.baseline;
   o.passes = std::max<uint64_t>(1, p.passes);
   if (o.passes > 1 && o.pattern.kind == PatternKind::kAdaptive) {
-    return Status::usage("--passes applies to the fixed patterns, not --pattern adaptive (it "
-                         "re-measures what it suspects by itself)");
+    return Status::usage(
+        "--passes applies to the fixed patterns, not --pattern adaptive (it "
+        "re-measures what it suspects by itself)");
   }
   o.randomize = p.randomize;
   o.seed = p.seed;

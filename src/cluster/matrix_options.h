@@ -33,13 +33,13 @@ struct MatrixOptions {
   double start_timeout_s = 60;
   double time_s = kDefaultPairTime;  // per test per pair (every test of the job alike)
   bool time_given = false;
-  uint64_t count = 0;    // -n, when given
-  double timeout_s = 5;  // -to: the control deadline of every pair's run, and the servers'
-  std::string bind;      // --bind: where this rank's server and agent listen
+  uint64_t count = 0;           // -n, when given
+  double timeout_s = 5;         // -to: the control deadline of every pair's run, and the servers'
+  std::string bind;             // --bind: where this rank's server and agent listen
   std::string json, csv, html;  // rank 0's reports ("-": standard output)
-  std::string simulate;  // --simulate FABRIC.json: a simulated fabric, no launcher
-  std::string topology;  // --topology FILE
-  std::string baseline;  // --baseline EARLIER.json
+  std::string simulate;         // --simulate FABRIC.json: a simulated fabric, no launcher
+  std::string topology;         // --topology FILE
+  std::string baseline;         // --baseline EARLIER.json
   uint64_t passes = 1;
   // One run per test of the command line, in order, both sides' options resolved: what a
   // pair runs (its -t replaced by the job's per-pair time).

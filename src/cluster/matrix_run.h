@@ -61,9 +61,9 @@ struct MatrixRun {
   uint64_t passes = 1;        // --passes
   // The fabric's shape (--topology, or the simulated model's); null: none known.
   std::shared_ptr<const Topology> topology;
-  std::string topology_source;  // "--topology FILE", "the model"
-  std::string simulated;        // the model file of a simulated run ("": a real run)
-  nlohmann::json simulation;    // a simulated run's injected faults and their score
+  std::string topology_source;    // "--topology FILE", "the model"
+  std::string simulated;          // the model file of a simulated run ("": a real run)
+  nlohmann::json simulation;      // a simulated run's injected faults and their score
   std::vector<Finding> findings;  // worst first
   FabricFit fit;                  // with a topology of levels: the fitted fabric
   nlohmann::json baseline;        // --baseline: the comparison (null: none)

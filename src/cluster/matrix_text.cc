@@ -140,7 +140,8 @@ void matrix_block(const MatrixRun& run, const TestColumn& t, std::FILE* out) {
   fmt::print(out, "{}\n", line);
   for (size_t i = 0; i < order.size(); ++i) {
     int a = order[i];
-    if (new_switch(run, order, i)) fmt::print(out, "    {}\n", std::string(6 + 8 * order.size(), '-'));
+    if (new_switch(run, order, i))
+      fmt::print(out, "    {}\n", std::string(6 + 8 * order.size(), '-'));
     line = fmt::format("    {:>4}  ", a);
     for (size_t j = 0; j < order.size(); ++j) {
       int b = order[j];
@@ -205,8 +206,7 @@ void write_matrix_text(const MatrixRun& run, std::FILE* out) {
     for (size_t t : n.bad_in) tests += (tests.empty() ? "" : ", ") + run.tests[t].test;
     std::string why = behind(run, n.rank);
     std::string slow =
-        n.slowdown > 0 ? fmt::format("its median link {:.1f}x the other nodes', ", n.slowdown)
-                       : "";
+        n.slowdown > 0 ? fmt::format("its median link {:.1f}x the other nodes', ", n.slowdown) : "";
     fmt::print(out, "    rank {}: bad in {}: {}{} of {} links bad{}\n", who(run, n.rank), tests,
                slow, n.bad_links, n.links, why.empty() ? "" : " (behind " + why + ")");
   }

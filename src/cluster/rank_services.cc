@@ -147,8 +147,8 @@ void start_services(const CommandLine& cl, const MatrixOptions& o, const Session
   }
   s.server = std::move(*server);
   card.server_port = s.server->port();
-  Agent::Config config{boot.rank(), boot.size(), &o.runs, &boot, card.key, listen, o.timeout_s,
-                       stop};
+  Agent::Config config{boot.rank(), boot.size(), &o.runs,     &boot,
+                       card.key,    listen,      o.timeout_s, stop};
   auto agent = Agent::listen(config);
   if (!agent.ok()) {
     card.error = "its agent cannot listen: " + agent.status().message();

@@ -136,8 +136,9 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     });
     shared_pairs(topo, tf, t, shared, taken, elements);
   }
-  std::stable_sort(links.begin(), links.end(),
-                   [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  std::stable_sort(links.begin(), links.end(), [](const RetestPair& x, const RetestPair& y) {
+    return x.severity > y.severity;
+  });
   elements.insert(elements.end(), links.begin(), links.end());
   return elements;
 }
@@ -162,8 +163,9 @@ std::vector<RetestPair> noisy_candidates(const MatrixRun& run) {
       }
       all.push_back({t, {client, server}, kNoisyFirst + severity});
     }
-    std::stable_sort(all.begin() + static_cast<long>(first), all.end(),
-                     [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+    std::stable_sort(
+        all.begin() + static_cast<long>(first), all.end(),
+        [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
   }
   return all;
 }
@@ -178,8 +180,9 @@ std::vector<RetestPair> suspect_candidates(const MatrixRun& run) {
       }
     }
   }
-  std::stable_sort(all.begin(), all.end(),
-                   [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  std::stable_sort(all.begin(), all.end(), [](const RetestPair& x, const RetestPair& y) {
+    return x.severity > y.severity;
+  });
   return all;
 }
 

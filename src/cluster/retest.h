@@ -29,8 +29,7 @@ inline constexpr size_t kPairRetests = 3;
 // Pairs worst first, both ranks alive, none re-measured before: with `fit` (a topology of
 // levels), kElementRetests pairs through each bad element and at most `limit` links the fit
 // leaves unexplained; else at most `limit` of the run's per-link suspects (MatrixRun::judge).
-std::vector<RetestPair> retest_candidates(const MatrixRun& run, const FabricFit* fit,
-                                          size_t limit);
+std::vector<RetestPair> retest_candidates(const MatrixRun& run, const FabricFit* fit, size_t limit);
 
 // Rounds of one test each whose pairs share nothing but the spine: no rank, and with a
 // topology no switch, local link or uplink. Without one, a pair a round.

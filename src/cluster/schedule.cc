@@ -210,7 +210,7 @@ std::vector<Pair> Schedule::round(size_t k) const {
 }
 
 Result<Schedule> Schedule::from_pairs_text(std::string_view text, int ranks, bool randomize,
-                                         uint64_t seed, const std::string& origin) {
+                                           uint64_t seed, const std::string& origin) {
   if (ranks < 2) return Status::usage("--matrix needs at least 2 ranks");
   struct Line {
     int64_t round;

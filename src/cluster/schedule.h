@@ -19,10 +19,10 @@ struct Pair {
 };
 
 enum class PatternKind {
-  kAll,     // round-robin tournament: every unordered pair once, N/2 disjoint pairs a round
-  kShift,   // mpiGraph's ring shifts: round d, every rank i measures i+d (ordered pairs)
-  kSerial,  // one pair a round, every unordered pair once: nothing shares the fabric
-  kFile,    // the pairs a file lists
+  kAll,       // round-robin tournament: every unordered pair once, N/2 disjoint pairs a round
+  kShift,     // mpiGraph's ring shifts: round d, every rank i measures i+d (ordered pairs)
+  kSerial,    // one pair a round, every unordered pair once: nothing shares the fabric
+  kFile,      // the pairs a file lists
   kAdaptive,  // screen, localise, retest (adaptive_plan.h): chosen round by round, not here
 };
 
@@ -57,7 +57,7 @@ class Schedule {
   // at most once a round) or "ROUND CLIENT SERVER" (rounds as given); '#' starts a comment.
   // `origin` names the file in errors.
   static Result<Schedule> from_pairs_text(std::string_view text, int ranks, bool randomize,
-                                        uint64_t seed, const std::string& origin);
+                                          uint64_t seed, const std::string& origin);
 
   size_t rounds() const { return rounds_; }
   uint64_t pair_count() const { return pair_count_; }

@@ -41,8 +41,7 @@ std::vector<double> SimFleet::shares(const std::vector<StepRun>& runs) {
   return out;
 }
 
-void SimFleet::run_step(const StepRequest& step, std::vector<StepRun>& runs,
-                        FleetEvents& events) {
+void SimFleet::run_step(const StepRequest& step, std::vector<StepRun>& runs, FleetEvents& events) {
   ++steps_;
   const int64_t started = clock_ns_;
   std::vector<double> cap;
@@ -62,8 +61,8 @@ void SimFleet::run_step(const StepRequest& step, std::vector<StepRun>& runs,
                               model_.host_names()[static_cast<size_t>(b)], step.timeout_s);
       continue;
     }
-    uint64_t draw = steps_ * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(a) * 0xbf58476d1ce4e5b9ull +
-                    static_cast<uint64_t>(b);
+    uint64_t draw = steps_ * 0x9e3779b97f4a7c15ull +
+                    static_cast<uint64_t>(a) * 0xbf58476d1ce4e5b9ull + static_cast<uint64_t>(b);
     run.value = model_.measure(step.figure, a, b, draw, cap.empty() ? 0 : cap[i]);
   }
   double length = step.time_s > 0 ? step.time_s : kCountedRunS;

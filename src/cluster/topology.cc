@@ -122,8 +122,7 @@ std::vector<std::string> Topology::place_ranks(const std::vector<std::string>& r
     int group = sw < 0 ? INT_MAX : switches_[static_cast<size_t>(sw)].group;
     return std::make_tuple(sw < 0 ? 1 : 0, group, sw, r);
   };
-  std::stable_sort(order_.begin(), order_.end(),
-                   [&](int a, int b) { return key(a) < key(b); });
+  std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return key(a) < key(b); });
   // Element ids: nodes, switches, local links (dragonfly), uplinks.
   switch_base_ = n;
   local_links_base_ = switch_base_ + switches_.size();
@@ -152,15 +151,15 @@ int64_t Topology::local_link_id(int s1, int s2) const {
   const Switch& b = switches_[static_cast<size_t>(s2)];
   if (a.group != b.group || a.group < 0) return -1;
   size_t k = group_switches_[static_cast<size_t>(a.group)].size();
-  return static_cast<int64_t>(local_links_base_ + local_base_[static_cast<size_t>(a.group)] +
-                              tri(static_cast<size_t>(a.position),
-                                  static_cast<size_t>(b.position), k));
+  return static_cast<int64_t>(
+      local_links_base_ + local_base_[static_cast<size_t>(a.group)] +
+      tri(static_cast<size_t>(a.position), static_cast<size_t>(b.position), k));
 }
 
 int64_t Topology::uplink_id_groups(int g1, int g2) const {
   if (kind_ != TopologyKind::kDragonfly || g1 == g2 || g1 < 0 || g2 < 0) return -1;
-  return static_cast<int64_t>(uplink_base_ + tri(static_cast<size_t>(g1),
-                                                  static_cast<size_t>(g2), groups_.size()));
+  return static_cast<int64_t>(
+      uplink_base_ + tri(static_cast<size_t>(g1), static_cast<size_t>(g2), groups_.size()));
 }
 
 int64_t Topology::uplink_id_switch(int sw) const {
@@ -206,8 +205,9 @@ size_t Topology::path(int a, int b, ElementId* out) const {
       break;
     case TopologyKind::kDragonfly: {
       int64_t id = local_link_id(sa, sb);
-      if (id < 0) id = uplink_id_groups(switches_[static_cast<size_t>(sa)].group,
-                                        switches_[static_cast<size_t>(sb)].group);
+      if (id < 0)
+        id = uplink_id_groups(switches_[static_cast<size_t>(sa)].group,
+                              switches_[static_cast<size_t>(sb)].group);
       if (id >= 0) out[k++] = static_cast<ElementId>(id);
       break;
     }
@@ -247,9 +247,9 @@ Element Topology::element(ElementId id) const {
   } else if (i < uplink_base_) {
     e.kind = ElementKind::kLocalLink;
     size_t local = i - local_links_base_;
-    size_t g = static_cast<size_t>(
-        std::upper_bound(local_base_.begin(), local_base_.end() - 1, local) - local_base_.begin() -
-        1);
+    size_t g =
+        static_cast<size_t>(std::upper_bound(local_base_.begin(), local_base_.end() - 1, local) -
+                            local_base_.begin() - 1);
     const std::vector<int>& list = group_switches_[g];
     auto [p, q] = unrank(local - local_base_[g], list.size());
     e.a = list[p];

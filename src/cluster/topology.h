@@ -31,7 +31,8 @@ enum class ElementKind { kNode, kSwitch, kLocalLink, kUplink };
 
 struct Element {
   ElementKind kind = ElementKind::kNode;
-  int a = -1;  // node: rank; switch: switch; local link: switch; uplink: group (dragonfly) or switch
+  int a =
+      -1;  // node: rank; switch: switch; local link: switch; uplink: group (dragonfly) or switch
   int b = -1;  // local link: the other switch; dragonfly uplink: the other group
 };
 
@@ -43,9 +44,9 @@ class Topology {
  public:
   struct Switch {
     std::string name;
-    int group = -1;   // index into groups(); -1: none
-    int parent = -1;  // kTree: the parent switch; -1: a root
-    int position = 0; // kDragonfly: its index inside its group
+    int group = -1;    // index into groups(); -1: none
+    int parent = -1;   // kTree: the parent switch; -1: a root
+    int position = 0;  // kDragonfly: its index inside its group
   };
 
   // Builders: switches first, then hosts by name (add_host), then finish().

@@ -69,8 +69,8 @@ Status expand_one(std::string_view expr, size_t limit, std::vector<std::string>&
   size_t i = 0;
   while (i < expr.size()) {
     size_t open = expr.find('[', i);
-    std::string_view plain = expr.substr(i, open == std::string_view::npos ? expr.size() - i
-                                                                           : open - i);
+    std::string_view plain =
+        expr.substr(i, open == std::string_view::npos ? expr.size() - i : open - i);
     if (plain.find(']') != std::string_view::npos) {
       return Status::usage("\"" + std::string(expr) + "\": a ']' without its '['");
     }
@@ -152,12 +152,12 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
       }
       std::string key = lower(token.substr(0, eq));
       std::string_view value = token.substr(eq + 1);
-      if (value.empty()) return Status::usage(where() + std::string(token.substr(0, eq)) +
-                                              "= has no value");
+      if (value.empty())
+        return Status::usage(where() + std::string(token.substr(0, eq)) + "= has no value");
       if (key == "switchname" || key == "blockname") {
         if (value.find_first_of("[],") != std::string_view::npos) {
-          return Status::usage(where() + "a switch name is one name, not a list: " +
-                               std::string(value));
+          return Status::usage(where() +
+                               "a switch name is one name, not a list: " + std::string(value));
         }
         def.name = std::string(value);
       } else if (key == "nodes" || key == "switches") {
@@ -196,18 +196,18 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
     for (const std::string& child : defs[i].children) {
       auto it = by_name.find(child);
       if (it == by_name.end()) {
-        return Status::usage(fmt::format("{}: line {}: switch {} is not defined", origin,
-                                         defs[i].line, child));
+        return Status::usage(
+            fmt::format("{}: line {}: switch {} is not defined", origin, defs[i].line, child));
       }
       if (it->second == i) {
-        return Status::usage(fmt::format("{}: line {}: switch {} lists itself", origin,
-                                         defs[i].line, child));
+        return Status::usage(
+            fmt::format("{}: line {}: switch {} lists itself", origin, defs[i].line, child));
       }
       if (parent[it->second] >= 0) {
-        return Status::usage(fmt::format(
-            "{}: line {}: switch {} is already under {} (line {})", origin, defs[i].line, child,
-            defs[static_cast<size_t>(parent[it->second])].name,
-            defs[static_cast<size_t>(parent[it->second])].line));
+        return Status::usage(fmt::format("{}: line {}: switch {} is already under {} (line {})",
+                                         origin, defs[i].line, child,
+                                         defs[static_cast<size_t>(parent[it->second])].name,
+                                         defs[static_cast<size_t>(parent[it->second])].line));
       }
       parent[it->second] = static_cast<int>(i);
     }
@@ -262,8 +262,9 @@ Result<Topology> parse_map(const std::vector<std::pair<size_t, std::string>>& li
       pos = end;
     }
     if (fields.size() != 2) {
-      return Status::usage(where + "expected HOST GROUP (two fields), or Slurm's "
-                                   "SwitchName=... syntax");
+      return Status::usage(where +
+                           "expected HOST GROUP (two fields), or Slurm's "
+                           "SwitchName=... syntax");
     }
     auto hosts = expand_hostlist(fields[0]);
     if (!hosts.ok()) return hosts.status().prefixed(where.substr(0, where.size() - 2));

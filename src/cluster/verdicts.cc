@@ -120,9 +120,8 @@ void judge_large_job_nodes(const std::vector<double>& median, const std::vector<
 // bar raised by the robust spread of the links among those others alone, so a slow node's own
 // links neither set its baseline nor widen its bar. `median[r]` is rank r's median link, 0 for
 // ranks not judged (unreachable, or nothing measured); `job_spread` the spread of all links.
-void judge_nodes_alone(const FigureMatrix& m, const std::vector<double>& median,
-                       double job_spread, Better better, const Tolerances& tol,
-                       TestJudgement& out) {
+void judge_nodes_alone(const FigureMatrix& m, const std::vector<double>& median, double job_spread,
+                       Better better, const Tolerances& tol, TestJudgement& out) {
   std::vector<size_t> judged;
   for (size_t r = 0; r < median.size(); ++r) {
     if (median[r] > 0) judged.push_back(r);
@@ -239,25 +238,24 @@ TestJudgement judge_links(const FigureMatrix& m, Better better, const Tolerances
   judge_nodes_alone(m, alive_median, d.spread, better, tol, out);
   std::priority_queue<Suspect, std::vector<Suspect>, WorseFirst> kept;
   m.for_each([&](int i, int j, std::optional<double> v) {
-      if (!alive[static_cast<size_t>(i)] || !alive[static_cast<size_t>(j)]) return;
-      ++out.links[static_cast<size_t>(i)];
-      ++out.links[static_cast<size_t>(j)];
-      if (v && !beyond(*v, d, better)) return;
-      Suspect s;
-      s.client = i;
-      s.server = j;
-      s.value = v;
-      s.severity =
-          v ? severity_of(*v, d.baseline, better) : std::numeric_limits<double>::infinity();
-      ++out.suspect_count;
-      ++out.bad[static_cast<size_t>(i)];
-      ++out.bad[static_cast<size_t>(j)];
-      if (kept.size() < TestJudgement::kMaxListedSuspects) {
-        kept.push(s);
-      } else if (s.severity > kept.top().severity) {
-        kept.pop();
-        kept.push(s);
-      }
+    if (!alive[static_cast<size_t>(i)] || !alive[static_cast<size_t>(j)]) return;
+    ++out.links[static_cast<size_t>(i)];
+    ++out.links[static_cast<size_t>(j)];
+    if (v && !beyond(*v, d, better)) return;
+    Suspect s;
+    s.client = i;
+    s.server = j;
+    s.value = v;
+    s.severity = v ? severity_of(*v, d.baseline, better) : std::numeric_limits<double>::infinity();
+    ++out.suspect_count;
+    ++out.bad[static_cast<size_t>(i)];
+    ++out.bad[static_cast<size_t>(j)];
+    if (kept.size() < TestJudgement::kMaxListedSuspects) {
+      kept.push(s);
+    } else if (s.severity > kept.top().severity) {
+      kept.pop();
+      kept.push(s);
+    }
   });
   while (!kept.empty()) {
     out.suspects.push_back(kept.top());
@@ -277,9 +275,9 @@ void settle(TestJudgement& t, const FigureMatrix& m, Better better, const Tolera
     }
   }
   for (size_t r = 0; r < t.links.size(); ++r) {
-    t.bad_node[r] = t.slow_node[r] ||
-                    (t.links[r] > 0 && t.bad[r] > 0 &&
-                     static_cast<double>(t.bad[r]) >= tol.node_fraction * t.links[r] - 1e-9);
+    t.bad_node[r] =
+        t.slow_node[r] || (t.links[r] > 0 && t.bad[r] > 0 &&
+                           static_cast<double>(t.bad[r]) >= tol.node_fraction * t.links[r] - 1e-9);
   }
   for (Suspect& s : t.suspects) {
     if (s.verdict == Verdict::kContention) continue;

@@ -18,8 +18,8 @@ Result<size_t> huge_page_size(const std::string& use_hp) {
 }
 
 Result<uint64_t> free_huge_pages(size_t page_size) {
-  std::string path = "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page_size >> 10) +
-                     "kB/free_hugepages";
+  std::string path =
+      "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page_size >> 10) + "kB/free_hugepages";
   std::ifstream in(path);
   uint64_t pages = 0;
   if (!(in >> pages)) {
@@ -43,13 +43,13 @@ Result<HostBuffer> HostBuffer::allocate(size_t size, const std::string& use_hp) 
     if (!have.ok()) return have.status();
     if (*have < need) {
       // The kernel's pool is reserved by root: say where.
-      std::string pool = "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page / 1024) +
-                         "kB/nr_hugepages";
+      std::string pool =
+          "/sys/kernel/mm/hugepages/hugepages-" + std::to_string(page / 1024) + "kB/nr_hugepages";
       return Status::unsupported(
-          "not enough free " + use_hp + " huge pages: need " + std::to_string(need) +
-          ", have " + std::to_string(*have) + " (reserve more as root: " +
-          (page == (size_t{2} << 20) ? "sysctl vm.nr_hugepages=N, or " : "") + "echo N > " +
-          pool + ")");
+          "not enough free " + use_hp + " huge pages: need " + std::to_string(need) + ", have " +
+          std::to_string(*have) + " (reserve more as root: " +
+          (page == (size_t{2} << 20) ? "sysctl vm.nr_hugepages=N, or " : "") + "echo N > " + pool +
+          ")");
     }
     flags |= MAP_HUGETLB | (page == (size_t{1} << 30) ? MAP_HUGE_1GB : MAP_HUGE_2MB);
     buffer.page_size_ = page;
@@ -59,8 +59,8 @@ Result<HostBuffer> HostBuffer::allocate(size_t size, const std::string& use_hp) 
   void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) {
     return Status::failed("mmap of " + std::to_string(mapped) + " bytes" +
-                          (use_hp.empty() ? "" : " of " + use_hp + " huge pages") + " failed: " +
-                          std::strerror(errno));
+                          (use_hp.empty() ? "" : " of " + use_hp + " huge pages") +
+                          " failed: " + std::strerror(errno));
   }
   buffer.data_ = static_cast<uint8_t*>(p);
   buffer.size_ = size;

@@ -30,9 +30,9 @@ class HostBuffer {
 
  private:
   uint8_t* data_ = nullptr;
-  size_t size_ = 0;          // usable bytes
-  size_t mapped_ = 0;        // bytes mapped (rounded up to the page size)
-  size_t page_size_ = 0;     // huge page size, 0 for normal pages
+  size_t size_ = 0;       // usable bytes
+  size_t mapped_ = 0;     // bytes mapped (rounded up to the page size)
+  size_t page_size_ = 0;  // huge page size, 0 for normal pages
 };
 
 // Free huge pages of `page_size` bytes according to sysfs, or an error naming the file.

@@ -34,7 +34,8 @@ Status check_writable(const std::string& path, const std::string& option) {
   }
   if (errno != ENOENT) return refuse(std::strerror(errno));
   std::string dir = dir_of(path);
-  if (::stat(dir.c_str(), &st) != 0) return refuse("directory " + dir + ": " + std::strerror(errno));
+  if (::stat(dir.c_str(), &st) != 0)
+    return refuse("directory " + dir + ": " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return refuse(dir + " is not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return refuse(dir + ": " + std::strerror(errno));
   return Status::success();

@@ -33,8 +33,7 @@ void drop_private_fds();
 // taken. Made first on a thread that runs one body and ends, and destroyed last on it.
 class PrivateFds {
  public:
-  explicit PrivateFds(std::vector<int> keep)
-      : taken_(take_private_fds(std::move(keep))) {}
+  explicit PrivateFds(std::vector<int> keep) : taken_(take_private_fds(std::move(keep))) {}
   ~PrivateFds() {
     if (taken_) drop_private_fds();
   }

@@ -55,11 +55,16 @@ class [[nodiscard]] Status {
   // status use it too, so that they say the same number.
   int exit_code() const {
     switch (code_) {
-      case Code::kOk: return 0;
-      case Code::kUsage: return 2;
-      case Code::kCheckFailed: return 2;
-      case Code::kInterrupted: return 130;
-      default: return 1;
+      case Code::kOk:
+        return 0;
+      case Code::kUsage:
+        return 2;
+      case Code::kCheckFailed:
+        return 2;
+      case Code::kInterrupted:
+        return 130;
+      default:
+        return 1;
     }
   }
 
@@ -75,7 +80,8 @@ class [[nodiscard]] Result {
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
   // A Result without a value carries the reason; an Ok status here is a programming error.
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
-    if (status_.ok()) status_ = Status::failed("internal error: a result with no value and no error");
+    if (status_.ok())
+      status_ = Status::failed("internal error: a result with no value and no error");
   }
 
   bool ok() const { return value_.has_value(); }
@@ -96,8 +102,8 @@ class [[nodiscard]] Result {
 }  // namespace fabperf
 
 // Early return on failure: FP_RETURN_IF_ERROR(do_thing());
-#define FP_RETURN_IF_ERROR(expr)              \
-  do {                                        \
-    ::fabperf::Status fp_status__ = (expr);   \
+#define FP_RETURN_IF_ERROR(expr)               \
+  do {                                         \
+    ::fabperf::Status fp_status__ = (expr);    \
     if (!fp_status__.ok()) return fp_status__; \
   } while (0)

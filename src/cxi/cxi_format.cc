@@ -84,16 +84,18 @@ nlohmann::json SideMemory::to_json() const {
 SideMemory SideMemory::from_json(const nlohmann::json& j) {
   SideMemory m;
   if (!j.is_object()) return m;
-  if (auto it = j.find("tx_gpu"); it != j.end() && it->is_number_integer()) m.tx = it->get<int64_t>();
-  if (auto it = j.find("rx_gpu"); it != j.end() && it->is_number_integer()) m.rx = it->get<int64_t>();
+  if (auto it = j.find("tx_gpu"); it != j.end() && it->is_number_integer())
+    m.tx = it->get<int64_t>();
+  if (auto it = j.find("rx_gpu"); it != j.end() && it->is_number_integer())
+    m.rx = it->get<int64_t>();
   if (auto it = j.find("gpu_type"); it != j.end() && it->is_string()) {
     m.gpu_type = it->get<std::string>().substr(0, 16);
   }
   return m;
 }
 
-RunView RunView::of(const ProgramOptions& p, bool by_duration, double duration,
-                    uint64_t min_size, uint64_t max_size) {
+RunView RunView::of(const ProgramOptions& p, bool by_duration, double duration, uint64_t min_size,
+                    uint64_t max_size) {
   RunView v;
   v.by_duration = by_duration;
   v.duration = duration;
@@ -108,10 +110,10 @@ RunView RunView::of(const ProgramOptions& p, bool by_duration, double duration,
 }
 
 nlohmann::json RunView::to_json() const {
-  nlohmann::json j = {{"iters", iters},         {"min_size", min_size},
-                      {"max_size", max_size},   {"report_all", report_all},
-                      {"bidirectional", bidirectional}, {"buf_size", buf_size},
-                      {"buf_align", buf_align}, {"in_flight", in_flight}};
+  nlohmann::json j = {
+      {"iters", iters},           {"min_size", min_size},           {"max_size", max_size},
+      {"report_all", report_all}, {"bidirectional", bidirectional}, {"buf_size", buf_size},
+      {"buf_align", buf_align},   {"in_flight", in_flight}};
   if (by_duration) j["duration"] = duration;
   return j;
 }
@@ -146,9 +148,7 @@ SummaryView own_summary_view(const ProgramOptions& p, const RunOptions& run, boo
   return v;
 }
 
-size_t table_width(const Tool& tool) {
-  return tool.kind == ToolKind::kLatency ? 72 : 51;
-}
+size_t table_width(const Tool& tool) { return tool.kind == ToolKind::kLatency ? 72 : 51; }
 
 std::string dash_line(const Tool& tool) { return std::string(table_width(tool), '-') + "\n"; }
 
@@ -280,8 +280,8 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
     out.add("TX Mem", memory(o.client.tx));
     out.add("RX Mem", memory(o.client.rx));
     if (gpu) {
-      out.add("GPU Type", o.client.gpu_type.empty() ? std::string("(discovered)")
-                                                    : o.client.gpu_type);
+      out.add("GPU Type",
+              o.client.gpu_type.empty() ? std::string("(discovered)") : o.client.gpu_type);
     }
   } else if (!atomic || gpu) {
     memory_lines(out, o, o.both_ways() && bw);  // (the atomic originals have no buffer options)
@@ -320,10 +320,10 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
     if (tool.bit & (kCxiWriteBw | kCxiReadBw | kCxiSendBw)) {
       uint64_t page = hugepage_bytes(r.use_hp);
       if (page == 0) page = static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
-      out.add("Max RDMA Buf", number(a.buf_size) + " (" +
-                                  number(rdma_buffer_used(a.max_size, r.tx_depth, a.buf_align,
-                                                          a.buf_size, page)) +
-                                  " used)");
+      out.add("Max RDMA Buf",
+              number(a.buf_size) + " (" +
+                  number(rdma_buffer_used(a.max_size, r.tx_depth, a.buf_align, a.buf_size, page)) +
+                  " used)");
       out.add("RDMA Buf Align", number(a.buf_align));
     }
   }
@@ -347,9 +347,9 @@ std::string latency_header(const Tool& tool, const std::vector<double>& percenti
 }
 
 std::string latency_row(uint64_t size, const LatencySummary& s) {
-  std::string out = printf_string("%12" PRIu64 "  %10" PRIu64 "  %10.2f  %10.2f  %10.2f  %10.2f",
-                                  size, s.samples, s.min / 1e3, s.max / 1e3, s.mean / 1e3,
-                                  s.stddev / 1e3);
+  std::string out =
+      printf_string("%12" PRIu64 "  %10" PRIu64 "  %10.2f  %10.2f  %10.2f  %10.2f", size, s.samples,
+                    s.min / 1e3, s.max / 1e3, s.mean / 1e3, s.stddev / 1e3);
   for (const auto& [p, value] : s.percentiles) out += printf_string("  %10.2f", value / 1e3);
   return out + "\n";
 }

@@ -2,15 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "options/run_options.h"
 #include "cxi/cxi_tools.h"
 #include "options/option_table.h"
+#include "options/run_options.h"
 #include "stats/latency.h"
 
 namespace fabperf::cxi {
@@ -52,8 +51,8 @@ struct RunView {
   // (its transmit queue); 0: the whole list.
   uint64_t in_flight = 0;
 
-  static RunView of(const ProgramOptions& p, bool by_duration, double duration,
-                    uint64_t min_size, uint64_t max_size);
+  static RunView of(const ProgramOptions& p, bool by_duration, double duration, uint64_t min_size,
+                    uint64_t max_size);
   nlohmann::json to_json() const;
   // What a peer said, each field checked (a missing or malformed one keeps its default).
   static RunView from_json(const nlohmann::json& j);
@@ -62,9 +61,9 @@ struct RunView {
 // What a summary shows: the client's run, this side's options for it, each side's buffers.
 struct SummaryView {
   RunView asked;
-  RunOptions run;           // this side's options for the run (-v, -d, the client's switches)
+  RunOptions run;  // this side's options for the run (-v, -d, the client's switches)
   SideMemory client, server;
-  int gpus_found = -1;      // this side's GPU runtime's devices ("Found N GPU(s)"; -1: none)
+  int gpus_found = -1;  // this side's GPU runtime's devices ("Found N GPU(s)"; -1: none)
 
   bool by_duration() const { return asked.by_duration; }
   bool is_range() const { return asked.min_size != asked.max_size; }

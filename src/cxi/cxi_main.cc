@@ -91,8 +91,8 @@ Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const S
   Endpoints ep{plan->device, plan->provider, false, "", loopback ? "127.0.0.1" : cl.host};
   // The run as this client asks for it: its summary, and (in HELLO) the server's.
   const RunOptions& first = plan->runs.at(0).params.local;
-  SummaryView view = own_summary_view(p, first, plan->by_duration, plan->sizes.front(),
-                                      plan->sizes.back());
+  SummaryView view =
+      own_summary_view(p, first, plan->by_duration, plan->sizes.front(), plan->sizes.back());
   if (plan->tx_queue > 0 && plan->tx_queue < first.tx_depth) view.asked.in_flight = plan->tx_queue;
   view.gpus_found = gpus_found(p);
   if (Status pages = check_free_hugepages(tool, view); !pages.ok()) return fail(pages.message());
@@ -145,8 +145,10 @@ bool is_cxi_program(const std::string& program) { return find_tool(program) != n
 
 void resolve_tool_options(const Tool& tool, CommandLine& cl) {
   if (cl.program.emu_mode) {
-    std::fprintf(stderr, "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
-                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n", tool.name);
+    std::fprintf(stderr,
+                 "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
+                 "NIC's elapsed-time CSR); it has no meaning here and is ignored\n",
+                 tool.name);
   }
   fill_discovered_gpu_type(cl.program);
 }

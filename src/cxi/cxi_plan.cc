@@ -100,18 +100,18 @@ CxiControls tool_cxi_controls(const Tool& tool, const RunOptions& own) {
   CxiOp op = CxiOp::kWrite;
   if (tool.bit & (kCxiSendLat | kCxiSendBw)) op = CxiOp::kSend;
   if (is_read(tool)) op = CxiOp::kRead;
-  if (is_atomic(tool)) op = own.fetching || own.atomic_op == "CSWAP" || own.atomic_op == "AXOR"
-                                ? CxiOp::kFetchingAtomic
-                                : CxiOp::kAtomic;
+  if (is_atomic(tool))
+    op = own.fetching || own.atomic_op == "CSWAP" || own.atomic_op == "AXOR"
+             ? CxiOp::kFetchingAtomic
+             : CxiOp::kAtomic;
   return cxi_controls(own, op, tool.kind != ToolKind::kLatency);
 }
 
 uint64_t atomic_type_bytes(const std::string& type) {
   static const std::pair<const char*, uint64_t> sizes[] = {
-      {"INT8", 1},   {"UINT8", 1},  {"INT16", 2},         {"UINT16", 2},
-      {"INT32", 4},  {"UINT32", 4}, {"INT64", 8},         {"UINT64", 8},
-      {"FLOAT", 4},  {"DOUBLE", 8}, {"FLOAT_COMPLEX", 8}, {"DOUBLE_COMPLEX", 16},
-      {"UINT128", 16}};
+      {"INT8", 1},          {"UINT8", 1},           {"INT16", 2},   {"UINT16", 2}, {"INT32", 4},
+      {"UINT32", 4},        {"INT64", 8},           {"UINT64", 8},  {"FLOAT", 4},  {"DOUBLE", 8},
+      {"FLOAT_COMPLEX", 8}, {"DOUBLE_COMPLEX", 16}, {"UINT128", 16}};
   for (const auto& [name, bytes] : sizes) {
     if (type == name) return bytes;
   }

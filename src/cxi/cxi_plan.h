@@ -16,13 +16,13 @@
 namespace fabperf::cxi {
 
 struct ToolPlan {
-  std::vector<PlannedRun> runs;        // one per size
+  std::vector<PlannedRun> runs;  // one per size
   std::vector<uint64_t> sizes;
-  std::string provider, device;        // where the runs happen, chosen before they start
-  uint64_t tx_queue = 0;               // the provider's transmit queue (0: unknown)
-  bool by_duration = false;            // -D given
-  CxiControls cxi;                     // the cxi switches as the provider's controls
-  std::string cxi_warning;             // switches given that do not apply here ("" if none)
+  std::string provider, device;  // where the runs happen, chosen before they start
+  uint64_t tx_queue = 0;         // the provider's transmit queue (0: unknown)
+  bool by_duration = false;      // -D given
+  CxiControls cxi;               // the cxi switches as the provider's controls
+  std::string cxi_warning;       // switches given that do not apply here ("" if none)
 };
 
 // The tool's defaults (iterations, size, list size) under the user's options; -n becomes

@@ -44,8 +44,9 @@ class ToolReporter : public Reporter {
     ep_.remote = pid_text(ep_.remote, info.server_pid);
     // The domain the runs use: this side's address on the control connection decides it
     // where the provider speaks IP (the session binds there).
-    ep_.device = domain_in_use(view_.run.provider, tool_caps(tool_), view_.run.domain,
-                               info.local_host).domain;
+    ep_.device =
+        domain_in_use(view_.run.provider, tool_caps(tool_), view_.run.domain, info.local_host)
+            .domain;
     // The server's own buffers, as it said when the session opened (one process: ours).
     if (!loopback_) view_.server = SideMemory::from_json(info.server_options);
     out(stdout, summary_block(tool_, view_, ep_));
@@ -59,7 +60,9 @@ class ToolReporter : public Reporter {
   }
 
   bool wants_samples() const override { return every_; }
-  void on_sample(double ns) override { std::fputs(sample_row(sample_index_++, ns).c_str(), stdout); }
+  void on_sample(double ns) override {
+    std::fputs(sample_row(sample_index_++, ns).c_str(), stdout);
+  }
 
   // --interval: the run's figures so far, between the table's rows.
   void on_interval(const RunInfo&, const TestResult& pending, const IntervalRecord& r) override {
@@ -106,8 +109,7 @@ class ToolReporter : public Reporter {
 
 class ToolServerObserver : public ServerObserver {
  public:
-  ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f,
-                     int gpus_found)
+  ToolServerObserver(const Tool& tool, const ProgramOptions& program, std::FILE* f, int gpus_found)
       : tool_(tool), program_(program), out_(f), gpus_found_(gpus_found) {}
 
   void on_run_start(const SessionInfo& session, const TestSpec& spec,
@@ -124,8 +126,8 @@ class ToolServerObserver : public ServerObserver {
     ep.server = true;
     // This server's own -d, else the domain holding its address on the client's connection
     // (where its session binds), of the provider the client chose.
-    DomainInUse used = domain_in_use(run.provider, tool_caps(tool_), run.domain,
-                                     session.local_host);
+    DomainInUse used =
+        domain_in_use(run.provider, tool_caps(tool_), run.domain, session.local_host);
     ep.provider = used.provider;
     ep.device = used.domain;
     ep.local = pid_text(session.local_host, getpid());
@@ -204,8 +206,7 @@ std::string result_row(const Tool& tool, const TestResult& r, bool server) {
 }
 
 std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOptions& program,
-                                             SummaryView view, Endpoints endpoints,
-                                             bool loopback) {
+                                             SummaryView view, Endpoints endpoints, bool loopback) {
   return std::make_unique<ToolReporter>(tool, program, std::move(view), std::move(endpoints),
                                         loopback);
 }

@@ -18,8 +18,7 @@ namespace fabperf::cxi {
 // header, a row per size (or every sample with --report-all), the closing line. Each side's
 // Device line names the domain its runs use (cxi_plan.h domain_in_use).
 std::unique_ptr<Reporter> make_tool_reporter(const Tool& tool, const ProgramOptions& program,
-                                             SummaryView view, Endpoints endpoints,
-                                             bool loopback);
+                                             SummaryView view, Endpoints endpoints, bool loopback);
 
 // The server's text: when a client's first run starts, its summary of the run that client
 // asked for (the RunView it sent in HELLO) with this server's own device and buffers; then,

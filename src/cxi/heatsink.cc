@@ -6,6 +6,8 @@
 // abort limit, then PASS/FAIL lines against the originals' per-sensor limits and bandwidth
 // target. Exit 0 pass, 1 error (no sensor of the device, a worker failed), 2 a target failed
 // (the original's codes).
+#include "cxi/heatsink.h"
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -22,7 +24,6 @@
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_main.h"
 #include "cxi/cxi_plan.h"
-#include "cxi/heatsink.h"
 #include "cxi/sysfs.h"
 #include "fabric/fabric_list.h"
 
@@ -30,13 +31,15 @@ namespace fabperf::cxi {
 
 namespace {
 
-constexpr const char* kDegC = "\xC2\xB0" "C";  // the originals print "°C" in UTF-8
-constexpr int kCriteriaW = 50;                   // BRZ_CRIT_W
-constexpr int kSawtoothCriteriaW = 44;           // SAW_CRIT_W
-constexpr int kResultW = 13;                     // RESULT_W
-constexpr double kTargetGBps = 19;               // TARGET_BW, on cxi
-constexpr int64_t kWarmupNs = 1'000'000'000;     // WARMUP_USEC: before the first row
-constexpr int64_t kStartNs = 120'000'000'000;    // a worker's writes must start by then
+constexpr const char* kDegC =
+    "\xC2\xB0"
+    "C";                                       // the originals print "°C" in UTF-8
+constexpr int kCriteriaW = 50;                 // BRZ_CRIT_W
+constexpr int kSawtoothCriteriaW = 44;         // SAW_CRIT_W
+constexpr int kResultW = 13;                   // RESULT_W
+constexpr double kTargetGBps = 19;             // TARGET_BW, on cxi
+constexpr int64_t kWarmupNs = 1'000'000'000;   // WARMUP_USEC: before the first row
+constexpr int64_t kStartNs = 120'000'000'000;  // a worker's writes must start by then
 
 // "%*s" with a display width.
 std::string pad_left(const std::string& s, int width) {
@@ -79,10 +82,10 @@ struct Check {
   uint64_t procs = 1;
   std::vector<Sensor> sensors;
   bool cxi = false;
-  double target = 0;          // GB/s (0: none)
+  double target = 0;  // GB/s (0: none)
   std::string dev_dir, cxi_dir;
-  std::string board;          // cxi: Brazos, Sawtooth ... ("": not a cxi NIC)
-  std::string rate_counter;   // the NIC counter under telemetry/ ("": software completions)
+  std::string board;         // cxi: Brazos, Sawtooth ... ("": not a cxi NIC)
+  std::string rate_counter;  // the NIC counter under telemetry/ ("": software completions)
   std::string header, dashes;
 };
 
@@ -146,11 +149,11 @@ Result<Check> prepare(const Tool& tool, CommandLine& cl, const TestRegistry& tes
   // to find cxiN", exit 1).
   c.sensors = find_sensors(device, c.dev_dir, o);
   if (c.sensors.empty()) {
-    return Status::failed(
-        "fab_heatsink_check: no temperature or power sensor of device " + device +
-        ": no hwmon chip under " + hwmon_root() + " is the device's own (named " +
-        (device.rfind("cxi", 0) == 0 ? device : std::string("cxiN")) +
-        " or under its sysfs device " + (c.dev_dir.empty() ? "(none)" : c.dev_dir) + ")");
+    return Status::failed("fab_heatsink_check: no temperature or power sensor of device " + device +
+                          ": no hwmon chip under " + hwmon_root() + " is the device's own (named " +
+                          (device.rfind("cxi", 0) == 0 ? device : std::string("cxiN")) +
+                          " or under its sysfs device " +
+                          (c.dev_dir.empty() ? "(none)" : c.dev_dir) + ")");
   }
   c.target = o.min_rate > 0 ? o.min_rate : c.cxi ? kTargetGBps : 0;
   if (!c.cxi_dir.empty()) c.board = board_type(c.cxi_dir);
@@ -214,7 +217,9 @@ void print_summary(const Tool& tool, const Check& c, const ProgramOptions& o) {
   // The original's rules: HRP up to 2048 bytes, IDC up to 192 (224 with HRP), not from GPUs.
   bool hrp = first.msg_size <= 2048;
   line("HRP", state(!first.no_hrp, hrp));
-  line("IDC", state(!first.no_idc, o.tx_gpu < 0 && (first.msg_size <= 192 || (hrp && !first.no_hrp && first.msg_size <= 224))));
+  line("IDC",
+       state(!first.no_idc, o.tx_gpu < 0 && (first.msg_size <= 192 ||
+                                             (hrp && !first.no_hrp && first.msg_size <= 224))));
   line("Persistent LEs", c.cxi ? (first.no_ple ? "Disabled" : "Enabled") : "Not Applicable");
   line("Rate Source", c.rate_counter.empty() ? "software completions (no NIC counter here)"
                                              : "NIC counter " + c.rate_counter);
@@ -346,8 +351,8 @@ bool power_verdict(int width, const Sensor& s) {
 // The PASS/FAIL lines, in the original's order: temperatures, powers, the rate. True when a
 // limit or the target failed.
 bool print_verdicts(const Check& c, const Monitored& m) {
-  const int width = c.board == "Sawtooth" || c.board == "Washington" ? kSawtoothCriteriaW
-                                                                      : kCriteriaW;
+  const int width =
+      c.board == "Sawtooth" || c.board == "Washington" ? kSawtoothCriteriaW : kCriteriaW;
   bool failed = false;
   for (const Sensor& s : c.sensors) {
     if (!s.power) failed |= !temperature_verdict(width, s);

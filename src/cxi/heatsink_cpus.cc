@@ -64,7 +64,8 @@ Result<std::vector<int>> parse_cpu_list(const std::string& text) {
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string part =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     size_t dash = part.find('-');
     std::string a = part.substr(0, dash), b = dash == std::string::npos ? a : part.substr(dash + 1);
     auto digits = [](const std::string& s) {

@@ -13,8 +13,10 @@ namespace fabperf::cxi {
 
 namespace {
 
-constexpr const char* kDegC = "\xC2\xB0" "C";  // the originals print "°C" in UTF-8
-constexpr int kNotAvailable = -41;               // QSFP_INT_NA / OSFP_INT_NA: no module
+constexpr const char* kDegC =
+    "\xC2\xB0"
+    "C";                            // the originals print "°C" in UTF-8
+constexpr int kNotAvailable = -41;  // QSFP_INT_NA / OSFP_INT_NA: no module
 
 // The sensors cxi_heatsink_check knows by their hwmon label (the prefix it compares), with
 // its column, limits and place in the row (powers first, then temperatures).

@@ -133,7 +133,8 @@ void print_device(const Device& d) {
   std::printf("    Description: %s\n", description.c_str());
   if (cxi) {
     std::printf("    Part Number: %s\n", or_na(read_line(d.cxi_dir + "/fru/part_number")).c_str());
-    std::printf("    Serial Number: %s\n", or_na(read_line(d.cxi_dir + "/fru/serial_number")).c_str());
+    std::printf("    Serial Number: %s\n",
+                or_na(read_line(d.cxi_dir + "/fru/serial_number")).c_str());
   }
   if (!cxi) {
     // (an addition: cxi_stat's layout has no Driver line, and a cxi device shows none)
@@ -155,7 +156,8 @@ void print_device(const Device& d) {
     } else {
       std::printf("    NID: N/A\n");
     }
-    std::printf("    PID granule: %s\n", or_na(read_line(d.cxi_dir + "/properties/pid_granule")).c_str());
+    std::printf("    PID granule: %s\n",
+                or_na(read_line(d.cxi_dir + "/properties/pid_granule")).c_str());
   }
   std::string width = pci.empty() ? "" : read_line(pci + "/current_link_width");
   std::string gts = cxi ? read_line(d.cxi_dir + "/properties/current_esm_link_speed") : "";
@@ -169,7 +171,8 @@ void print_device(const Device& d) {
                 or_na(first_line({c2 + "/llr/state", c1 + "/link_layer_retry"})).c_str());
     std::printf("        Link loopback: %s\n",
                 or_na(first_line({c2 + "/link/config/loopback", c1 + "/loopback"})).c_str());
-    std::printf("        Link media: %s\n", or_na(first_line({c2 + "/media/type", c1 + "/media"})).c_str());
+    std::printf("        Link media: %s\n",
+                or_na(first_line({c2 + "/media/type", c1 + "/media"})).c_str());
   }
   std::string mtu = cxi ? read_line(d.cxi_dir + "/properties/hpc_mtu") : "";
   if (mtu.empty() && !net.empty()) mtu = read_line(net + "/mtu");
@@ -180,7 +183,8 @@ void print_device(const Device& d) {
     std::string mbps = read_line(net + "/speed");
     if (!mbps.empty() && mbps[0] != '-') speed = mbps + " Mb/s";
   }
-  if (speed.empty() && info.link_speed > 0) speed = std::to_string(info.link_speed / 1000000) + " Mb/s";
+  if (speed.empty() && info.link_speed > 0)
+    speed = std::to_string(info.link_speed / 1000000) + " Mb/s";
   std::printf("        Link speed: %s\n", or_na(speed).c_str());
   std::string state = cxi ? first_line({c2 + "/link/state", c1 + "/link"}) : "";
   if (state.empty() && !net.empty()) state = read_line(net + "/operstate");
@@ -191,9 +195,9 @@ void print_device(const Device& d) {
 // -a: the PCIe AER files as they are, indented (cxi_stat's layout), "No data" without one.
 void print_aer(const Device& d) {
   const std::string pci = pci_dir(d);
-  for (const auto& [title, file] : {std::pair{"CORRECTABLE", "aer_dev_correctable"},
-                                    std::pair{"FATAL", "aer_dev_fatal"},
-                                    std::pair{"NONFATAL", "aer_dev_nonfatal"}}) {
+  for (const auto& [title, file] :
+       {std::pair{"CORRECTABLE", "aer_dev_correctable"}, std::pair{"FATAL", "aer_dev_fatal"},
+        std::pair{"NONFATAL", "aer_dev_nonfatal"}}) {
     std::printf("    AER %s:\n", title);
     std::ifstream in(pci.empty() ? "" : pci + "/" + file);
     std::string line;
@@ -223,7 +227,9 @@ void print_rates(const Device& d, const LinkCounters& first, double pause) {
 
 // --traffic: each network device's byte and packet rates from its netdev statistics.
 void print_traffic(const std::vector<Device>& devices, double pause) {
-  struct Counters { uint64_t rx_bytes = 0, tx_bytes = 0, rx_packets = 0, tx_packets = 0; };
+  struct Counters {
+    uint64_t rx_bytes = 0, tx_bytes = 0, rx_packets = 0, tx_packets = 0;
+  };
   auto sample = [](const std::string& net) {
     auto get = [&](const char* f) {
       return std::strtoull(read_line(net + "/statistics/" + f).c_str(), nullptr, 10);

@@ -10,8 +10,8 @@ namespace fabperf::cxi {
 
 namespace {
 
-constexpr int kPauses = 8;            // NUM_PAUSES: one per PCP
-constexpr double kCassiniHz = 1e9;    // CAS_HZ: the pause counters count clock cycles
+constexpr int kPauses = 8;          // NUM_PAUSES: one per PCP
+constexpr double kCassiniHz = 1e9;  // CAS_HZ: the pause counters count clock cycles
 
 std::vector<std::string> counter_names() {
   std::vector<std::string> names = {"hni_pcs_good_cw", "hni_pcs_corrected_cw",

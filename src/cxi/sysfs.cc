@@ -56,8 +56,8 @@ std::vector<std::string> list_dir(const std::string& dir) {
 
 std::string device_dir(const std::string& name, const std::string& pci) {
   const std::string root = sysfs_root();
-  for (const std::string& p : {root + "/class/cxi/" + name + "/device",
-                               root + "/class/net/" + name + "/device"}) {
+  for (const std::string& p :
+       {root + "/class/cxi/" + name + "/device", root + "/class/net/" + name + "/device"}) {
     if (name.empty()) break;
     if (std::string r = real_path(p); !r.empty()) return r;
   }

@@ -11,9 +11,12 @@ namespace {
 uint64_t minus(uint64_t now, uint64_t then) { return now > then ? now - then : 0; }
 
 IntervalCounts difference(const IntervalCounts& now, const IntervalCounts& then) {
-  return {minus(now.send_bytes, then.send_bytes), minus(now.send_msgs, then.send_msgs),
-          minus(now.recv_bytes, then.recv_bytes), minus(now.recv_msgs, then.recv_msgs),
-          minus(now.lost, then.lost), now.jitter_ns};
+  return {minus(now.send_bytes, then.send_bytes),
+          minus(now.send_msgs, then.send_msgs),
+          minus(now.recv_bytes, then.recv_bytes),
+          minus(now.recv_msgs, then.recv_msgs),
+          minus(now.lost, then.lost),
+          now.jitter_ns};
 }
 
 }  // namespace
@@ -32,7 +35,8 @@ IntervalFigures interval_figures(const IntervalRecord& r) {
     f.samples = h.count();
     double sum = 0;
     for (size_t i = 0; i < Histogram::kBucketCount; ++i) {
-      if (uint64_t c = h.count_at(i)) sum += static_cast<double>(Histogram::bucket_value(i)) * static_cast<double>(c);
+      if (uint64_t c = h.count_at(i))
+        sum += static_cast<double>(Histogram::bucket_value(i)) * static_cast<double>(c);
     }
     f.mean_ns = sum / static_cast<double>(f.samples) * r.latency_scale;
     f.p99_ns = static_cast<double>(h.value_at_percentile(99)) * r.latency_scale;
@@ -100,8 +104,8 @@ void IntervalMeter::finish(int64_t now, const IntervalCounts& cumulative,
   if (now < last_ns_) now = last_ns_;
   IntervalCounts counted = cumulative;
   counted.jitter_ns = base_.jitter_ns;  // a gauge: its moving is no count
-  const bool nothing = counted == base_ &&
-                       (latency == nullptr || latency->histogram().count() == base_histogram_->count());
+  const bool nothing = counted == base_ && (latency == nullptr || latency->histogram().count() ==
+                                                                      base_histogram_->count());
   IntervalRecord sliver = take(now, cumulative, latency);
   if (held_ && now - held_end_ns_ < period_ns_ / 2) {
     // The run ended less than half a period after the held interval: one record covers both.

@@ -38,9 +38,9 @@ struct IntervalCounts {
 
 // One closed interval.
 struct IntervalRecord {
-  uint64_t index = 0;           // 0, 1, ... within the run
+  uint64_t index = 0;             // 0, 1, ... within the run
   double start_s = 0, end_s = 0;  // since the measured phase began (real, not nominal)
-  IntervalCounts counts;        // counted in this interval
+  IntervalCounts counts;          // counted in this interval
   // This interval's latency samples (null where the test records none); a reported value
   // is Histogram::bucket_value(index) * latency_scale.
   const Histogram* latency = nullptr;

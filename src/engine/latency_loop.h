@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"

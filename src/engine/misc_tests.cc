@@ -59,10 +59,26 @@ nlohmann::json node_info() {
 const std::vector<TestSpec>& misc_tests() {
   static const std::vector<TestSpec> tests = [] {
     std::vector<TestSpec> out = {
-        {"conf", TransportFamily::kNone, TestKind::kMisc, "none", "Show configuration", {}, 0,
-         no_role, no_role, "Shows the node name, CPUs, OS and fabperf version of both nodes."},
-        {"quit", TransportFamily::kNone, TestKind::kMisc, "none", "Cause the server to quit",
-         {}, 0, no_role, no_role, "Causes the server to quit."},
+        {"conf",
+         TransportFamily::kNone,
+         TestKind::kMisc,
+         "none",
+         "Show configuration",
+         {},
+         0,
+         no_role,
+         no_role,
+         "Shows the node name, CPUs, OS and fabperf version of both nodes."},
+        {"quit",
+         TransportFamily::kNone,
+         TestKind::kMisc,
+         "none",
+         "Cause the server to quit",
+         {},
+         0,
+         no_role,
+         no_role,
+         "Causes the server to quit."},
     };
     out[0].misc = MiscAction::kConf;
     out[1].misc = MiscAction::kQuit;

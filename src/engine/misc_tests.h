@@ -1,9 +1,8 @@
 // conf and quit: tests that measure nothing, handled by the engine itself.
 #pragma once
 
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "engine/test_context.h"
 

@@ -12,13 +12,20 @@ void read_field(const nlohmann::json& j, const char* key, T& out) {
 }  // namespace
 
 nlohmann::json SideStats::to_json() const {
-  nlohmann::json j = {{"send_bytes", send_bytes},     {"send_msgs", send_msgs},
-          {"recv_bytes", recv_bytes},     {"recv_msgs", recv_msgs},
-          {"send_errors", send_errors},   {"recv_errors", recv_errors},
-          {"lost_msgs", lost_msgs},       {"send_time_ns", send_time_ns},
-          {"recv_time_ns", recv_time_ns}, {"real_time_ns", real_time_ns},
-          {"verify_checked", verify_checked}, {"verify_errors", verify_errors},
-          {"cpu", cpu.to_json()},         {"info", info}};
+  nlohmann::json j = {{"send_bytes", send_bytes},
+                      {"send_msgs", send_msgs},
+                      {"recv_bytes", recv_bytes},
+                      {"recv_msgs", recv_msgs},
+                      {"send_errors", send_errors},
+                      {"recv_errors", recv_errors},
+                      {"lost_msgs", lost_msgs},
+                      {"send_time_ns", send_time_ns},
+                      {"recv_time_ns", recv_time_ns},
+                      {"real_time_ns", real_time_ns},
+                      {"verify_checked", verify_checked},
+                      {"verify_errors", verify_errors},
+                      {"cpu", cpu.to_json()},
+                      {"info", info}};
   if (!cpus.empty()) j["cpus"] = cpus;
   if (noise.measured) j["host_noise"] = noise.to_json();
   if (jitter_ns >= 0) j["jitter_ns"] = jitter_ns;
@@ -26,9 +33,12 @@ nlohmann::json SideStats::to_json() const {
   if (!streams.empty()) {
     nlohmann::json list = nlohmann::json::array();
     for (const StreamCounters& c : streams) {
-      list.push_back({{"send_bytes", c.send_bytes}, {"send_msgs", c.send_msgs},
-                      {"recv_bytes", c.recv_bytes}, {"recv_msgs", c.recv_msgs},
-                      {"send_time_ns", c.send_time_ns}, {"recv_time_ns", c.recv_time_ns}});
+      list.push_back({{"send_bytes", c.send_bytes},
+                      {"send_msgs", c.send_msgs},
+                      {"recv_bytes", c.recv_bytes},
+                      {"recv_msgs", c.recv_msgs},
+                      {"send_time_ns", c.send_time_ns},
+                      {"recv_time_ns", c.recv_time_ns}});
     }
     j["streams"] = list;
   }

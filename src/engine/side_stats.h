@@ -2,10 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "net/tcp_info.h"
 #include "stats/cpu.h"
@@ -33,10 +32,10 @@ struct SideStats {
   int64_t real_time_ns = 0;     // wall time of the measured phase on this side
   uint64_t verify_checked = 0;  // values or buffers checked (--verify, ver_* tests)
   uint64_t verify_errors = 0;
-  CpuUsage cpu;                 // CPU used during the measured phase
-  HostNoise noise;              // what the host did meanwhile (stats/host_noise.h)
-  TcpCounters tcp;              // TCP tests: the data connections' TCP_INFO at the end
-  std::string cpus;             // CPUs the measuring thread may run on ("0", "0-3"): -ca's effect
+  CpuUsage cpu;      // CPU used during the measured phase
+  HostNoise noise;   // what the host did meanwhile (stats/host_noise.h)
+  TcpCounters tcp;   // TCP tests: the data connections' TCP_INFO at the end
+  std::string cpus;  // CPUs the measuring thread may run on ("0", "0-3"): -ca's effect
   std::vector<StreamCounters> streams;  // per stream, when a test ran several (--streams)
   nlohmann::json info = nlohmann::json::object();  // provider, completion level, ...
 

@@ -18,8 +18,8 @@
 
 #include "core/clock.h"
 #include "core/private_fds.h"
-#include "engine/affinity.h"
 #include "core/signals.h"
+#include "engine/affinity.h"
 #include "net/control.h"
 #include "net/socket.h"
 
@@ -103,8 +103,8 @@ Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
   const int64_t start = now_ns();
   // --omit S: the first S seconds run but are not measured; the supervisor marks the measured
   // phase's start (CPU, host noise, intervals) as they end.
-  const int64_t omit_until = ctx.opts.omit > 0 ? start + static_cast<int64_t>(ctx.opts.omit * 1e9)
-                                               : 0;
+  const int64_t omit_until =
+      ctx.opts.omit > 0 ? start + static_cast<int64_t>(ctx.opts.omit * 1e9) : 0;
   bool omit_pending = omit_until != 0;
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(thread_count));
@@ -329,9 +329,8 @@ Status run_stream_threads(TestContext& ctx, int n, const StreamBody& body,
   if (!peer_status.ok()) return peer_status;
   for (const StreamSlot& s : slots) {
     if (!s.status.ok()) {
-      return n > 1 && !one_thread
-                 ? s.status.prefixed("stream " + std::to_string(s.worker.index))
-                 : s.status;
+      return n > 1 && !one_thread ? s.status.prefixed("stream " + std::to_string(s.worker.index))
+                                  : s.status;
     }
   }
   return Status::success();

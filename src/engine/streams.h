@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "engine/interval.h"
 #include "engine/side_stats.h"
-#include "core/status.h"
 #include "engine/test_context.h"
 #include "stats/host_noise.h"
 
@@ -24,9 +24,9 @@ struct StreamWorker {
   uint64_t lost_msgs = 0;
   uint64_t send_errors = 0;
   double jitter_ns = -1;  // a paced UDP receiver's RFC 3550 jitter (-1: not measured)
-  int64_t start_ns = 0;  // the common start of every stream (CLOCK_MONOTONIC_RAW), --omit's
-                         // seconds included
-  int64_t end_ns = 0;    // set by the body: its last send or receive; 0 means "when it returned"
+  int64_t start_ns = 0;   // the common start of every stream (CLOCK_MONOTONIC_RAW), --omit's
+                          // seconds included
+  int64_t end_ns = 0;     // set by the body: its last send or receive; 0 means "when it returned"
 
   // The supervisor says end now: the peer failed, ^C, or another stream failed.
   bool stopping() const { return stop_->load(std::memory_order_relaxed); }
@@ -67,8 +67,10 @@ struct StreamWorker {
     }
   }
   IntervalCounts published() const {
-    return {shown_[0].load(std::memory_order_relaxed), shown_[1].load(std::memory_order_relaxed),
-            shown_[2].load(std::memory_order_relaxed), shown_[3].load(std::memory_order_relaxed),
+    return {shown_[0].load(std::memory_order_relaxed),
+            shown_[1].load(std::memory_order_relaxed),
+            shown_[2].load(std::memory_order_relaxed),
+            shown_[3].load(std::memory_order_relaxed),
             shown_[4].load(std::memory_order_relaxed),
             static_cast<double>(shown_jitter_.load(std::memory_order_relaxed))};
   }

@@ -7,7 +7,6 @@
 
 namespace fabperf {
 
-
 TestContext::TestContext(Role r, const TestSpec& s, const RunOptions& o, ControlChannel& c,
                          std::string peer)
     : role(r),
@@ -64,9 +63,8 @@ Status TestContext::check_peer() {
     auto frame = control.recv_frame(timeout_s());
     if (!frame.ok()) return frame.status();
     if (frame->type == MsgType::kHeartbeat) continue;
-    return Status::failed(std::string("protocol error: unexpected ") +
-                          msg_type_name(frame->type) + " from " + control.peer_label() +
-                          " during the test");
+    return Status::failed(std::string("protocol error: unexpected ") + msg_type_name(frame->type) +
+                          " from " + control.peer_label() + " during the test");
   }
   // A peer that promised heartbeats and sent nothing for the timeout is stopped or gone.
   return control.alive(now_ns());

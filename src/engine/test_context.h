@@ -5,17 +5,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "engine/interval.h"
-#include "engine/test_spec.h"
-#include "options/run_options.h"
-#include "engine/side_stats.h"
-#include "net/peer_process.h"
 #include "core/status.h"
+#include "engine/interval.h"
+#include "engine/side_stats.h"
+#include "engine/test_spec.h"
+#include "net/peer_process.h"
+#include "options/run_options.h"
 #include "stats/latency.h"
 
 namespace fabperf {
@@ -26,12 +25,12 @@ class ControlChannel;
 struct TestContext {
   Role role;
   const TestSpec& spec;
-  const RunOptions& opts;      // this side's effective options
-  ControlChannel& control;     // the test's control connection, for mid-test exchanges
-  std::string peer_host;       // numeric address of the peer's control connection
-  ControlPeer peer;            // who that peer is (host, its processes), for fabric peer checks
-  SideStats stats;             // filled by the role function
-  LatencyRecorder latency;     // client of latency tests records every sample here
+  const RunOptions& opts;   // this side's effective options
+  ControlChannel& control;  // the test's control connection, for mid-test exchanges
+  std::string peer_host;    // numeric address of the peer's control connection
+  ControlPeer peer;         // who that peer is (host, its processes), for fabric peer checks
+  SideStats stats;          // filled by the role function
+  LatencyRecorder latency;  // client of latency tests records every sample here
   const std::atomic<bool>* stop = nullptr;  // set on SIGINT: end the measured phase early
   CpuSnapshot start_snapshot{};
   NoiseSnapshot noise_snapshot{};  // the measuring thread's and the host's, at mark_start

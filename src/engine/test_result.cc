@@ -12,16 +12,22 @@ const char* bandwidth_direction(const Figures& f) {
 
 const char* run_status_name(RunStatus status) {
   switch (status) {
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kError: return "error";
-    case RunStatus::kInterrupted: return "interrupted";
-    case RunStatus::kNotRun: return "not run";
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kError:
+      return "error";
+    case RunStatus::kInterrupted:
+      return "interrupted";
+    case RunStatus::kNotRun:
+      return "not run";
   }
   return "error";
 }
 
 namespace {
-double rate(double amount, int64_t ns) { return ns > 0 ? amount * 1e9 / static_cast<double>(ns) : 0; }
+double rate(double amount, int64_t ns) {
+  return ns > 0 ? amount * 1e9 / static_cast<double>(ns) : 0;
+}
 }  // namespace
 
 IntervalSummary IntervalSummary::of(const IntervalRecord& record) {
@@ -103,9 +109,9 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
         sf.send_bytes = send.send_bytes;
         sf.recv_bytes = recv.recv_bytes;
         sf.send_Bps = rate(static_cast<double>(send.send_bytes), send.send_time_ns);
-        sf.recv_Bps = recv.recv_bytes > 0 ? rate(static_cast<double>(recv.recv_bytes),
-                                                 recv.recv_time_ns)
-                                          : (unreliable ? 0 : sf.send_Bps);
+        sf.recv_Bps = recv.recv_bytes > 0
+                          ? rate(static_cast<double>(recv.recv_bytes), recv.recv_time_ns)
+                          : (unreliable ? 0 : sf.send_Bps);
         f.streams.push_back(sf);
       }
       break;

@@ -2,17 +2,16 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "engine/side_stats.h"
+#include "engine/test_context.h"
 #include "options/display_options.h"
 #include "options/option_table.h"
 #include "options/run_options.h"
-#include "engine/side_stats.h"
-#include "engine/test_context.h"
 #include "stats/latency.h"
 
 namespace fabperf {
@@ -38,7 +37,7 @@ struct Figures {
   // to client; recv_Bps is their sum.
   double to_server_Bps = 0, to_client_Bps = 0;
   bool reverse = false;  // one-way test run with -R: the server sent, the client received
-  double msg_rate = 0;  // per second
+  double msg_rate = 0;   // per second
   uint64_t msgs_sent = 0, msgs_received = 0, msgs_lost = 0;
   bool counts_loss = false;  // an unreliable transport: the loss is a figure of its own
   uint64_t verify_checked = 0, verify_errors = 0;
@@ -86,14 +85,14 @@ struct TestResult {
   RunStatus status = RunStatus::kOk;
   std::string error;
   std::vector<std::string> overlapped;  // other clients' runs measured at the same time
-  RunOptions local_opts;   // the client's side
-  RunOptions remote_opts;  // the server's side, as asked for
+  RunOptions local_opts;                // the client's side
+  RunOptions remote_opts;               // the server's side, as asked for
   std::vector<std::pair<const OptionSpec*, OptionValue>> loop_values;  // this run's -oo values
-  SideStats loc;   // the client
-  SideStats rem;   // the server
+  SideStats loc;                                                       // the client
+  SideStats rem;                                                       // the server
   Figures figures;
   nlohmann::json conf_local, conf_remote;  // for conf
-  std::vector<IntervalSummary> intervals;   // --interval, in order
+  std::vector<IntervalSummary> intervals;  // --interval, in order
   // --interval: the server's own records (what a receiving server counted: a paced UDP
   // stream's loss and jitter), from its reply.
   std::vector<IntervalRecord> server_intervals;

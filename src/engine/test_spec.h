@@ -33,16 +33,16 @@ using TestRole = Status (*)(TestContext&);
 
 // One row of the test registry.
 struct TestSpec {
-  const char* name;                 // e.g. "tcp_lat"
+  const char* name;  // e.g. "tcp_lat"
   TransportFamily family;
   TestKind kind;
-  const char* transport;            // "tcp", "udp", "sctp", "rc", "ud", "rdm", ...
-  const char* summary;              // one line for --help tests
-  std::vector<const char*> options; // option names this test uses (drives "set but not used")
-  uint64_t default_msg_size;        // qperf's: bw 64K, lat 1, atomics 8
+  const char* transport;             // "tcp", "udp", "sctp", "rc", "ud", "rdm", ...
+  const char* summary;               // one line for --help tests
+  std::vector<const char*> options;  // option names this test uses (drives "set but not used")
+  uint64_t default_msg_size;         // qperf's: bw 64K, lat 1, atomics 8
   TestRole client;
   TestRole server;
-  const char* description = "";     // longer text for --help TESTNAME
+  const char* description = "";  // longer text for --help TESTNAME
   // False for datagram transports: what never arrives is counted as lost, not an error.
   bool reliable = true;
   // What the server's side of a run holds (nullptr: the family's default, needs_of()).

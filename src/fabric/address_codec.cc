@@ -66,9 +66,8 @@ Result<uint64_t> u64_from_hex(std::string_view text, const char* what) {
 }
 
 nlohmann::json encode_region(const RegionDescriptor& region) {
-  nlohmann::json j = {{"addr", u64_to_hex(region.addr)},
-                      {"key", u64_to_hex(region.key)},
-                      {"len", region.len}};
+  nlohmann::json j = {
+      {"addr", u64_to_hex(region.addr)}, {"key", u64_to_hex(region.key)}, {"len", region.len}};
   if (!region.raw_key.empty()) {
     j["raw_key"] = hex_encode(region.raw_key);
     j["raw_base"] = u64_to_hex(region.raw_base);

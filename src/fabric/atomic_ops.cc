@@ -70,12 +70,9 @@ struct CswapRow {
 
 // Ordering comparisons make no sense on complex numbers.
 constexpr CswapRow kCswaps[] = {
-    {"EQ", FI_CSWAP, kAll | kU128},
-    {"NE", FI_CSWAP_NE, kAll},
-    {"LE", FI_CSWAP_LE, kInt | kFloat},
-    {"LT", FI_CSWAP_LT, kInt | kFloat},
-    {"GE", FI_CSWAP_GE, kInt | kFloat},
-    {"GT", FI_CSWAP_GT, kInt | kFloat},
+    {"EQ", FI_CSWAP, kAll | kU128},     {"NE", FI_CSWAP_NE, kAll},
+    {"LE", FI_CSWAP_LE, kInt | kFloat}, {"LT", FI_CSWAP_LT, kInt | kFloat},
+    {"GE", FI_CSWAP_GE, kInt | kFloat}, {"GT", FI_CSWAP_GT, kInt | kFloat},
 };
 
 std::string upper(std::string_view text) {
@@ -194,24 +191,49 @@ size_t atomic_type_size(fi_datatype type) {
 void store_atomic_value(fi_datatype type, double value, void* out) {
   auto put = [out](auto v) { std::memcpy(out, &v, sizeof(v)); };
   switch (type) {
-    case FI_INT8: put(static_cast<int8_t>(value)); break;
-    case FI_UINT8: put(static_cast<uint8_t>(value)); break;
-    case FI_INT16: put(static_cast<int16_t>(value)); break;
-    case FI_UINT16: put(static_cast<uint16_t>(value)); break;
-    case FI_INT32: put(static_cast<int32_t>(value)); break;
-    case FI_UINT32: put(static_cast<uint32_t>(value)); break;
-    case FI_INT64: put(static_cast<int64_t>(value)); break;
-    case FI_UINT64: put(static_cast<uint64_t>(value)); break;
-    case FI_FLOAT: put(static_cast<float>(value)); break;
-    case FI_DOUBLE: put(value); break;
-    case FI_FLOAT_COMPLEX: put(std::complex<float>(static_cast<float>(value), 0)); break;
-    case FI_DOUBLE_COMPLEX: put(std::complex<double>(value, 0)); break;
+    case FI_INT8:
+      put(static_cast<int8_t>(value));
+      break;
+    case FI_UINT8:
+      put(static_cast<uint8_t>(value));
+      break;
+    case FI_INT16:
+      put(static_cast<int16_t>(value));
+      break;
+    case FI_UINT16:
+      put(static_cast<uint16_t>(value));
+      break;
+    case FI_INT32:
+      put(static_cast<int32_t>(value));
+      break;
+    case FI_UINT32:
+      put(static_cast<uint32_t>(value));
+      break;
+    case FI_INT64:
+      put(static_cast<int64_t>(value));
+      break;
+    case FI_UINT64:
+      put(static_cast<uint64_t>(value));
+      break;
+    case FI_FLOAT:
+      put(static_cast<float>(value));
+      break;
+    case FI_DOUBLE:
+      put(value);
+      break;
+    case FI_FLOAT_COMPLEX:
+      put(std::complex<float>(static_cast<float>(value), 0));
+      break;
+    case FI_DOUBLE_COMPLEX:
+      put(std::complex<double>(value, 0));
+      break;
     case FI_UINT128: {  // little-endian: the low word holds the value
       uint64_t words[2] = {static_cast<uint64_t>(value), 0};
       std::memcpy(out, words, sizeof words);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -221,20 +243,34 @@ double load_atomic_value(fi_datatype type, const void* in) {
     return v;
   };
   switch (type) {
-    case FI_INT8: return get(int8_t{});
-    case FI_UINT8: return get(uint8_t{});
-    case FI_INT16: return get(int16_t{});
-    case FI_UINT16: return get(uint16_t{});
-    case FI_INT32: return get(int32_t{});
-    case FI_UINT32: return get(uint32_t{});
-    case FI_INT64: return static_cast<double>(get(int64_t{}));
-    case FI_UINT64: return static_cast<double>(get(uint64_t{}));
-    case FI_FLOAT: return get(float{});
-    case FI_DOUBLE: return get(double{});
-    case FI_FLOAT_COMPLEX: return get(std::complex<float>{}).real();
-    case FI_DOUBLE_COMPLEX: return get(std::complex<double>{}).real();
-    case FI_UINT128: return static_cast<double>(get(uint64_t{}));  // the low word
-    default: return 0;
+    case FI_INT8:
+      return get(int8_t{});
+    case FI_UINT8:
+      return get(uint8_t{});
+    case FI_INT16:
+      return get(int16_t{});
+    case FI_UINT16:
+      return get(uint16_t{});
+    case FI_INT32:
+      return get(int32_t{});
+    case FI_UINT32:
+      return get(uint32_t{});
+    case FI_INT64:
+      return static_cast<double>(get(int64_t{}));
+    case FI_UINT64:
+      return static_cast<double>(get(uint64_t{}));
+    case FI_FLOAT:
+      return get(float{});
+    case FI_DOUBLE:
+      return get(double{});
+    case FI_FLOAT_COMPLEX:
+      return get(std::complex<float>{}).real();
+    case FI_DOUBLE_COMPLEX:
+      return get(std::complex<double>{}).real();
+    case FI_UINT128:
+      return static_cast<double>(get(uint64_t{}));  // the low word
+    default:
+      return 0;
   }
 }
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "options/run_options.h"
 #include "core/status.h"
+#include "options/run_options.h"
 
 namespace fabperf {
 

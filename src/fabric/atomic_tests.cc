@@ -62,25 +62,27 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64
   if (!operands_set) c->slot = slot = c->index;
   if (!operands_set && !set_operands(f, spec, slot, iteration)) return false;
   void* desc = f.desc();
-  return f.post("fi_atomic", [&]() -> ssize_t {
-    switch (spec.form) {
-      case AtomicForm::kBase:
-        return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),
-                         f.remote_atomic(slot), f.remote_key(), spec.type, spec.op, c);
-      case AtomicForm::kFetch:
-        return fi_fetch_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.atomic_result(slot),
-                               desc, f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
-                               spec.op, c);
-      case AtomicForm::kCompare:
-        return fi_compare_atomic(f.ep(), f.atomic_operand(slot), 1, desc,
-                                 f.atomic_compare(slot), desc, f.atomic_result(slot), desc,
-                                 f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
-                                 spec.op, c);
-    }
-    return -FI_EINVAL;
-  }, on);
+  return f.post(
+      "fi_atomic",
+      [&]() -> ssize_t {
+        switch (spec.form) {
+          case AtomicForm::kBase:
+            return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),
+                             f.remote_atomic(slot), f.remote_key(), spec.type, spec.op, c);
+          case AtomicForm::kFetch:
+            return fi_fetch_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.atomic_result(slot),
+                                   desc, f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
+                                   spec.op, c);
+          case AtomicForm::kCompare:
+            return fi_compare_atomic(f.ep(), f.atomic_operand(slot), 1, desc,
+                                     f.atomic_compare(slot), desc, f.atomic_result(slot), desc,
+                                     f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
+                                     spec.op, c);
+        }
+        return -FI_EINVAL;
+      },
+      on);
 }
-
 
 // The target side of every atomic test: serve until the client is done, then answer.
 Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_msg) {
@@ -111,9 +113,12 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     return true;
   };
   if (bidirectional) {
-    return run_both_ways(f, window, run, spec.type_size, [&](uint64_t index) {
-      return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
-    }, on);
+    return run_both_ways(
+        f, window, run, spec.type_size,
+        [&](uint64_t index) {
+          return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
+        },
+        on);
   }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
@@ -121,9 +126,12 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     return f.send_done({{"served", true}});
   }
   run.barrier = run.lists;
-  FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
-    return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
-  }, on));
+  FP_RETURN_IF_ERROR(run_window(
+      f, window, run,
+      [&](uint64_t index) {
+        return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
+      },
+      on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.warmup);
   ctx.stats.send_msgs = measured;
@@ -173,8 +181,8 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       return f.status();
     }
     done_op = false;
-    if (!post_atomic(f, *spec, 0, iter, on, true) ||
-        !wait_for(f, [&] { return done_op; }, on)) {
+    if (!post_atomic(f, *spec, 0, iter, on, true) || !wait_for(
+                                                         f, [&] { return done_op; }, on)) {
       return f.status();
     }
     uint64_t old = 0;
@@ -196,8 +204,11 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
 }  // namespace
 
 SessionNeeds atomic_needs(fi_ep_type type, size_t window, bool delivery_complete) {
-  return {.ep_type = type, .caps = FI_ATOMIC, .delivery_complete = delivery_complete,
-          .tx_window = window, .atomic = true};
+  return {.ep_type = type,
+          .caps = FI_ATOMIC,
+          .delivery_complete = delivery_complete,
+          .tx_window = window,
+          .atomic = true};
 }
 
 Status atomic_lat(TestContext& ctx, fi_ep_type type) {
@@ -224,8 +235,8 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     done_op = false;
     if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, 0, iter, on, true) ||
-        !wait_for(f, [&] { return done_op; }, on)) {
+    if (!post_atomic(f, *spec, 0, iter, on, true) || !wait_for(
+                                                         f, [&] { return done_op; }, on)) {
       return f.status();
     }
     int64_t t1 = now_ns();

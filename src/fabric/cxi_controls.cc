@@ -53,11 +53,17 @@ CxiControls cxi_controls(const RunOptions& o, CxiOp op, bool bandwidth) {
   if (no_idc) {
     // IDC off for the operation the test issues; fi_inject is an IDC too.
     switch (op) {
-      case CxiOp::kSend: add_env(c, "FI_CXI_DISABLE_NON_INJECT_MSG_IDC", "1"); break;
+      case CxiOp::kSend:
+        add_env(c, "FI_CXI_DISABLE_NON_INJECT_MSG_IDC", "1");
+        break;
       case CxiOp::kWrite:
-      case CxiOp::kRead: add_env(c, "FI_CXI_DISABLE_NON_INJECT_RMA_IDC", "1"); break;
+      case CxiOp::kRead:
+        add_env(c, "FI_CXI_DISABLE_NON_INJECT_RMA_IDC", "1");
+        break;
       case CxiOp::kAtomic:
-      case CxiOp::kFetchingAtomic: add_env(c, "FI_CXI_DISABLE_NON_INJECT_AMO_IDC", "1"); break;
+      case CxiOp::kFetchingAtomic:
+        add_env(c, "FI_CXI_DISABLE_NON_INJECT_AMO_IDC", "1");
+        break;
     }
     c.no_inject = true;
   }
@@ -88,8 +94,9 @@ CxiControls cxi_controls(const RunOptions& o, CxiOp op, bool bandwidth) {
 std::string cxi_switch_warning(const CxiControls& c, const std::string& provider) {
   if (provider == "cxi") {
     if (c.not_applied.empty()) return "";
-    return join(c.not_applied) + ": no libfabric control exists for this on provider cxi; "
-                                 "not applied";
+    return join(c.not_applied) +
+           ": no libfabric control exists for this on provider cxi; "
+           "not applied";
   }
   if (c.given.empty()) return "";
   return join(c.given) + ": cxi provider only; not applied on provider " + provider;
@@ -116,8 +123,8 @@ Status apply_cxi_environment(const CxiControls& c, bool provider_initialised) {
     if (provider_initialised) {
       return Status::unsupported(e.name + "=" + e.value +
                                  " cannot take effect: the cxi provider read its environment "
-                                 "at this process's first fi_getinfo (" + e.name + "=" +
-                                 (now != nullptr ? now : "unset") + " then)");
+                                 "at this process's first fi_getinfo (" +
+                                 e.name + "=" + (now != nullptr ? now : "unset") + " then)");
     }
     setenv(e.name.c_str(), e.value.c_str(), 1);
   }

@@ -43,12 +43,12 @@ struct CxiEnvSetting {
 };
 
 struct CxiControls {
-  std::vector<CxiEnvSetting> env;   // FI_CXI_* for the provider, before it initialises
-  std::optional<uint32_t> svc_id;   // -v N (N != 1): the domain's auth key carries it
-  uint64_t tx_op_flags = 0;         // added to the endpoint's transmit op_flags
-  uint64_t tx_msg_order = 0;        // added to the endpoint's transmit msg_order
-  bool no_inject = false;           // IDC off: never fi_inject (it is an IDC on cxi)
-  std::vector<std::string> given;   // the switches the user gave, as the fab_* tools spell them
+  std::vector<CxiEnvSetting> env;  // FI_CXI_* for the provider, before it initialises
+  std::optional<uint32_t> svc_id;  // -v N (N != 1): the domain's auth key carries it
+  uint64_t tx_op_flags = 0;        // added to the endpoint's transmit op_flags
+  uint64_t tx_msg_order = 0;       // added to the endpoint's transmit msg_order
+  bool no_inject = false;          // IDC off: never fi_inject (it is an IDC on cxi)
+  std::vector<std::string> given;  // the switches the user gave, as the fab_* tools spell them
   std::vector<std::string> not_applied;  // given, but no libfabric control exists ("--no-ple")
 };
 

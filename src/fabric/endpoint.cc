@@ -16,10 +16,14 @@ void nap_us(long us) {
 
 const char* cm_event_name(uint32_t event) {
   switch (event) {
-    case FI_CONNREQ: return "FI_CONNREQ";
-    case FI_CONNECTED: return "FI_CONNECTED";
-    case FI_SHUTDOWN: return "FI_SHUTDOWN";
-    default: return "an unexpected event";
+    case FI_CONNREQ:
+      return "FI_CONNREQ";
+    case FI_CONNECTED:
+      return "FI_CONNECTED";
+    case FI_SHUTDOWN:
+      return "FI_SHUTDOWN";
+    default:
+      return "an unexpected event";
   }
 }
 }  // namespace
@@ -214,8 +218,8 @@ Status FabricEndpoint::wait_cm_event(uint32_t wanted, const Deadline& deadline,
       fi_eq_err_entry err{};
       fi_eq_readerr(eq_.get(), &err, 0);
       char buf[256] = {};
-      const char* detail = fi_eq_strerror(eq_.get(), err.prov_errno, err.err_data, buf,
-                                          sizeof(buf));
+      const char* detail =
+          fi_eq_strerror(eq_.get(), err.prov_errno, err.err_data, buf, sizeof(buf));
       return Status::failed(std::string("connection failed while waiting for ") +
                             cm_event_name(wanted) + ": " + fi_strerror(err.err) + " (" +
                             (detail ? detail : "") + ")");

@@ -61,9 +61,7 @@ class FabricEndpoint {
   fid_domain* domain() const { return domain_.get(); }
   const fi_info* info() const { return info_.get(); }
   bool busy_poll() const { return busy_poll_; }
-  bool manual_progress() const {
-    return info_->domain_attr->data_progress == FI_PROGRESS_MANUAL;
-  }
+  bool manual_progress() const { return info_->domain_attr->data_progress == FI_PROGRESS_MANUAL; }
   // "busy poll", "blocking (CQ wait fd)" or why it fell back to busy polling.
   const std::string& wait_mode() const { return wait_mode_; }
 

@@ -58,8 +58,8 @@ std::vector<DomainInfo> list_domains(const std::string& provider) {
     InfoPtr hints(fi_allocinfo());
     hints->ep_attr->type = type;
     hints->mode = ~0ull;
-    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                                  FI_MR_PROV_KEY | FI_MR_ENDPOINT | FI_MR_RAW | FI_MR_HMEM;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+                                  FI_MR_ENDPOINT | FI_MR_RAW | FI_MR_HMEM;
     if (!provider.empty()) hints->fabric_attr->prov_name = strdup(provider.c_str());
     fi_info* list = nullptr;
     if (fi_getinfo(kFiApiVersion, nullptr, nullptr, 0, hints.get(), &list) != 0) continue;
@@ -70,7 +70,8 @@ std::vector<DomainInfo> list_domains(const std::string& provider) {
       bool found = false;
       for (DomainInfo& seen : out) {
         if (seen.provider == d.provider && seen.domain == d.domain) {
-          if (seen.endpoints.find(name) == std::string::npos) seen.endpoints += std::string(" ") + name;
+          if (seen.endpoints.find(name) == std::string::npos)
+            seen.endpoints += std::string(" ") + name;
           found = true;
         }
       }
@@ -92,8 +93,9 @@ Status list_fabrics(std::FILE* out) {
     std::fprintf(out, "%-16s %-14s %-10s %s\n", d.provider.c_str(), d.endpoints.c_str(),
                  d.domain.c_str(), d.fabric.c_str());
   }
-  std::fprintf(out, "(-P/--provider and --domain take these names; msg endpoints run the\n"
-                    " rc_* tests, rdm the rdm_* tests and fab_* tools, dgram the ud_* tests)\n");
+  std::fprintf(out,
+               "(-P/--provider and --domain take these names; msg endpoints run the\n"
+               " rc_* tests, rdm the rdm_* tests and fab_* tools, dgram the ud_* tests)\n");
   return Status::success();
 }
 

@@ -37,10 +37,14 @@ InfoPtr dup_one_info(const fi_info* info) {
 
 const char* ep_type_name(fi_ep_type type) {
   switch (type) {
-    case FI_EP_MSG: return "FI_EP_MSG";
-    case FI_EP_DGRAM: return "FI_EP_DGRAM";
-    case FI_EP_RDM: return "FI_EP_RDM";
-    default: return "FI_EP_UNSPEC";
+    case FI_EP_MSG:
+      return "FI_EP_MSG";
+    case FI_EP_DGRAM:
+      return "FI_EP_DGRAM";
+    case FI_EP_RDM:
+      return "FI_EP_RDM";
+    default:
+      return "FI_EP_UNSPEC";
   }
 }
 
@@ -69,14 +73,14 @@ std::string caps_text(uint64_t caps) {
 
 std::string mr_mode_text(int mr_mode) {
   return join_bits(static_cast<uint64_t>(mr_mode), {{FI_MR_LOCAL, "FI_MR_LOCAL"},
-                                                     {FI_MR_RAW, "FI_MR_RAW"},
-                                                     {FI_MR_VIRT_ADDR, "FI_MR_VIRT_ADDR"},
-                                                     {FI_MR_ALLOCATED, "FI_MR_ALLOCATED"},
-                                                     {FI_MR_PROV_KEY, "FI_MR_PROV_KEY"},
-                                                     {FI_MR_MMU_NOTIFY, "FI_MR_MMU_NOTIFY"},
-                                                     {FI_MR_RMA_EVENT, "FI_MR_RMA_EVENT"},
-                                                     {FI_MR_ENDPOINT, "FI_MR_ENDPOINT"},
-                                                     {FI_MR_HMEM, "FI_MR_HMEM"}});
+                                                    {FI_MR_RAW, "FI_MR_RAW"},
+                                                    {FI_MR_VIRT_ADDR, "FI_MR_VIRT_ADDR"},
+                                                    {FI_MR_ALLOCATED, "FI_MR_ALLOCATED"},
+                                                    {FI_MR_PROV_KEY, "FI_MR_PROV_KEY"},
+                                                    {FI_MR_MMU_NOTIFY, "FI_MR_MMU_NOTIFY"},
+                                                    {FI_MR_RMA_EVENT, "FI_MR_RMA_EVENT"},
+                                                    {FI_MR_ENDPOINT, "FI_MR_ENDPOINT"},
+                                                    {FI_MR_HMEM, "FI_MR_HMEM"}});
 }
 
 }  // namespace fabperf

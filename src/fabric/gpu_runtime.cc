@@ -18,17 +18,25 @@ namespace {
 struct GpuKind {
   GpuType type;
   const char* name;
-  const char* library;              // the development package's unversioned name
-  std::vector<const char*> sonames; // then these, newest first
-  const char* prefix;               // CUDA-shaped entry points: cudaMalloc, hipMalloc
+  const char* library;               // the development package's unversioned name
+  std::vector<const char*> sonames;  // then these, newest first
+  const char* prefix;                // CUDA-shaped entry points: cudaMalloc, hipMalloc
   fi_hmem_iface iface;
 };
 
 const GpuKind& kind_of(GpuType type) {
   static const GpuKind kinds[] = {
-      {GpuType::kNvidia, "NVIDIA", "libcudart.so",
-       {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}, "cuda", FI_HMEM_CUDA},
-      {GpuType::kAmd, "AMD", "libamdhip64.so", {"libamdhip64.so.7", "libamdhip64.so.6"}, "hip",
+      {GpuType::kNvidia,
+       "NVIDIA",
+       "libcudart.so",
+       {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"},
+       "cuda",
+       FI_HMEM_CUDA},
+      {GpuType::kAmd,
+       "AMD",
+       "libamdhip64.so",
+       {"libamdhip64.so.7", "libamdhip64.so.6"},
+       "hip",
        FI_HMEM_ROCR},
       {GpuType::kIntel, "INTEL", "libze_loader.so", {"libze_loader.so.1"}, "", FI_HMEM_ZE},
   };
@@ -98,8 +106,8 @@ class CudaLikeRuntime : public GpuRuntime {
     FP_RETURN_IF_ERROR(select(device));
     void* p = nullptr;
     if (int rc = calls_.malloc(&p, size); rc != 0) {
-      return runtime_error("allocating " + std::to_string(size) + " bytes on GPU " +
-                               std::to_string(device), rc);
+      return runtime_error(
+          "allocating " + std::to_string(size) + " bytes on GPU " + std::to_string(device), rc);
     }
     int rc = calls_.memset(p, 0, size);
     if (rc == 0) rc = calls_.synchronize();
@@ -129,7 +137,8 @@ class CudaLikeRuntime : public GpuRuntime {
   // The current device is per thread: every call names its device.
   Status select(int device) {
     int rc = calls_.set(device);
-    return rc == 0 ? Status::success() : runtime_error("selecting GPU " + std::to_string(device), rc);
+    return rc == 0 ? Status::success()
+                   : runtime_error("selecting GPU " + std::to_string(device), rc);
   }
   GpuType type_;
   void* lib_;
@@ -200,8 +209,8 @@ class LevelZeroRuntime : public GpuRuntime {
     ze::DeviceAllocDesc desc{ze::kDeviceAllocDesc, nullptr, 0, 0};
     void* p = nullptr;
     if (int rc = calls_.alloc_device((*d)->context, &desc, size, 64, (*d)->handle, &p); rc != 0) {
-      return runtime_error("allocating " + std::to_string(size) + " bytes on GPU " +
-                               std::to_string(device), rc);
+      return runtime_error(
+          "allocating " + std::to_string(size) + " bytes on GPU " + std::to_string(device), rc);
     }
     const uint8_t zero = 0;
     if (int rc = calls_.append_fill((*d)->list, p, &zero, 1, size, nullptr, 0, nullptr); rc != 0) {
@@ -323,7 +332,8 @@ Result<GpuType> choose_gpu_type(const std::string& requested, const std::string&
   if (exists(dev_root + "/kfd")) return GpuType::kAmd;
   if (has_render_node(dev_root)) return GpuType::kIntel;
   return Status::unsupported("no GPU found: none of " + dev_root + "/nvidia0, " + dev_root +
-                             "/kfd, " + dev_root + "/dri/renderD* exists (name the type: --gpu "
+                             "/kfd, " + dev_root +
+                             "/dri/renderD* exists (name the type: --gpu "
                              "TYPE:N; in the fab_* tools -g TYPE)");
 }
 
@@ -336,8 +346,8 @@ Result<std::unique_ptr<GpuRuntime>> load_gpu_runtime(GpuType type) {
   }
   auto missing = [&](const std::string& name) -> Status {
     dlclose(lib);
-    return Status::unsupported(std::string("GPU runtime ") + gpu_runtime_library(type) +
-                               " lacks " + name);
+    return Status::unsupported(std::string("GPU runtime ") + gpu_runtime_library(type) + " lacks " +
+                               name);
   };
   fi_hmem_iface iface = iface_of(type, lib);
   std::string absent;

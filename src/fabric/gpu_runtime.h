@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "options/gpu_spec.h"
 #include "core/status.h"
+#include "options/gpu_spec.h"
 
 namespace fabperf {
 

@@ -13,11 +13,9 @@
 
 namespace fabperf {
 
-Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* domain,
-                                                                    fid_ep* ep,
-                                                                    const fi_info* info,
-                                                                    void* base, size_t len,
-                                                                    uint64_t access,
+Result<std::unique_ptr<MemoryRegion>> MemoryRegion::register_buffer(fid_domain* domain, fid_ep* ep,
+                                                                    const fi_info* info, void* base,
+                                                                    size_t len, uint64_t access,
                                                                     const HmemPlacement& where) {
   // Keys we choose must be unique within a domain; a process-wide counter keeps them so even
   // when both sides of a loopback run share one process.

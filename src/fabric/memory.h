@@ -18,7 +18,6 @@
 
 namespace fabperf {
 
-
 // Where a buffer lives, for its registration: GPU memory goes to fi_mr_regattr with its
 // libfabric interface and device, host memory to fi_mr_reg.
 struct HmemPlacement {
@@ -32,9 +31,10 @@ struct HmemPlacement {
 class MemoryRegion {
  public:
   // `ep` is needed only under FI_MR_ENDPOINT (the region is bound to it).
-  static Result<std::unique_ptr<MemoryRegion>> register_buffer(
-      fid_domain* domain, fid_ep* ep, const fi_info* info, void* base, size_t len,
-      uint64_t access, const HmemPlacement& where = {});
+  static Result<std::unique_ptr<MemoryRegion>> register_buffer(fid_domain* domain, fid_ep* ep,
+                                                               const fi_info* info, void* base,
+                                                               size_t len, uint64_t access,
+                                                               const HmemPlacement& where = {});
 
   // Descriptor for local buffers inside the region (nullptr where the provider needs none).
   void* desc() const { return desc_; }

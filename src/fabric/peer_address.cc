@@ -17,7 +17,6 @@ namespace fabperf {
 
 namespace {
 
-
 constexpr std::string_view kShmPrefix = "fi_shm://";
 constexpr size_t kMaxShownBytes = 32;  // of an opaque name, in messages
 
@@ -240,7 +239,8 @@ Status check_fabric_peer(uint32_t addr_format, std::string_view provider,
       if (std::find(pids->begin(), pids->end(), address->pid) == pids->end()) {
         return refuse(provider, address->text + " names process " + std::to_string(address->pid) +
                                     ", but the control connection's peer is " +
-                                    peer.describe(*pids) + "; shm goes only to the peer's own process");
+                                    peer.describe(*pids) +
+                                    "; shm goes only to the peer's own process");
       }
       // Each side opens the other's region, which its owner created mode 600: only two
       // processes of one user can talk (root too cannot be reached by another user). Said

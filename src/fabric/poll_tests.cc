@@ -52,9 +52,10 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   if (f.on_gpu()) {
-    return Status::unsupported("write-poll latency spins on the buffer from the CPU, which "
-                               "cannot read GPU memory; rc_rdma_write_lat (fab_write_lat) "
-                               "measures writes into GPU memory");
+    return Status::unsupported(
+        "write-poll latency spins on the buffer from the CPU, which "
+        "cannot read GPU memory; rc_rdma_write_lat (fab_write_lat) "
+        "measures writes into GPU memory");
   }
   const bool client = ctx.role == Role::kClient;
   fill_pattern(f.tx(0), f.msg_size, f.my_seed);
@@ -72,10 +73,13 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
     f.tx(0)[0] = f.tx(0)[f.msg_size - 1] = marker(iteration);
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.msg_size;
-    return f.post("fi_write", [&] {
-      return fi_write(f.ep(), f.tx(0), f.msg_size, f.desc(), f.peer(), f.remote_rx(0),
-                      f.remote_key(), c);
-    }, on);
+    return f.post(
+        "fi_write",
+        [&] {
+          return fi_write(f.ep(), f.tx(0), f.msg_size, f.desc(), f.peer(), f.remote_rx(0),
+                          f.remote_key(), c);
+        },
+        on);
   };
   // Spinning on memory, the CQ is still polled: providers with manual progress only place
   // incoming data while the target calls into them.
@@ -121,7 +125,8 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
     }
     auto msg = f.read_peer_done();
     if (!msg.ok()) return msg.status();
-    FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+    FP_RETURN_IF_ERROR(drain_until(
+        f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
     ctx.mark_end();
     return f.send_done({{"served", true}});
   }

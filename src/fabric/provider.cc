@@ -20,9 +20,7 @@ constexpr int kMrModes = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR | FI_MR_ALLOC
 // Every operation carries a fi_context2, and write-with-data tests post receives.
 constexpr uint64_t kModes = FI_CONTEXT | FI_CONTEXT2 | FI_RX_CQ_DATA;
 
-char* dup_or_null(const std::string& text) {
-  return text.empty() ? nullptr : strdup(text.c_str());
-}
+char* dup_or_null(const std::string& text) { return text.empty() ? nullptr : strdup(text.c_str()); }
 
 uint64_t full_caps(uint64_t caps) {
   uint64_t out = caps;
@@ -112,8 +110,7 @@ Status diagnose(const FabricRequest& request) {
   Query exists = get_info(any.get(), nullptr, 0);
   if (exists.ret != 0) {
     return Status::unsupported("no libfabric " + prov + " on this host; providers: " +
-                               join(unique_names(get_info(nullptr, nullptr, 0).list.get(),
-                                                 false)));
+                               join(unique_names(get_info(nullptr, nullptr, 0).list.get(), false)));
   }
   FabricRequest bare = request;
   bare.domain.clear();
@@ -133,8 +130,10 @@ Status diagnose(const FabricRequest& request) {
   }
   if (get_info(make_hints(bare, request.caps, 0).get(), nullptr, 0).ret != 0) {
     return Status::unsupported(prov + " does not offer " + caps_text(request.caps) +
-                               " together on " + ep + " endpoints; providers on this host "
-                               "that do: " + here);
+                               " together on " + ep +
+                               " endpoints; providers on this host "
+                               "that do: " +
+                               here);
   }
   if (!request.domain.empty() || !request.fabric.empty()) {
     Query all = get_info(make_hints(bare, request.caps, 0).get(), nullptr, 0);
@@ -143,8 +142,8 @@ Status diagnose(const FabricRequest& request) {
     if (!request.domain.empty() && !request.fabric.empty()) {
       what += " in fabric \"" + request.fabric + "\"";
     }
-    return Status::unsupported(prov + " has no " + what + " for " + wanted + "; its domains: " +
-                               join(unique_names(all.list.get(), true)));
+    return Status::unsupported(prov + " has no " + what + " for " + wanted +
+                               "; its domains: " + join(unique_names(all.list.get(), true)));
   }
   return Status::unsupported(prov + " offers " + wanted +
                              " only with modes or memory registration rules fabperf cannot meet");
@@ -221,7 +220,8 @@ Result<FabricChoice> select_fabric(const FabricRequest& request) {
     const char* name;
   };
   std::vector<Level> levels;
-  if (request.want_delivery_complete) levels.push_back({FI_DELIVERY_COMPLETE, "FI_DELIVERY_COMPLETE"});
+  if (request.want_delivery_complete)
+    levels.push_back({FI_DELIVERY_COMPLETE, "FI_DELIVERY_COMPLETE"});
   const bool one_sided = (request.caps & (FI_RMA | FI_ATOMIC)) != 0;
   if (request.ep_type != FI_EP_DGRAM && (request.want_delivery_complete || one_sided)) {
     levels.push_back({FI_TRANSMIT_COMPLETE, "FI_TRANSMIT_COMPLETE"});

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "fabric/fi_util.h"
@@ -16,11 +15,11 @@ namespace fabperf {
 // What a test needs from a provider.
 struct FabricRequest {
   fi_ep_type ep_type = FI_EP_RDM;
-  uint64_t caps = FI_MSG;              // FI_MSG, FI_RMA, FI_ATOMIC (+ FI_READ/FI_WRITE implied)
-  bool want_delivery_complete = false; // one-sided latency: completion = data at the target
-  std::string provider;                // "" = the best fi_getinfo offers
-  std::string domain;                  // "" = any
-  std::string fabric;                  // "" = any
+  uint64_t caps = FI_MSG;               // FI_MSG, FI_RMA, FI_ATOMIC (+ FI_READ/FI_WRITE implied)
+  bool want_delivery_complete = false;  // one-sided latency: completion = data at the target
+  std::string provider;                 // "" = the best fi_getinfo offers
+  std::string domain;                   // "" = any
+  std::string fabric;                   // "" = any
   // Local numeric address to bind to, so data stays on the control connection's path; used
   // only by providers that take IP addresses.
   std::string node;
@@ -37,7 +36,7 @@ struct FabricChoice {
   InfoPtr info;            // one entry
   std::string completion;  // "FI_DELIVERY_COMPLETE", "FI_TRANSMIT_COMPLETE", "provider default"
   bool delivery_complete = false;
-  std::string auth_key;    // "svc_id 5 vni 10" when a cxi auth key was set, else ""
+  std::string auth_key;  // "svc_id 5 vni 10" when a cxi auth key was set, else ""
 
   std::string provider() const;  // "tcp;ofi_rxm"
   // {"provider", "fabric", "domain", "endpoint", "mr_mode", "completion", ...} for SideStats.

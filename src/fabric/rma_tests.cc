@@ -44,10 +44,9 @@ Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_po
   f.ctx.stats.verify_checked += touched;
   f.ctx.stats.verify_errors += bad;
   f.ctx.stats.info["verify_checks"] =
-      each_write_checked
-          ? "each write as it landed, and the buffers at the end"
-          : "final contents of " + std::to_string(touched) +
-                " target buffer(s), once (a plain write: no notice per write)";
+      each_write_checked ? "each write as it landed, and the buffers at the end"
+                         : "final contents of " + std::to_string(touched) +
+                               " target buffer(s), once (a plain write: no notice per write)";
   return Status::success();
 }
 
@@ -87,14 +86,17 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
 bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on) {
   uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
   OpContext* c = f.tx_pool.acquire(slot);
-  return f.post("fi_write", [&] {
-    if (with_data) {
-      return fi_writedata(f.ep(), f.tx(slot), f.msg_size, f.desc(), index, f.peer(),
-                          f.remote_rx(index), f.remote_key(), c);
-    }
-    return fi_write(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
-                    f.remote_key(), c);
-  }, on);
+  return f.post(
+      "fi_write",
+      [&] {
+        if (with_data) {
+          return fi_writedata(f.ep(), f.tx(slot), f.msg_size, f.desc(), index, f.peer(),
+                              f.remote_rx(index), f.remote_key(), c);
+        }
+        return fi_write(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
+                        f.remote_key(), c);
+      },
+      on);
 }
 
 // Reads into an rx slot, or (both sides reading, when the rx slots are the peer's source)
@@ -107,10 +109,13 @@ bool post_read(FabricSession& f, uint64_t index, const Handler& on, bool into_tx
   if (into_tx) c->slot = slot = static_cast<uint32_t>(c->index % f.tx_slots());
   if (f.verify && !(into_tx ? f.poison_tx(slot) : f.poison_rx(slot))) return false;
   uint8_t* into = into_tx ? f.tx(slot) : f.rx(slot);
-  return f.post("fi_read", [&] {
-    return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
-                   f.remote_key(), c);
-  }, on);
+  return f.post(
+      "fi_read",
+      [&] {
+        return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
+                       f.remote_key(), c);
+      },
+      on);
 }
 
 bool fill_tx(FabricSession& f) {
@@ -133,24 +138,39 @@ Result<nlohmann::json> serve(FabricSession& f, const Handler& on) {
 
 SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool count_at_target) {
   const size_t window = opts.tx_depth;
-  return {.ep_type = type, .caps = FI_RMA | (count_at_target ? FI_MSG : 0), .tx_slots = window,
-          .rx_slots = window, .tx_window = window, .rx_window = window,
-          .rx_init = RxInit::kPoison, .windowed = WindowedOp::kWrite};
+  return {.ep_type = type,
+          .caps = FI_RMA | (count_at_target ? FI_MSG : 0),
+          .tx_slots = window,
+          .rx_slots = window,
+          .tx_window = window,
+          .rx_window = window,
+          .rx_init = RxInit::kPoison,
+          .windowed = WindowedOp::kWrite};
 }
 
 SessionNeeds rma_read_bw_needs(const RunOptions& opts, fi_ep_type type, bool bidirectional) {
   const size_t window = std::min(opts.tx_depth, opts.rd_atomic);
-  return {.ep_type = type, .caps = FI_RMA, .tx_slots = bidirectional ? window : 1,
-          .rx_slots = window, .tx_window = window, .rx_init = RxInit::kPattern};
+  return {.ep_type = type,
+          .caps = FI_RMA,
+          .tx_slots = bidirectional ? window : 1,
+          .rx_slots = window,
+          .tx_window = window,
+          .rx_init = RxInit::kPattern};
 }
 
 SessionNeeds one_sided_needs(fi_ep_type type, bool read) {
-  return {.ep_type = type, .caps = FI_RMA, .delivery_complete = !read, .tx_window = 2,
+  return {.ep_type = type,
+          .caps = FI_RMA,
+          .delivery_complete = !read,
+          .tx_window = 2,
           .rx_init = read ? RxInit::kPattern : RxInit::kPoison};
 }
 
 SessionNeeds rma_pingpong_needs(fi_ep_type type) {
-  return {.ep_type = type, .caps = FI_RMA | FI_MSG, .tx_window = 2, .rx_window = 2,
+  return {.ep_type = type,
+          .caps = FI_RMA | FI_MSG,
+          .tx_window = 2,
+          .rx_window = 2,
           .rx_init = RxInit::kPoison};
 }
 
@@ -166,9 +186,9 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   // whole however few of it the provider's queue keeps in flight (run_window).
   const size_t window = ctx.opts.bw_method == "lists" ? ctx.opts.tx_depth : f.tx_window();
   const bool with_data = count_at_target && f.has_remote_cq_data();
-  ctx.stats.info["recv_counted_by"] =
-      with_data ? "target (remote CQ data)"
-                : bidirectional ? "peer (its completed writes)" : "writer (completed writes)";
+  ctx.stats.info["recv_counted_by"] = with_data       ? "target (remote CQ data)"
+                                      : bidirectional ? "peer (its completed writes)"
+                                                      : "writer (completed writes)";
   if (!fill_tx(f)) return f.status();
   WindowRun run;
   run.lists = ctx.opts.bw_method == "lists";
@@ -183,16 +203,15 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   }
   if (bidirectional && !with_data) {
     nlohmann::json peer;
-    FP_RETURN_IF_ERROR(run_both_ways(f, window, run, f.msg_size, [&](uint64_t index) {
-      return post_write(f, index, false, on);
-    }, on, &peer));
+    FP_RETURN_IF_ERROR(run_both_ways(
+        f, window, run, f.msg_size, [&](uint64_t index) { return post_write(f, index, false, on); },
+        on, &peer));
     return check_written_slots(f, on, peer.value("sent", uint64_t{0}), false);
   }
   if (writing) {
     run.barrier = run.lists;  // the lists' start barrier (-b: both sides', above)
-    FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
-      return post_write(f, index, with_data, on);
-    }, on));
+    FP_RETURN_IF_ERROR(run_window(
+        f, window, run, [&](uint64_t index) { return post_write(f, index, with_data, on); }, on));
     uint64_t measured = run.measured(f.warmup);
     ctx.stats.send_msgs = measured;
     ctx.stats.send_bytes = measured * f.msg_size;
@@ -217,8 +236,8 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   if (target) {
     uint64_t peer_sent = peer.value("sent", uint64_t{0});
     if (with_data) {
-      FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return counters.remote_writes >= peer_sent; },
-                                     false));
+      FP_RETURN_IF_ERROR(drain_until(
+          f, on, [&] { return counters.remote_writes >= peer_sent; }, false));
       ctx.stats.recv_time_ns = counters.last_remote_ns - counters.first_remote_ns;
     } else if (bidirectional) {
       ctx.stats.recv_msgs = peer.value("measured", uint64_t{0});
@@ -233,8 +252,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
 }
 
 Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
-  const size_t window =
-      std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
+  const size_t window = std::min(ctx.opts.tx_depth, ctx.opts.rd_atomic);
   SessionNeeds needs = rma_read_bw_needs(ctx.opts, type, bidirectional);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
@@ -253,9 +271,9 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   };
   if (bidirectional) {
     // Both sides read the peer's rx slots (its pattern) into their own tx slots.
-    return run_both_ways(f, window, run, f.msg_size, [&](uint64_t index) {
-      return post_read(f, index, on, true);
-    }, on);
+    return run_both_ways(
+        f, window, run, f.msg_size, [&](uint64_t index) { return post_read(f, index, on, true); },
+        on);
   }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
@@ -264,9 +282,8 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
     return f.send_done({{"served", true}});
   }
   run.barrier = run.lists;
-  FP_RETURN_IF_ERROR(run_window(f, window, run, [&](uint64_t index) {
-    return post_read(f, index, on);
-  }, on));
+  FP_RETURN_IF_ERROR(run_window(
+      f, window, run, [&](uint64_t index) { return post_read(f, index, on); }, on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.warmup);
   ctx.stats.send_msgs = measured;
@@ -297,7 +314,8 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   if (ctx.role == Role::kServer) {
     auto done = serve(f, on);
     if (!done.ok()) return done.status();
-    if (!read) FP_RETURN_IF_ERROR(check_written_slots(f, on, done->value("sent", uint64_t{0}), false));
+    if (!read)
+      FP_RETURN_IF_ERROR(check_written_slots(f, on, done->value("sent", uint64_t{0}), false));
     return f.send_done({{"served", true}});
   }
   ctx.latency.set_scale(1.0);
@@ -306,7 +324,9 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
     done_op = false;
     int64_t t0 = now_ns();
     bool posted = read ? post_read(f, iter, on) : post_write(f, iter, false, on);
-    if (!posted || !wait_for(f, [&] { return done_op; }, on)) return f.status();
+    if (!posted || !wait_for(
+                       f, [&] { return done_op; }, on))
+      return f.status();
     int64_t t1 = now_ns();
     if (read && f.verify && !f.check_rx(f.rx(0), f.msg_size)) return f.status();
     if (iter >= f.warmup) {
@@ -376,16 +396,19 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
     }
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.msg_size;
-    return f.post("fi_writedata", [&] {
-      return fi_writedata(f.ep(), f.tx(0), f.msg_size, f.desc(), index, f.peer(),
-                          f.remote_rx(0), f.remote_key(), c);
-    }, on);
+    return f.post(
+        "fi_writedata",
+        [&] {
+          return fi_writedata(f.ep(), f.tx(0), f.msg_size, f.desc(), index, f.peer(),
+                              f.remote_rx(0), f.remote_key(), c);
+        },
+        on);
   };
   if (!client) {
     // Echo every arriving write with one of our own.
     ctx.mark_start();
     uint64_t answered = 0;
-    for (uint32_t polls = 0;; ) {
+    for (uint32_t polls = 0;;) {
       if (!f.progress(on, kSliceMs)) return f.status();
       while (answered < remote) {
         if (!write_once(answered++)) return f.status();
@@ -397,7 +420,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
     }
     auto msg = f.read_peer_done();
     if (!msg.ok()) return msg.status();
-    FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+    FP_RETURN_IF_ERROR(drain_until(
+        f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
     ctx.mark_end();
     return f.send_done({{"echoed", answered}});
   }
@@ -405,7 +429,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   uint64_t sent = 0;
   auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
     got_tx = got_remote = false;
-    if (!write_once(iter) || !wait_for(f, [&] { return got_tx && got_remote; }, on)) {
+    if (!write_once(iter) || !wait_for(
+                                 f, [&] { return got_tx && got_remote; }, on)) {
       return f.status();
     }
     ++sent;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
@@ -109,8 +108,8 @@ struct WindowRun {
   // Bytes one operation moves, as the test counts send_bytes (0: the message size); the
   // interval meter (--interval) counts measured posts by it.
   uint64_t op_bytes = 0;
-  bool barrier = false;     // meet the peer at a start barrier after the warm-up
-  bool peer_ready = false;  // the peer's start barrier message has arrived
+  bool barrier = false;       // meet the peer at a start barrier after the warm-up
+  bool peer_ready = false;    // the peer's start barrier message has arrived
   int64_t first_post_ns = 0;  // when the first operation was posted (paced_window's clock)
   // --bw_method lists (the CXI tools' method, their default): post a list of `window`
   // operations (fewer at once where the provider's queue is shallower), wait until all of it
@@ -150,9 +149,12 @@ inline size_t paced_window(const WindowRun& run, size_t window, int64_t now) {
 inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t window,
                                     uint64_t warmup) {
   if (!run.lists) return {{"method", "stream"}, {"window", window}, {"warmup", warmup}};
-  return {{"method", "lists"},          {"list_size", list},
-          {"lists", run.lists_posted},  {"in_flight_max", window},
-          {"answered", run.list_answers}, {"answers", run.answers},
+  return {{"method", "lists"},
+          {"list_size", list},
+          {"lists", run.lists_posted},
+          {"in_flight_max", window},
+          {"answered", run.list_answers},
+          {"answers", run.answers},
           {"warmup", warmup}};
 }
 
@@ -226,8 +228,8 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   const uint64_t op_bytes = run.op_bytes > 0 ? run.op_bytes : f.msg_size;
   auto counts = [&](bool at_end) {
     IntervalCounts c = IntervalCounts::of(f.ctx.stats);
-    c.send_msgs = at_end ? run.measured(f.warmup)
-                         : (run.completed > f.warmup ? run.completed - f.warmup : 0);
+    c.send_msgs =
+        at_end ? run.measured(f.warmup) : (run.completed > f.warmup ? run.completed - f.warmup : 0);
     c.send_bytes = c.send_msgs * op_bytes;
     return c;
   };
@@ -316,13 +318,16 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   // The window still in flight completes: intervals go on through it (a deep window on a
   // slow provider takes long).
   const bool ticking = f.ctx.interval.enabled();
-  Status drained = drain_until(f, on, [&] {
-    if (ticking) {
-      int64_t t = now_ns();
-      if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
-    }
-    return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
-  }, false);
+  Status drained = drain_until(
+      f, on,
+      [&] {
+        if (ticking) {
+          int64_t t = now_ns();
+          if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
+        }
+        return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
+      },
+      false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
   f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
   return drained;

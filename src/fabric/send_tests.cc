@@ -21,9 +21,7 @@ constexpr size_t kSeqBytes = sizeof(uint64_t);
 // How long a datagram ping waits for its reply before it counts as lost.
 constexpr int64_t kMaxReplyWaitNs = 1'000'000'000;
 
-bool carries_seq(fi_ep_type type, size_t size) {
-  return type == FI_EP_DGRAM && size >= kSeqBytes;
-}
+bool carries_seq(fi_ep_type type, size_t size) { return type == FI_EP_DGRAM && size >= kSeqBytes; }
 
 Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, pingpong_needs(Role::kClient, type));
@@ -149,7 +147,8 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   }
   auto done = serve_until_peer_done(f, on);
   if (!done.ok()) return done.status();
-  FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+  FP_RETURN_IF_ERROR(drain_until(
+      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
   ctx.mark_end();
   return f.send_done({{"echoed", echoed}});
 }
@@ -181,7 +180,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   std::function<bool(const fi_cq_data_entry&)> on;
   static const char kAnswer = 0;  // never read: answers carry no bytes
   auto answer = [&] {
-    return f.post("fi_inject", [&] { return fi_inject(f.ep(), &kAnswer, 0, f.peer()); }, on);
+    return f.post(
+        "fi_inject", [&] { return fi_inject(f.ep(), &kAnswer, 0, f.peer()); }, on);
   };
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
@@ -231,18 +231,18 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
       uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
       if (f.inject_bw) {
         // Copied at once and no completion to come: complete as posted.
-        if (!f.post("fi_inject", [&] {
-              return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer());
-            }, on)) {
+        if (!f.post(
+                "fi_inject", [&] { return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer()); },
+                on)) {
           return false;
         }
         run.completed++;
         return true;
       }
       OpContext* c = f.tx_pool.acquire(slot);
-      return f.post("fi_send", [&] {
-        return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c);
-      }, on);
+      return f.post(
+          "fi_send", [&] { return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c); },
+          on);
     };
     // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
     // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
@@ -276,7 +276,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   }
   if (receiving) {
     uint64_t peer_sent = peer_counts.value("sent", uint64_t{0});
-    FP_RETURN_IF_ERROR(drain_until(f, on, [&] { return received >= peer_sent; }, unreliable));
+    FP_RETURN_IF_ERROR(drain_until(
+        f, on, [&] { return received >= peer_sent; }, unreliable));
     if (received < peer_sent && !unreliable) {
       return Status::failed("received " + std::to_string(received) + " of " +
                             std::to_string(peer_sent) + " messages");
@@ -300,21 +301,27 @@ SessionNeeds pingpong_needs(Role role, fi_ep_type type) {
   // went from 50-54 us to 42 us, fi_pingpong's figure, which uses one buffer each way).
   const bool server = role == Role::kServer;
   const size_t tx_slots = server && type == FI_EP_DGRAM ? 2u : 1u;
-  return {.ep_type = type, .caps = FI_MSG, .tx_slots = tx_slots, .rx_slots = 2,
-          .tx_window = server ? 4u : 2u, .rx_window = 2};
+  return {.ep_type = type,
+          .caps = FI_MSG,
+          .tx_slots = tx_slots,
+          .rx_slots = 2,
+          .tx_window = server ? 4u : 2u,
+          .rx_window = 2};
 }
 
 SessionNeeds stream_side_needs(size_t window, fi_ep_type type, bool sending, bool receiving) {
-  return {.ep_type = type, .caps = FI_MSG, .tx_slots = sending ? window : 1,
-          .rx_slots = receiving ? window : 1, .tx_window = window,
-          .rx_window = receiving ? window : 1, .windowed = WindowedOp::kSend};
+  return {.ep_type = type,
+          .caps = FI_MSG,
+          .tx_slots = sending ? window : 1,
+          .rx_slots = receiving ? window : 1,
+          .tx_window = window,
+          .rx_window = receiving ? window : 1,
+          .windowed = WindowedOp::kSend};
 }
 
-SessionNeeds stream_needs(const RunOptions& opts, Role role, fi_ep_type type,
-                          bool bidirectional) {
+SessionNeeds stream_needs(const RunOptions& opts, Role role, fi_ep_type type, bool bidirectional) {
   const bool client = role == Role::kClient;
-  return stream_side_needs(opts.tx_depth, type, client || bidirectional,
-                           !client || bidirectional);
+  return stream_side_needs(opts.tx_depth, type, client || bidirectional, !client || bidirectional);
 }
 
 Status send_pingpong(TestContext& ctx, fi_ep_type type) {

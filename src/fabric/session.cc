@@ -12,12 +12,12 @@
 #include "fabric/atomic_ops.h"
 #include "fabric/cxi_controls.h"
 #include "fabric/libfabric_loader.h"
-#include "options/option_table.h"
-#include "options/run_options.h"
 #include "fabric/pattern.h"
 #include "fabric/peer_address.h"
 #include "net/control.h"
 #include "net/socket.h"
+#include "options/option_table.h"
+#include "options/run_options.h"
 
 namespace fabperf {
 
@@ -48,7 +48,7 @@ CxiOp cxi_op_of(const TestSpec& spec, const SessionNeeds& needs, const RunOption
   }
   if (needs.caps & FI_RMA) {
     return std::string(spec.name).find("_read_") != std::string::npos ? CxiOp::kRead
-                                                                     : CxiOp::kWrite;
+                                                                      : CxiOp::kWrite;
   }
   return CxiOp::kSend;
 }
@@ -222,10 +222,10 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     msg_size = max_msg;
   }
   if ((needs.caps & FI_MSG) && msg_size > max_msg) {
-    return Status::usage("message size " + std::to_string(msg_size) + " exceeds the " +
-                         (max_msg == mtu ? std::string("--mtu_size") :
-                                           "provider " + choice_.provider() + " limit") +
-                         " of " + std::to_string(max_msg) + " bytes");
+    return Status::usage(
+        "message size " + std::to_string(msg_size) + " exceeds the " +
+        (max_msg == mtu ? std::string("--mtu_size") : "provider " + choice_.provider() + " limit") +
+        " of " + std::to_string(max_msg) + " bytes");
   }
 
   nlohmann::json notes = ctx.stats.info;
@@ -257,15 +257,15 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   }
   // Windows no deeper than the provider's queues: a deeper one never fills.
   size_t tx_window = sized.tx_window, rx_window = sized.rx_window;
-  if (const fi_tx_attr* tx = choice_.info->tx_attr; tx != nullptr && tx->size > 0 &&
-      tx_window > tx->size) {
+  if (const fi_tx_attr* tx = choice_.info->tx_attr;
+      tx != nullptr && tx->size > 0 && tx_window > tx->size) {
     ctx.stats.info["tx_depth"] = "lowered from " + std::to_string(tx_window) +
                                  " to the provider's transmit queue size " +
                                  std::to_string(tx->size);
     tx_window = tx->size;
   }
-  if (const fi_rx_attr* rx = choice_.info->rx_attr; rx != nullptr && rx->size > 0 &&
-      rx_window > rx->size) {
+  if (const fi_rx_attr* rx = choice_.info->rx_attr;
+      rx != nullptr && rx->size > 0 && rx_window > rx->size) {
     rx_window = rx->size;
   }
   tx_pool.init(OpKind::kTx, tx_window);
@@ -321,9 +321,8 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
   FP_RETURN_IF_ERROR(register_memory(needs));
   auto name = endpoint_->name();
   if (!name.ok()) return name.status();
-  nlohmann::json mine = {{"provider", choice_.provider()},
-                         {"name", hex_encode(*name)},
-                         {"memory", describe_memory()}};
+  nlohmann::json mine = {
+      {"provider", choice_.provider()}, {"name", hex_encode(*name)}, {"memory", describe_memory()}};
   if (needs.windowed) add_window(mine);
   nlohmann::json peer = std::move(peer_hello);
   if (ctx.role == Role::kClient) {
@@ -353,10 +352,10 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
     endpoint_ = std::move(*listener);
     auto name = endpoint_->name();
     if (!name.ok()) return name.status();
-    FP_RETURN_IF_ERROR(ctx.control.send(
-        MsgType::kExchange, {{"provider", choice_.provider()},
-                             {"name", hex_encode(*name)},
-                             {"addr_format", choice_.info->addr_format}}));
+    FP_RETURN_IF_ERROR(
+        ctx.control.send(MsgType::kExchange, {{"provider", choice_.provider()},
+                                              {"name", hex_encode(*name)},
+                                              {"addr_format", choice_.info->addr_format}}));
     // A connection request from anyone but the control connection's peer is rejected.
     FP_RETURN_IF_ERROR(endpoint_->accept(deadline, [&](const fi_info& connreq) {
       return check_connection_request(connreq, choice_.provider(), ctx.peer);
@@ -369,8 +368,8 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
     auto server_name = hex_decode(reply->value("name", ""), "server endpoint name");
     if (!server_name.ok()) return server_name.status();
     uint32_t server_format = reply->value("addr_format", uint32_t{FI_FORMAT_UNSPEC});
-    FP_RETURN_IF_ERROR(check_fabric_peer(server_format, choice_.provider(), *server_name,
-                                         ctx.peer, true));
+    FP_RETURN_IF_ERROR(
+        check_fabric_peer(server_format, choice_.provider(), *server_name, ctx.peer, true));
     FabricRequest connect = request;
     connect.provider = choice_.provider();
     connect.dest_addr = *server_name;
@@ -378,8 +377,8 @@ Status FabricSession::open_connected(const FabricRequest& request, const Session
     auto target = select_fabric(connect);
     if (!target.ok()) return target.status();
     auto ep = FabricEndpoint::connect(target->info.get(), options, deadline);
-    if (!ep.ok()) return ep.status().prefixed("connect to the server's " + choice_.provider() +
-                                              " endpoint");
+    if (!ep.ok())
+      return ep.status().prefixed("connect to the server's " + choice_.provider() + " endpoint");
     endpoint_ = std::move(*ep);
   }
   FP_RETURN_IF_ERROR(register_memory(needs));
@@ -414,9 +413,8 @@ Status FabricSession::register_memory(const SessionNeeds& needs) {
   if (needs.caps & (FI_RMA | FI_ATOMIC)) {
     access |= FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
   }
-  auto mr = MemoryRegion::register_buffer(endpoint_->domain(), endpoint_->ep(),
-                                          endpoint_->info(), buffer_.data(), total, access,
-                                          buffer_.placement());
+  auto mr = MemoryRegion::register_buffer(endpoint_->domain(), endpoint_->ep(), endpoint_->info(),
+                                          buffer_.data(), total, access, buffer_.placement());
   if (!mr.ok()) {
     if (!on_gpu_) return mr.status();
     return mr.status().prefixed("provider " + choice_.provider() + " cannot register " +

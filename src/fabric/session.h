@@ -6,11 +6,10 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/clock.h"
 #include "core/status.h"
@@ -90,8 +89,8 @@ struct SessionNeeds {
 // by it.
 struct BufferLayout {
   size_t tx_slots = 1, rx_slots = 1;
-  size_t stride = 64;        // msg_size rounded up to 64
-  size_t atomic_bytes = 0;   // per operation in flight: a target slot, operand, compare, result
+  size_t stride = 64;       // msg_size rounded up to 64
+  size_t atomic_bytes = 0;  // per operation in flight: a target slot, operand, compare, result
   size_t atomic_slots = 1;
   size_t total() const { return (tx_slots + rx_slots) * stride + atomic_bytes; }
   static BufferLayout of(const SessionNeeds& needs, uint64_t msg_size, bool verify);
@@ -215,16 +214,16 @@ class FabricSession {
   bool send_slot(uint32_t slot, Fn&& fn, bool* completes) {
     *completes = !inject;
     if (inject) {
-      return post("fi_inject", [&] { return fi_inject(ep(), tx(slot), msg_size, peer_); }, fn);
+      return post(
+          "fi_inject", [&] { return fi_inject(ep(), tx(slot), msg_size, peer_); }, fn);
     }
     OpContext* c = tx_pool.acquire(slot);
     while (c == nullptr) {
       if (!progress(fn, 0)) return false;
       c = tx_pool.acquire(slot);
     }
-    return post("fi_send", [&] {
-      return fi_send(ep(), tx(slot), msg_size, desc(), peer_, c);
-    }, fn);
+    return post(
+        "fi_send", [&] { return fi_send(ep(), tx(slot), msg_size, desc(), peer_, c); }, fn);
   }
   // Posts a receive into rx slot `slot`, poisoned first under --verify unless the slot is an
   // RMA target (receives there only carry remote CQ data).
@@ -233,9 +232,8 @@ class FabricSession {
     OpContext* c = rx_pool.acquire(slot);
     if (c == nullptr) return fail(Status::failed("internal: no receive context free"));
     if (verify && poison && !poison_rx(slot)) return false;
-    return post("fi_recv", [&] {
-      return fi_recv(ep(), rx(slot), msg_size, desc(), peer_, c);
-    }, fn);
+    return post(
+        "fi_recv", [&] { return fi_recv(ep(), rx(slot), msg_size, desc(), peer_, c); }, fn);
   }
 
   // Measured-phase limits of the windowed loops: -n messages, else -t seconds from

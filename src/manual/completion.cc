@@ -127,8 +127,9 @@ std::string bash_completion(const TestRegistry& tests) {
   }
   // `fabperf report RUN.json ... -o FILE.html`, `fabperf compare A.json B.json`: file names,
   // bash's own completion.
-  out += "    *)\n      [[ ( ${COMP_WORDS[1]} == report || ${COMP_WORDS[1]} == compare ) && "
-         "$COMP_CWORD -gt 1 ]] && return\n";
+  out +=
+      "    *)\n      [[ ( ${COMP_WORDS[1]} == report || ${COMP_WORDS[1]} == compare ) && "
+      "$COMP_CWORD -gt 1 ]] && return\n";
   out += "      opts=\"" + join({qperf_words.begin(), qperf_words.end()}) + "\"\n";
   out += "      [[ $cur == --*-* ]] && opts=\"" + join({dashed_words.begin(), dashed_words.end()}) +
          "\"\n";

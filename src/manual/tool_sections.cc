@@ -54,8 +54,9 @@ const char* latency_definition(const Tool& tool) {
 
 std::string latency_output(const Tool& tool) {
   std::string out =
-      ".PP\n" + roff_escape(std::string("With --report-all, the client prints each latency as "
-                                        "it is measured, in two columns:")) +
+      ".PP\n" +
+      roff_escape(std::string("With --report-all, the client prints each latency as "
+                              "it is measured, in two columns:")) +
       "\n" + item(tool.sample_label, "The measurement number.") +
       item("Latency[us]", std::string("The latency in microseconds: ") + latency_definition(tool) +
                               ".  Times come from CLOCK_MONOTONIC_RAW" +
@@ -65,12 +66,12 @@ std::string latency_output(const Tool& tool) {
                                    : ".")) +
       ".PP\nAfter each size, a row of six columns:\n" +
       item(tool.size_label, std::string("The size of the operations.")) +
-      item(tool.op_label, "The number measured.") +
-      item("Min[us]", "The smallest latency.") + item("Max[us]", "The largest latency.") +
-      item("Mean[us]", "The mean latency.") +
-      item("StdDev[us]", "The standard deviation of the latencies.") +
-      ".PP\n" + roff_escape("--percentiles adds a column per percentile.  The server prints "
-                            "\"See client for results.\" once per size.") +
+      item(tool.op_label, "The number measured.") + item("Min[us]", "The smallest latency.") +
+      item("Max[us]", "The largest latency.") + item("Mean[us]", "The mean latency.") +
+      item("StdDev[us]", "The standard deviation of the latencies.") + ".PP\n" +
+      roff_escape(
+          "--percentiles adds a column per percentile.  The server prints "
+          "\"See client for results.\" once per size.") +
       "\n";
   return out;
 }
@@ -79,16 +80,17 @@ std::string bandwidth_output(const Tool& tool) {
   const bool atomic = tool.bit & kCxiAtomicBw;
   const bool loopback = tool.kind == ToolKind::kLoopback;
   std::string out = ".PP\n";
-  out += roff_escape(
-      loopback ? std::string("Each iteration posts -n writes as one list and waits for all of "
-                             "them.  After each size, a row of four columns:")
-               : std::string("Each iteration posts a list of -l operations and waits for all "
-                             "of it (--stream: -l kept in flight instead, after a warm-up "
-                             "list); the time runs from a start barrier to an end barrier.  "
-                             "After each size, both sides print a row of four columns (one "
-                             "way, the server's count column shows -; with -b each side counts "
-                             "its own operations and the rates are both sides' summed):")) +
-         "\n";
+  out +=
+      roff_escape(
+          loopback ? std::string("Each iteration posts -n writes as one list and waits for all of "
+                                 "them.  After each size, a row of four columns:")
+                   : std::string("Each iteration posts a list of -l operations and waits for all "
+                                 "of it (--stream: -l kept in flight instead, after a warm-up "
+                                 "list); the time runs from a start barrier to an end barrier.  "
+                                 "After each size, both sides print a row of four columns (one "
+                                 "way, the server's count column shows -; with -b each side counts "
+                                 "its own operations and the rates are both sides' summed):")) +
+      "\n";
   out += item(tool.size_label, "The size of the operations.");
   out += item(tool.op_label, "The number measured.");
   out += loopback ? item("BW[Gb/s]", "Payload bits per second, in 10^9.")
@@ -152,21 +154,23 @@ std::string tool_output_section(const Tool& tool) {
              bandwidth_output(tool);
     case ToolKind::kHeatsink:
       return out +
-             roff_escape("A summary of the check (device, board, workers and the cores they "
-                         "run on, where the rate comes from), then every -i seconds a row: "
-                         "Time[s], Rate[GB/s] (the writes' payload, from the NIC's counter "
-                         "where its telemetry has it, else from the workers' completions) and "
-                         "a column per sensor of the NIC (W, or degrees C).  Then a line per "
-                         "sensor and for the average rate: its limit or target, the worst "
-                         "reading, and PASS, FAIL, NA (no module) or ---- (not judged).") +
+             roff_escape(
+                 "A summary of the check (device, board, workers and the cores they "
+                 "run on, where the rate comes from), then every -i seconds a row: "
+                 "Time[s], Rate[GB/s] (the writes' payload, from the NIC's counter "
+                 "where its telemetry has it, else from the workers' completions) and "
+                 "a column per sensor of the NIC (W, or degrees C).  Then a line per "
+                 "sensor and for the average rate: its limit or target, the worst "
+                 "reading, and PASS, FAIL, NA (no module) or ---- (not judged).") +
              "\n";
     case ToolKind::kStat:
       return out +
-             roff_escape("Per device: Description, Part and Serial Number (cxi), FW Version, "
-                         "Network device, MAC, NID and PID granule (cxi), PCIE speed/width and "
-                         "slot, Link layer retry, loopback and media (cxi), Link MTU, speed and "
-                         "state; -r adds Rates (codewords per second, BER, pause), -a the AER "
-                         "counters.  -l and -m print bare names or MACs, one a line.") +
+             roff_escape(
+                 "Per device: Description, Part and Serial Number (cxi), FW Version, "
+                 "Network device, MAC, NID and PID granule (cxi), PCIE speed/width and "
+                 "slot, Link layer retry, loopback and media (cxi), Link MTU, speed and "
+                 "state; -r adds Rates (codewords per second, BER, pause), -a the AER "
+                 "counters.  -l and -m print bare names or MACs, one a line.") +
              "\n";
   }
   return out;
@@ -177,18 +181,19 @@ std::string tool_examples_section(const Tool& tool) {
   const bool atomic = tool.bit & (kCxiAtomicLat | kCxiAtomicBw);
   switch (tool.kind) {
     case ToolKind::kLatency:
-      out += example(tool, "Example 1", atomic ? std::vector<std::string>{"10.1.1.8", "-D", "1"}
-                                               : std::vector<std::string>{"10.1.1.8", "-D", "1",
-                                                                          "-s", "1:1024"});
-      out += ".PP\n" + roff_escape(atomic ? "One second of operations."
-                                          : "A second for each size from 1 to 1024 bytes.") +
+      out += example(tool, "Example 1",
+                     atomic ? std::vector<std::string>{"10.1.1.8", "-D", "1"}
+                            : std::vector<std::string>{"10.1.1.8", "-D", "1", "-s", "1:1024"});
+      out += ".PP\n" +
+             roff_escape(atomic ? "One second of operations."
+                                : "A second for each size from 1 to 1024 bytes.") +
              "\n";
       out += example(tool, "Example 2", {"10.1.1.8", "-n", "5", "--report-all"});
       return out + ".PP\nFive measurements, each printed, then the row.\n";
     case ToolKind::kBandwidth:
-      out += example(tool, "Example 1", atomic ? std::vector<std::string>{"10.1.1.8", "-D", "1"}
-                                               : std::vector<std::string>{"10.1.1.8", "-D", "1",
-                                                                          "-s", "1:1024"});
+      out += example(tool, "Example 1",
+                     atomic ? std::vector<std::string>{"10.1.1.8", "-D", "1"}
+                            : std::vector<std::string>{"10.1.1.8", "-D", "1", "-s", "1:1024"});
       out += example(tool, "Example 2", {"10.1.1.8", "-b"});
       return out + ".PP\nBoth directions at once: each side counts its own operations.\n";
     case ToolKind::kLoopback:
@@ -197,19 +202,22 @@ std::string tool_examples_section(const Tool& tool) {
       return out + ".PP\nA 60-second check, a row every 10 seconds:\n" +
              verbatim("$ fab_heatsink_check -D 60 -i 10");
     case ToolKind::kStat:
-      return out + ".PP\nThe devices' names, then one device with its link rates over a "
-                   "second:\n" +
+      return out +
+             ".PP\nThe devices' names, then one device with its link rates over a "
+             "second:\n" +
              verbatim("$ fab_stat -l\ncxi0\n$ fab_stat -d cxi0 -r -p 1");
   }
   return out;
 }
 
 std::string tool_exit_section(const Tool& tool) {
-  std::string out = ".SH EXIT STATUS\n0 success; 1 an error, bad usage included (as the "
-                    "originals); 130 interrupted";
+  std::string out =
+      ".SH EXIT STATUS\n0 success; 1 an error, bad usage included (as the "
+      "originals); 130 interrupted";
   if (tool.kind == ToolKind::kHeatsink) {
-    out += "; 2 a temperature or power limit or the bandwidth target failed, or the check "
-           "stopped over temperature";
+    out +=
+        "; 2 a temperature or power limit or the bandwidth target failed, or the check "
+        "stopped over temperature";
   }
   return out + ".\n";
 }

@@ -2,9 +2,8 @@
 #include "net/control.h"
 
 #include <poll.h>
-#include <unistd.h>
-
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -53,22 +52,38 @@ int json_depth(const uint8_t* data, size_t size, int limit) {
 
 const char* msg_type_name(MsgType type) {
   switch (type) {
-    case MsgType::kHello: return "HELLO";
-    case MsgType::kWelcome: return "WELCOME";
-    case MsgType::kError: return "ERROR";
-    case MsgType::kRun: return "RUN";
-    case MsgType::kReady: return "READY";
-    case MsgType::kExchange: return "EXCHANGE";
-    case MsgType::kResult: return "RESULT";
-    case MsgType::kConf: return "CONF";
-    case MsgType::kConfReply: return "CONF_REPLY";
-    case MsgType::kQuit: return "QUIT";
-    case MsgType::kBye: return "BYE";
-    case MsgType::kSync: return "SYNC";
-    case MsgType::kAuth: return "AUTH";
-    case MsgType::kHeartbeat: return "HEARTBEAT";
-    case MsgType::kQueued: return "QUEUED";
-    case MsgType::kReport: return "REPORT";
+    case MsgType::kHello:
+      return "HELLO";
+    case MsgType::kWelcome:
+      return "WELCOME";
+    case MsgType::kError:
+      return "ERROR";
+    case MsgType::kRun:
+      return "RUN";
+    case MsgType::kReady:
+      return "READY";
+    case MsgType::kExchange:
+      return "EXCHANGE";
+    case MsgType::kResult:
+      return "RESULT";
+    case MsgType::kConf:
+      return "CONF";
+    case MsgType::kConfReply:
+      return "CONF_REPLY";
+    case MsgType::kQuit:
+      return "QUIT";
+    case MsgType::kBye:
+      return "BYE";
+    case MsgType::kSync:
+      return "SYNC";
+    case MsgType::kAuth:
+      return "AUTH";
+    case MsgType::kHeartbeat:
+      return "HEARTBEAT";
+    case MsgType::kQueued:
+      return "QUEUED";
+    case MsgType::kReport:
+      return "REPORT";
   }
   return "UNKNOWN";
 }
@@ -96,15 +111,17 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
     }
     // qperf's request opens with its version, 0.4.x, as little-endian 16-bit numbers.
     if (data[0] == 0 && data[1] == 0 && data[2] == 4 && data[3] == 0) {
-      return Status::failed("not a fabperf client (a qperf client? fabperf has its own protocol: "
-                            "run the fabperf client, which takes qperf's arguments)");
+      return Status::failed(
+          "not a fabperf client (a qperf client? fabperf has its own protocol: "
+          "run the fabperf client, which takes qperf's arguments)");
     }
     return Status::failed("not a fabperf client (bad magic)");
   }
   FrameHeader h{decode_be16(data + 4), decode_be16(data + 6), decode_be32(data + 8)};
   if (h.version != kProtocolVersion) {
-    return Status::failed("protocol version " + std::to_string(h.version) + " not supported (this side speaks " +
-                          std::to_string(kProtocolVersion) + "): upgrade the side with the older fabperf");
+    return Status::failed("protocol version " + std::to_string(h.version) +
+                          " not supported (this side speaks " + std::to_string(kProtocolVersion) +
+                          "): upgrade the side with the older fabperf");
   }
   if (h.type < static_cast<uint16_t>(MsgType::kHello) ||
       h.type > static_cast<uint16_t>(MsgType::kReport)) {
@@ -241,8 +258,7 @@ Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadlin
   if (!s.ok()) {
     if (s.code() == Code::kTimeout) {
       return Status::timeout(peer_label_ + ": message cut short (" + std::to_string(body.size()) +
-                             "-byte body not complete within " + seconds_text(timeout_s) +
-                             ")");
+                             "-byte body not complete within " + seconds_text(timeout_s) + ")");
     }
     return s.prefixed(peer_label_);
   }
@@ -252,8 +268,8 @@ Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadlin
   if (frame->type == MsgType::kHeartbeat) note_heartbeat(*frame);
   if (frame->type == MsgType::kError) {
     auto it = frame->body.find("message");
-    std::string msg = (it != frame->body.end() && it->is_string()) ? it->get<std::string>()
-                                                                    : "unspecified error";
+    std::string msg =
+        (it != frame->body.end() && it->is_string()) ? it->get<std::string>() : "unspecified error";
     peer_reported_error_ = true;
     return Status::failed(peer_label_ + ": " + printable(msg, kMaxPeerMessage));
   }

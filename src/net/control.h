@@ -6,11 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/clock.h"
 #include "core/status.h"
@@ -20,27 +19,27 @@ namespace fabperf {
 inline constexpr uint16_t kProtocolVersion = 2;
 inline constexpr uint32_t kMaxFrameBody = 1u << 20;  // larger lengths are refused unread
 inline constexpr size_t kFrameHeaderSize = 12;
-inline constexpr int kMaxJsonDepth = 32;        // deeper bodies are refused before parsing
+inline constexpr int kMaxJsonDepth = 32;         // deeper bodies are refused before parsing
 inline constexpr size_t kMaxPeerMessage = 1024;  // a peer's error text is cut to this
 
 // Message types on the control channel (docs/protocol.md describes each).
 enum class MsgType : uint16_t {
-  kHello = 1,      // client -> server: tool, version
-  kWelcome = 2,    // server -> client: accepted, server info
-  kError = 3,      // either way: {"message": "..."}; the run ends
-  kRun = 4,        // client -> server: {"test": name, "params": {...}}
-  kReady = 5,      // server -> client: test set up
-  kExchange = 6,   // either way, inside a test: role-specific JSON (ports, addresses, keys)
-  kResult = 7,     // server -> client: the server side's SideStats
-  kConf = 8,       // client -> server: asks for node information
-  kConfReply = 9,  // server -> client
-  kQuit = 10,      // client -> server: stop the server
-  kBye = 11,       // client -> server: session over
-  kSync = 12,      // barrier inside a test
-  kAuth = 13,      // either way, after WELCOME when the server has a key: proofs (security.md)
-  kHeartbeat = 14, // client -> server during fabric runs: still here (passive sides time out)
-  kQueued = 15,    // server -> client: the run waits for other clients' measurements
-  kReport = 16,    // client -> server after RESULT: the client's side stats
+  kHello = 1,       // client -> server: tool, version
+  kWelcome = 2,     // server -> client: accepted, server info
+  kError = 3,       // either way: {"message": "..."}; the run ends
+  kRun = 4,         // client -> server: {"test": name, "params": {...}}
+  kReady = 5,       // server -> client: test set up
+  kExchange = 6,    // either way, inside a test: role-specific JSON (ports, addresses, keys)
+  kResult = 7,      // server -> client: the server side's SideStats
+  kConf = 8,        // client -> server: asks for node information
+  kConfReply = 9,   // server -> client
+  kQuit = 10,       // client -> server: stop the server
+  kBye = 11,        // client -> server: session over
+  kSync = 12,       // barrier inside a test
+  kAuth = 13,       // either way, after WELCOME when the server has a key: proofs (security.md)
+  kHeartbeat = 14,  // client -> server during fabric runs: still here (passive sides time out)
+  kQueued = 15,     // server -> client: the run waits for other clients' measurements
+  kReport = 16,     // client -> server after RESULT: the client's side stats
 };
 // How often a client sends a heartbeat while a fabric run lasts.
 inline constexpr int64_t kHeartbeatNs = 500'000'000;
@@ -74,8 +73,9 @@ class ControlChannel {
   // Thread-safe: the server's supervisor may send an ERROR while the session thread runs.
   Status send(MsgType type, const nlohmann::json& body, double timeout_s = 30);
   Status send_error(const std::string& message, double timeout_s = 30);
-  // Waits at most timeout_s for a whole frame (heartbeats are taken and skipped). A kError frame becomes a kFailed Status carrying
-  // the peer's message prefixed with `peer_label` ("server" or "client").
+  // Waits at most timeout_s for a whole frame (heartbeats are taken and skipped). A kError frame
+  // becomes a kFailed Status carrying the peer's message prefixed with `peer_label` ("server" or
+  // "client").
   Result<Frame> recv(double timeout_s);
   // True when the last recv failed because the peer sent ERROR (its own account of a failure),
   // as opposed to a timeout, a closed connection or a malformed frame.

@@ -28,8 +28,7 @@ std::string errno_text(const char* what) { return errno_text(what, errno); }
 std::string SockAddr::host() const {
   char buf[INET6_ADDRSTRLEN] = "?";
   if (family() == AF_INET) {
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr, buf,
-              sizeof buf);
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr, buf, sizeof buf);
   } else if (family() == AF_INET6) {
     const auto* a6 = reinterpret_cast<const sockaddr_in6*>(&storage);
     // A v4-mapped peer on a dual-stack socket is shown (and compared) as plain IPv4.
@@ -168,8 +167,7 @@ std::string scope_hint(const SockAddr& addr, int err) {
   if (err != EINVAL || addr.family() != AF_INET6) return "";
   const auto* in6 = reinterpret_cast<const sockaddr_in6*>(addr.get());
   if (!IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr) || in6->sin6_scope_id != 0) return "";
-  return " (a link-local address needs its interface: HOST%IFACE, e.g. " + addr.host() +
-         "%eth0)";
+  return " (a link-local address needs its interface: HOST%IFACE, e.g. " + addr.host() + "%eth0)";
 }
 
 // One bounded connect attempt to one address. An error that cannot change is kUsage.
@@ -189,8 +187,8 @@ Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
     }
     if (!bound) {
       int err = errno ? errno : EAFNOSUPPORT;
-      std::string text = "--bind " + options.bind_addr + ": cannot bind for " + addr.host() +
-                         ": " + strerror(err);
+      std::string text =
+          "--bind " + options.bind_addr + ": cannot bind for " + addr.host() + ": " + strerror(err);
       return permanent_connect_error(err) ? Status::usage(text) : Status::failed(text);
     }
   }
@@ -229,14 +227,14 @@ Result<Fd> connect_tcp(const std::string& host, uint16_t port, const ConnectOpti
       if (last.code() != Code::kUsage) all_permanent = false;
     }
     if (all_permanent) {
-      return Status::usage("failed to connect to " + host + " port " + std::to_string(port) +
-                           ": " + last.message());
+      return Status::usage("failed to connect to " + host + " port " + std::to_string(port) + ": " +
+                           last.message());
     }
     if (give_up.expired()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(std::min(200, give_up.remaining_ms())));
   }
-  return Status::failed("failed to connect to " + host + " port " + std::to_string(port) +
-                        ": " + last.message());
+  return Status::failed("failed to connect to " + host + " port " + std::to_string(port) + ": " +
+                        last.message());
 }
 
 Result<Fd> listen_tcp(const std::string& bind_addr, uint16_t port, int backlog) {

@@ -2,10 +2,9 @@
 // delivery rate; the kernel fills what it has and says how much.
 #include "net/tcp_info.h"
 
+#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-
-#include <linux/tcp.h>
 
 #include <algorithm>
 #include <cstddef>

@@ -3,20 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace fabperf {
 
 struct TcpCounters {
-  uint32_t connections = 0;  // summed over this many (--streams); 0: none read
-  uint64_t retransmits = 0;  // segments retransmitted (tcpi_total_retrans), summed
-  uint64_t cwnd_bytes = 0;   // congestion window (snd_cwnd * snd_mss), summed
-  uint32_t rtt_us = 0;       // smoothed round-trip time, the connections' highest
-  uint32_t rttvar_us = 0;    // its variation, of that connection
-  uint64_t delivery_Bps = 0;      // the kernel's delivery-rate estimate, summed
+  uint32_t connections = 0;        // summed over this many (--streams); 0: none read
+  uint64_t retransmits = 0;        // segments retransmitted (tcpi_total_retrans), summed
+  uint64_t cwnd_bytes = 0;         // congestion window (snd_cwnd * snd_mss), summed
+  uint32_t rtt_us = 0;             // smoothed round-trip time, the connections' highest
+  uint32_t rttvar_us = 0;          // its variation, of that connection
+  uint64_t delivery_Bps = 0;       // the kernel's delivery-rate estimate, summed
   bool has_delivery_rate = false;  // the kernel reports one (Linux 4.9 and later)
 
   bool valid() const { return connections > 0; }

@@ -15,7 +15,8 @@ constexpr double kU64Max = 18446744073709551615.0;
 Status check_cpu(std::string_view v) {
   if (v.empty() || v == "any") return Status::success();
   bool digits = v.size() <= 7 && v.find_first_not_of("0123456789") == std::string_view::npos;
-  if (!digits) return Status::usage("bad processor affinity \"" + std::string(v) + "\" (a CPU number or any)");
+  if (!digits)
+    return Status::usage("bad processor affinity \"" + std::string(v) + "\" (a CPU number or any)");
   return Status::success();
 }
 
@@ -30,12 +31,12 @@ Status check_percentiles(std::string_view v) {
 }
 
 // Atomic operations and types as libfabric names them (fabric/atomic_ops.cc maps them).
-const std::vector<const char*> kAtomicOps = {"MIN",  "MAX", "SUM",  "PROD", "LOR",   "LAND",
-                                             "BOR",  "BAND", "LXOR", "BXOR", "SWAP", "CSWAP",
-                                             "MSWAP", "AXOR"};
+const std::vector<const char*> kAtomicOps = {"MIN",  "MAX",   "SUM",   "PROD", "LOR",
+                                             "LAND", "BOR",   "BAND",  "LXOR", "BXOR",
+                                             "SWAP", "CSWAP", "MSWAP", "AXOR"};
 const std::vector<const char*> kAtomicTypes = {
-    "INT8",   "UINT8",  "INT16",         "UINT16",         "INT32",   "UINT32", "INT64",
-    "UINT64", "FLOAT",  "DOUBLE",        "FLOAT_COMPLEX",  "DOUBLE_COMPLEX", "UINT128"};
+    "INT8",   "UINT8", "INT16",  "UINT16",        "INT32",          "UINT32", "INT64",
+    "UINT64", "FLOAT", "DOUBLE", "FLOAT_COMPLEX", "DOUBLE_COMPLEX", "UINT128"};
 
 }  // namespace
 

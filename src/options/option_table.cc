@@ -62,8 +62,8 @@ template <typename Options>
 void store_in(Options& options, const OptionSpec& spec, const OptionValue& value, bool by_user) {
   with_field(options, spec.field, [&](auto& slot) {
     using T = std::remove_reference_t<decltype(slot)>;
-    slot = std::visit([](const auto& v) { return convert<std::decay_t<decltype(v)>, T>(v); },
-                      value);
+    slot =
+        std::visit([](const auto& v) { return convert<std::decay_t<decltype(v)>, T>(v); }, value);
   });
   if (by_user) options.given.set(spec.index);
 }
@@ -177,8 +177,7 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
         auto it = std::find_if(spec.choices.begin(), spec.choices.end(),
                                [&](const char* c) { return lower(c) == lower(value); });
         if (it == spec.choices.end()) {
-          return Status::usage(who + ": " + value + " is not one of " +
-                               choices_text(spec.choices));
+          return Status::usage(who + ": " + value + " is not one of " + choices_text(spec.choices));
         }
         value = *it;
       }
@@ -214,9 +213,7 @@ bool given(const ProgramOptions& options, const FieldRef& field) {
   return options.given.test(option_of(field).index);
 }
 
-RunOptions default_run_options(Dialect dialect) {
-  return defaults_for<RunOptions>(dialect, true);
-}
+RunOptions default_run_options(Dialect dialect) { return defaults_for<RunOptions>(dialect, true); }
 ProgramOptions default_program_options(Dialect dialect) {
   return defaults_for<ProgramOptions>(dialect, false);
 }

@@ -60,10 +60,10 @@ enum CxiTool : uint32_t {
 
 // Where a row's value lives: a field of RunOptions or of ProgramOptions (none for -oo).
 using FieldRef =
-    std::variant<std::monostate, bool RunOptions::*, uint64_t RunOptions::*,
-                 int64_t RunOptions::*, double RunOptions::*, std::string RunOptions::*,
-                 bool ProgramOptions::*, uint64_t ProgramOptions::*, int64_t ProgramOptions::*,
-                 double ProgramOptions::*, std::string ProgramOptions::*>;
+    std::variant<std::monostate, bool RunOptions::*, uint64_t RunOptions::*, int64_t RunOptions::*,
+                 double RunOptions::*, std::string RunOptions::*, bool ProgramOptions::*,
+                 uint64_t ProgramOptions::*, int64_t ProgramOptions::*, double ProgramOptions::*,
+                 std::string ProgramOptions::*>;
 
 // One value, as parsed: sizes and counts uint64, integers int64, times and numbers double
 // (seconds), switches bool, text string.
@@ -83,12 +83,12 @@ struct CxiSpelling {
 };
 
 struct OptionSpec {
-  const char* name;                // canonical, used on the wire and in JSON: "msg_size"
+  const char* name;                  // canonical, used on the wire and in JSON: "msg_size"
   const char* short_name = nullptr;  // qperf spelling without the dash: "m"
   OptType type = OptType::kString;
   FieldRef field = {};
-  const char* default_text = "";   // parsed like user input; "" for empty strings
-  double min = 0;                  // numeric range, inclusive (ignored for other types)
+  const char* default_text = "";  // parsed like user input; "" for empty strings
+  double min = 0;                 // numeric range, inclusive (ignored for other types)
   double max = 0;
   // A time or number the user gives must be above 0 (the default 0 means "off").
   bool positive = false;
@@ -99,11 +99,11 @@ struct OptionSpec {
   const char* help = "";
   std::vector<const char*> choices = {};  // allowed values (input in any case; stored as listed)
   Status (*check)(std::string_view value) = nullptr;  // further checks of a string value
-  std::vector<const char*> implies = {};  // flags that set other flags (-v, -vv)
-  bool qperf = true;                      // spelled in fabperf's (qperf's) grammar
-  std::vector<CxiSpelling> cxi = {};      // spellings in the fab_* tools
-  const char* cxi_default = nullptr;      // the fab_* tools' default, where it differs
-  size_t index = 0;                       // position in the table, set when it is built
+  std::vector<const char*> implies = {};              // flags that set other flags (-v, -vv)
+  bool qperf = true;                                  // spelled in fabperf's (qperf's) grammar
+  std::vector<CxiSpelling> cxi = {};                  // spellings in the fab_* tools
+  const char* cxi_default = nullptr;                  // the fab_* tools' default, where it differs
+  size_t index = 0;                                   // position in the table, set when it is built
 
   bool is_run_option() const { return scope == OptScope::kShared || scope == OptScope::kPerSide; }
   const char* default_for(Dialect d) const {
@@ -124,8 +124,7 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
 
 // Stores a value in the row's field; by_user marks it given.
 void store(RunOptions& options, const OptionSpec& spec, const OptionValue& value, bool by_user);
-void store(ProgramOptions& options, const OptionSpec& spec, const OptionValue& value,
-           bool by_user);
+void store(ProgramOptions& options, const OptionSpec& spec, const OptionValue& value, bool by_user);
 // The row's value as held in the struct.
 OptionValue load(const RunOptions& options, const OptionSpec& spec);
 OptionValue load(const ProgramOptions& options, const OptionSpec& spec);

@@ -36,8 +36,10 @@ Result<RunOptions> run_options_from_json(const nlohmann::json& j) {
       // What a peer sends may reach a terminal or a log: terminal controls and bytes that are
       // not UTF-8 are refused here, and escaped wherever shown (core/text.h printable).
       if (printable(text, text.size()) != text) {
-        return Status::failed("parameter " + name + " holds control characters or bytes that are "
-                              "not UTF-8: " + printable(text, 64));
+        return Status::failed("parameter " + name +
+                              " holds control characters or bytes that are "
+                              "not UTF-8: " +
+                              printable(text, 64));
       }
     } else if (value.is_boolean()) {
       text = value.get<bool>() ? "1" : "0";

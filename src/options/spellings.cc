@@ -77,7 +77,7 @@ bool tool_takes_arg(const ToolSpelling& s) {
 }
 
 std::string tool_arg_name(const ToolSpelling& s) {
-  std::string arg = s.cxi->arg_name != nullptr   ? s.cxi->arg_name
+  std::string arg = s.cxi->arg_name != nullptr    ? s.cxi->arg_name
                     : s.spec->arg_name != nullptr ? s.spec->arg_name
                                                   : "VALUE";
   std::transform(arg.begin(), arg.end(), arg.begin(),

@@ -18,7 +18,7 @@ struct Spelling {
   std::string text;  // "-lcp1", "--rem_timeout", "-m"
   const OptionSpec* spec;
   Side side;
-  bool sets_on;      // the -X1 form: an OnOff set to 1 with no argument
+  bool sets_on;  // the -X1 form: an OnOff set to 1 with no argument
 };
 const std::vector<Spelling>& qperf_spellings();
 // The spelling typed as `text`; in long options '-' and '_' are the same ("--msg-size").

@@ -15,8 +15,8 @@
 #include "net/socket.h"
 #include "options/option_table.h"
 #include "qperf_wire/control.h"
-#include "qperf_wire/end_rule.h"
 #include "qperf_wire/data_link.h"
+#include "qperf_wire/end_rule.h"
 #include "qperf_wire/stat_times.h"
 #include "socket/message_loops.h"
 #include "socket/sock_protocol.h"
@@ -183,8 +183,9 @@ Status run_qperf_test(const ClientConfig& config, TestResult& result, LatencyRec
   }
   if (socket_test && result.local_opts.reverse) {
     // qperf's bandwidth server only receives: measuring the other way would be mislabelled.
-    return Status::unsupported("-R/--reverse needs a fabperf server (a qperf server only "
-                               "receives)");
+    return Status::unsupported(
+        "-R/--reverse needs a fabperf server (a qperf server only "
+        "receives)");
   }
   if (socket_test) {
     qperf_defaults(result, *index);

@@ -50,10 +50,9 @@ bool EndRule::check(int64_t now) {
   if (now < next_check_ns_) return false;
   next_check_ns_ = now + kControlCheckNs;
   if (idle_limit_ns_ > 0 && now - last_progress_ns_ > idle_limit_ns_) {
-    control_status_ = Status::timeout("nothing from the " + control_.peer() +
-                                      " within the timeout (" +
-                                      seconds_text(static_cast<double>(idle_limit_ns_) / 1e9) +
-                                      "; stopped or gone?)");
+    control_status_ = Status::timeout(
+        "nothing from the " + control_.peer() + " within the timeout (" +
+        seconds_text(static_cast<double>(idle_limit_ns_) / 1e9) + "; stopped or gone?)");
     finish_at(now);
     return true;
   }

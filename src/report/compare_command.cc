@@ -174,8 +174,7 @@ Status compare_main(const std::vector<std::string>& args) {
   const std::string text = report::comparison_text(*comparison);
   std::fputs(text.c_str(), a.html == "-" || a.json == "-" ? stderr : stdout);
   // A regression is in the text just written: the status only decides the exit.
-  return (*comparison)["regressions"].empty() ? Status::success()
-                                               : Status::reported(Code::kFailed);
+  return (*comparison)["regressions"].empty() ? Status::success() : Status::reported(Code::kFailed);
 }
 
 }  // namespace fabperf

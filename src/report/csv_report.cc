@@ -52,13 +52,18 @@ class CsvReporter : public Reporter {
     std::string loop;
     for (const auto& [name, value] : r.loop_values) {
       if (!loop.empty()) loop += ";";
-      loop += std::string(name->name) + "=" + std::visit([](const auto& v) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return v;
-        else return nlohmann::json(v).dump();
-      }, value);
+      loop += std::string(name->name) + "=" +
+              std::visit(
+                  [](const auto& v) {
+                    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>)
+                      return v;
+                    else
+                      return nlohmann::json(v).dump();
+                  },
+                  value);
     }
-    bool measured = r.spec != nullptr && r.spec->kind != TestKind::kMisc &&
-                    r.status != RunStatus::kNotRun;
+    bool measured =
+        r.spec != nullptr && r.spec->kind != TestKind::kMisc && r.status != RunStatus::kNotRun;
     std::string row =
         csv_field(r.test) + "," + run_status_name(r.status) + "," + csv_field(r.error);
     row += "," + (measured ? std::to_string(r.local_opts.msg_size) : "");
@@ -72,7 +77,8 @@ class CsvReporter : public Reporter {
              "," + num(f.latency->stddev);
       for (double p : info.percentiles) {
         double v = 0;
-        for (const auto& [q, value] : f.latency->percentiles) if (q == p) v = value;
+        for (const auto& [q, value] : f.latency->percentiles)
+          if (q == p) v = value;
         row += "," + num(v);
       }
       row += "," + std::to_string(f.latency->samples);

@@ -27,8 +27,9 @@ std::string interval_line(const std::string& label, const TestResult& pending,
   if (!f.rated) {
     // Only a whole run shorter than kMinRateSpanS: its counts, never a rate over so little.
     out += "  (under 1 ms: no rate)";
-    add("msgs", static_cast<double>(r.counts.send_msgs > 0 ? r.counts.send_msgs
-                                                           : r.counts.recv_msgs), Unit::kCount);
+    add("msgs",
+        static_cast<double>(r.counts.send_msgs > 0 ? r.counts.send_msgs : r.counts.recv_msgs),
+        Unit::kCount);
   } else {
     if (!latency && spec != nullptr && spec->kind != TestKind::kMsgRate) {
       if (r.counts.send_bytes > 0 || r.counts.recv_bytes == 0) {

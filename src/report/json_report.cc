@@ -12,11 +12,12 @@ namespace fabperf {
 namespace {
 
 nlohmann::json cpu_json(const CpuUsage& c) {
-  return {{"used", finite_or_zero(c.cpus_used)},     {"user", finite_or_zero(c.cpus_user)},
-          {"kernel", finite_or_zero(c.cpus_kernel)}, {"intr", finite_or_zero(c.cpus_intr)},
-          {"iowait", finite_or_zero(c.cpus_iowait)}, {"proc_used", finite_or_zero(c.proc_used)},
-          {"proc_user", finite_or_zero(c.proc_user)},
-          {"proc_kernel", finite_or_zero(c.proc_kernel)}, {"real_s", finite_or_zero(c.real_s)}};
+  return {
+      {"used", finite_or_zero(c.cpus_used)},      {"user", finite_or_zero(c.cpus_user)},
+      {"kernel", finite_or_zero(c.cpus_kernel)},  {"intr", finite_or_zero(c.cpus_intr)},
+      {"iowait", finite_or_zero(c.cpus_iowait)},  {"proc_used", finite_or_zero(c.proc_used)},
+      {"proc_user", finite_or_zero(c.proc_user)}, {"proc_kernel", finite_or_zero(c.proc_kernel)},
+      {"real_s", finite_or_zero(c.real_s)}};
 }
 
 // The JSON and HTML reporters: every result's JSON kept, the whole document rendered and
@@ -66,11 +67,13 @@ nlohmann::json latency_histogram_json(const Histogram& histogram, double scale) 
 nlohmann::json interval_counts_json(const IntervalCounts& c) {
   // "bytes" and "msgs": the direction this side moved data in (what it sent, or, where it only
   // received, what it received), the figures the HTML report draws over time.
-  nlohmann::json j = {{"send_bytes", c.send_bytes}, {"send_msgs", c.send_msgs},
-          {"recv_bytes", c.recv_bytes}, {"recv_msgs", c.recv_msgs},
-          {"lost", c.lost},
-          {"bytes", c.send_bytes > 0 ? c.send_bytes : c.recv_bytes},
-          {"msgs", c.send_msgs > 0 ? c.send_msgs : c.recv_msgs}};
+  nlohmann::json j = {{"send_bytes", c.send_bytes},
+                      {"send_msgs", c.send_msgs},
+                      {"recv_bytes", c.recv_bytes},
+                      {"recv_msgs", c.recv_msgs},
+                      {"lost", c.lost},
+                      {"bytes", c.send_bytes > 0 ? c.send_bytes : c.recv_bytes},
+                      {"msgs", c.send_msgs > 0 ? c.send_msgs : c.recv_msgs}};
   if (c.jitter_ns >= 0) j["jitter_ns"] = finite_or_zero(c.jitter_ns);  // a paced UDP receiver's
   return j;
 }
@@ -89,8 +92,10 @@ nlohmann::json intervals_json(const std::vector<IntervalSummary>& intervals) {
     }
     if (i.tcp.valid()) e["tcp"] = i.tcp.to_json();
     if (i.samples > 0) {
-      e["latency_ns"] = {{"samples", i.samples}, {"mean", finite_or_zero(i.mean_ns)},
-                         {"p50", finite_or_zero(i.p50_ns)}, {"p99", finite_or_zero(i.p99_ns)}};
+      e["latency_ns"] = {{"samples", i.samples},
+                         {"mean", finite_or_zero(i.mean_ns)},
+                         {"p50", finite_or_zero(i.p50_ns)},
+                         {"p99", finite_or_zero(i.p99_ns)}};
     }
     out.push_back(std::move(e));
   }
@@ -213,7 +218,8 @@ nlohmann::json result_to_json(const TestResult& r) {
     if (r.rem.noise.measured) noise["rem"] = r.rem.noise.to_json();
     j["host_noise"] = noise;
   }
-  if (!r.loc.info.empty() || !r.rem.info.empty()) j["info"] = {{"loc", r.loc.info}, {"rem", r.rem.info}};
+  if (!r.loc.info.empty() || !r.rem.info.empty())
+    j["info"] = {{"loc", r.loc.info}, {"rem", r.rem.info}};
   return j;
 }
 

@@ -36,7 +36,9 @@ nlohmann::json stream_start_record(const RunInfo& info, double interval_s) {
 }
 
 nlohmann::json stream_run_record(size_t run, const TestResult& pending) {
-  nlohmann::json j = {{"record", "run"}, {"run", run}, {"test", pending.test},
+  nlohmann::json j = {{"record", "run"},
+                      {"run", run},
+                      {"test", pending.test},
                       {"params", to_json(pending.local_opts)}};
   if (!pending.loop_values.empty()) {
     nlohmann::json loop = nlohmann::json::object();
@@ -51,9 +53,12 @@ nlohmann::json stream_run_record(size_t run, const TestResult& pending) {
 nlohmann::json stream_interval_record(size_t run, const TestResult& pending,
                                       const IntervalRecord& r) {
   IntervalFigures f = interval_figures(r);
-  nlohmann::json j = {{"record", "interval"}, {"run", run},
-                      {"test", pending.test}, {"interval", r.index},
-                      {"start_s", finite_or_zero(r.start_s)}, {"end_s", finite_or_zero(r.end_s)},
+  nlohmann::json j = {{"record", "interval"},
+                      {"run", run},
+                      {"test", pending.test},
+                      {"interval", r.index},
+                      {"start_s", finite_or_zero(r.start_s)},
+                      {"end_s", finite_or_zero(r.end_s)},
                       {"last", r.last}};
   j.update(interval_counts_json(r.counts));
   // No rate over a span too short to mean one (a whole run under kMinRateSpanS).
@@ -64,7 +69,8 @@ nlohmann::json stream_interval_record(size_t run, const TestResult& pending,
   }
   if (r.tcp.valid()) j["tcp"] = r.tcp.to_json();
   if (r.latency != nullptr) {
-    j["latency_ns"] = {{"samples", f.samples}, {"mean", finite_or_zero(f.mean_ns)},
+    j["latency_ns"] = {{"samples", f.samples},
+                       {"mean", finite_or_zero(f.mean_ns)},
                        {"p99", finite_or_zero(f.p99_ns)}};
     j["latency_histogram"] = latency_histogram_json(*r.latency, r.latency_scale);
   }
@@ -76,8 +82,8 @@ nlohmann::json stream_result_record(size_t run, const TestResult& result) {
 }
 
 nlohmann::json stream_end_record(size_t results, size_t errors, bool interrupted) {
-  return {{"record", "end"}, {"results", results}, {"errors", errors},
-          {"interrupted", interrupted}};
+  return {
+      {"record", "end"}, {"results", results}, {"errors", errors}, {"interrupted", interrupted}};
 }
 
 namespace {
@@ -129,8 +135,8 @@ class JsonStreamReporter : public Reporter {
     } else {
       file_ = std::fopen(path_.c_str(), "w");
       if (file_ == nullptr) {
-        open_status_ = Status::failed("--json-stream " + path_ + ": cannot write the file: " +
-                                      std::strerror(errno));
+        open_status_ = Status::failed("--json-stream " + path_ +
+                                      ": cannot write the file: " + std::strerror(errno));
         return;
       }
     }

@@ -271,9 +271,9 @@ nlohmann::json latency_section(const std::string& test, const std::vector<Result
     pct["series"].push_back(tagged(std::move(curve), r, "curve"));
     // The reported figures on their curve; past a few series the dots only clutter.
     if (refs.size() <= kMaxMarkedSeries) {
-      pct["series"].push_back(tagged(
-          series(r.label + " (reported)", in_units(marks, 1, unit.divisor), "points"), r,
-          "reported"));
+      pct["series"].push_back(
+          tagged(series(r.label + " (reported)", in_units(marks, 1, unit.divisor), "points"), r,
+                 "reported"));
     }
   }
   // The percentile plot keeps its whole range: its tail is what it is drawn for.
@@ -291,17 +291,17 @@ nlohmann::json latency_section(const std::string& test, const std::vector<Result
       auto points = binned(hists[i], bins, &beyond);
       for (const auto& point : points) top = std::max(top, point.second);
       // Every series drawn: the runs are told apart by hue family, not by hiding some.
-      hist["series"].push_back(tagged(
-          series(hist_refs[i]->label, in_units(std::move(points), unit.divisor, 1)),
-          *hist_refs[i], "histogram"));
+      hist["series"].push_back(
+          tagged(series(hist_refs[i]->label, in_units(std::move(points), unit.divisor, 1)),
+                 *hist_refs[i], "histogram"));
       if (beyond > 0) {
         // The samples past the axis: a marker on its edge, with their share and how far
         // they reach (the run's exact maximum).
         const double max = number_at_path(*hist_refs[i]->result, "latency_ns.max").value_or(0);
-        nlohmann::json edge = tagged(series(hist_refs[i]->label + " past " +
-                                                format_value(bins.hi, unit),
-                                            {{bins.hi / unit.divisor, beyond}}, "points"),
-                                     *hist_refs[i], "beyond");
+        nlohmann::json edge =
+            tagged(series(hist_refs[i]->label + " past " + format_value(bins.hi, unit),
+                          {{bins.hi / unit.divisor, beyond}}, "points"),
+                   *hist_refs[i], "beyond");
         char share[32];
         std::snprintf(share, sizeof share, "%.2g%%", beyond);
         edge["edge"] = std::string(share) + " up to " + format_value(max, unit);

@@ -134,8 +134,8 @@ nlohmann::json heat_scale(const nlohmann::json& test, const ValueRange& range,
     } else if (*v == best) {
       at = 0.0;
     }
-    scale["marks"].push_back({{"name", name}, {"text", format_value(*v, unit)}, {"v", *v},
-                              {"at", at}});
+    scale["marks"].push_back(
+        {{"name", name}, {"text", format_value(*v, unit)}, {"v", *v}, {"at", at}});
   }
   return scale;
 }
@@ -191,8 +191,7 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   heat["scale"] = std::move(scale);
   // Pairs as the text counts them: a round trip measured once is one pair, though the
   // matrix shows it both ways.
-  const double measured =
-      number_at(test, "measured").value_or(static_cast<double>(range.cells));
+  const double measured = number_at(test, "measured").value_or(static_cast<double>(range.cells));
   heat["measured"] = measured;
 
   nlohmann::json summary = table(name + " " + figure, {"figure", "value"});
@@ -201,8 +200,8 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
   if (auto failed = number_at(test, "failed")) {
     summary["rows"].push_back({text_cell("pairs failed"), value_cell(*failed, {"", 1}, "failed")});
   }
-  for (const auto& [key, label] : {std::pair<const char*, const char*>{"median", "baseline"},
-                                   {"threshold", "threshold"}}) {
+  for (const auto& [key, label] :
+       {std::pair<const char*, const char*>{"median", "baseline"}, {"threshold", "threshold"}}) {
     if (auto v = number_at(test, key))
       summary["rows"].push_back({text_cell(label), value_cell(*v, unit, key)});
   }
@@ -217,9 +216,8 @@ nlohmann::json heatmap_section(const nlohmann::json& test, const nlohmann::json&
 nlohmann::json nodes_section(const nlohmann::json& matrix, const std::string& run_label,
                              const std::string& id) {
   nlohmann::json sec = section(id, "Nodes" + (run_label.empty() ? "" : " (" + run_label + ")"));
-  nlohmann::json tab =
-      table("Verdict per node",
-            {"rank", "host", "verdict", "bad links", "links", "slowdown", "reason"});
+  nlohmann::json tab = table(
+      "Verdict per node", {"rank", "host", "verdict", "bad links", "links", "slowdown", "reason"});
   const nlohmann::json& ranks = matrix.contains("ranks") ? matrix["ranks"] : nlohmann::json();
   auto reason_of = [&](double rank) {
     if (!ranks.is_array()) return std::string();
@@ -242,8 +240,7 @@ nlohmann::json nodes_section(const nlohmann::json& matrix, const std::string& ru
       };
       tab["rows"].push_back({value_cell(rank, {"", 1}, "rank"), text_cell(string_at(node, "host")),
                              verdict_cell, count("bad_links"), count("links"),
-                             slowdown ? value_cell(*slowdown, {"x", 1}, "slowdown")
-                                      : text_cell(""),
+                             slowdown ? value_cell(*slowdown, {"x", 1}, "slowdown") : text_cell(""),
                              text_cell(reason_of(rank))});
     }
   }

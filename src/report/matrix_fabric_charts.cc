@@ -36,7 +36,8 @@ std::string naming(const nlohmann::json& f) {
   if (kind == "switch") return "switch " + string_at(f, "switch");
   if (kind == "local_link") return "local link " + pair("switches");
   if (kind == "uplink") {
-    return f.contains("leaf") ? "uplinks of " + string_at(f, "leaf") : "global link " + pair("groups");
+    return f.contains("leaf") ? "uplinks of " + string_at(f, "leaf")
+                              : "global link " + pair("groups");
   }
   return kind;
 }
@@ -87,8 +88,9 @@ nlohmann::json heat_chart(const std::string& id, const std::string& title,
                           const std::vector<std::string>& labels, const DisplayUnit& unit,
                           nlohmann::json cells, nlohmann::json legend, size_t measured,
                           const std::string& axis_name) {
-  nlohmann::json heat = chart("heatmap", id, title, axis(axis_name + " (column: server)", "", false),
-                              axis(axis_name + " (row: client)", "", false));
+  nlohmann::json heat =
+      chart("heatmap", id, title, axis(axis_name + " (column: server)", "", false),
+            axis(axis_name + " (row: client)", "", false));
   heat["labels"] = labels;
   heat["unit"] = unit.name;
   heat["cells"] = std::move(cells);
@@ -116,7 +118,8 @@ std::vector<std::string> homes(const nlohmann::json& f, bool by_group,
   auto add_switch = [&](const std::string& s) {
     if (!by_group) {
       out.push_back(s);
-    } else if (auto it = group_of_switch.find(s); it != group_of_switch.end() && !it->second.empty()) {
+    } else if (auto it = group_of_switch.find(s);
+               it != group_of_switch.end() && !it->second.empty()) {
       out.push_back(it->second);
     }
   };
@@ -130,9 +133,10 @@ std::vector<std::string> homes(const nlohmann::json& f, bool by_group,
     for (const auto& g : f["groups"]) out.push_back(g.get<std::string>());
   }
   if (kind == "node" || kind == "link") {
-    auto rank = f.contains("rank") ? number_at(f, "rank")
-                                   : (f.contains("ranks") ? std::optional<double>(f["ranks"][0].get<double>())
-                                                          : std::nullopt);
+    auto rank = f.contains("rank")
+                    ? number_at(f, "rank")
+                    : (f.contains("ranks") ? std::optional<double>(f["ranks"][0].get<double>())
+                                           : std::nullopt);
     if (rank && *rank >= 0 && *rank < static_cast<double>(p.switch_of.size())) {
       add_switch(p.switch_of[static_cast<size_t>(*rank)]);
     }
@@ -176,12 +180,14 @@ std::optional<nlohmann::json> findings_section(const nlohmann::json& matrix,
   auto fit = matrix.find("findings");
   if (fit == matrix.end() || !fit->is_array()) return std::nullopt;
   nlohmann::json sec = section(id, labelled("Findings", run_label));
-  nlohmann::json tab = table("What the verdicts name, worst first",
-                             {"finding", "tests", "times off", "pairs", "alone: still bad", "verdict"});
+  nlohmann::json tab =
+      table("What the verdicts name, worst first",
+            {"finding", "tests", "times off", "pairs", "alone: still bad", "verdict"});
   for (const nlohmann::json& f : *fit) {
     if (tab["rows"].size() == kFindingRows) {
-      tab["rows"].push_back({text_cell("..."), text_cell(std::to_string(fit->size() - kFindingRows) + " more"),
-                             text_cell(""), text_cell(""), text_cell(""), text_cell("see the JSON")});
+      tab["rows"].push_back(
+          {text_cell("..."), text_cell(std::to_string(fit->size() - kFindingRows) + " more"),
+           text_cell(""), text_cell(""), text_cell(""), text_cell("see the JSON")});
       break;
     }
     std::string tests;
@@ -197,10 +203,9 @@ std::optional<nlohmann::json> findings_section(const nlohmann::json& matrix,
                                            ? string_at(f, "reason")
                                            : (f.value("firm", false) ? "firm" : "tentative"));
     verdict["c"] = "bad";
-    std::string alone = f.contains("retested")
-                            ? std::to_string(f.value("confirmed", 0)) + " of " +
-                                  std::to_string(f.value("retested", 0))
-                            : "";
+    std::string alone = f.contains("retested") ? std::to_string(f.value("confirmed", 0)) + " of " +
+                                                     std::to_string(f.value("retested", 0))
+                                               : "";
     tab["rows"].push_back({text_cell(naming(f)), text_cell(tests),
                            sev ? value_cell(*sev, {"x", 1}, "severity") : text_cell(""),
                            count("evidence"), text_cell(alone), verdict});
@@ -209,10 +214,12 @@ std::optional<nlohmann::json> findings_section(const nlohmann::json& matrix,
   if (auto cov = matrix.find("coverage"); cov != matrix.end() && cov->is_object()) {
     nlohmann::json c = table("Coverage", {"figure", "value"});
     for (const char* key : {"pairs_measured", "pairs_total", "rounds", "measurements"}) {
-      if (auto v = number_at(*cov, key)) c["rows"].push_back({text_cell(key), value_cell(*v, {"", 1}, key)});
+      if (auto v = number_at(*cov, key))
+        c["rows"].push_back({text_cell(key), value_cell(*v, {"", 1}, key)});
     }
     if (auto v = number_at(*cov, "fraction")) {
-      c["rows"].push_back({text_cell("share of one all-pairs pass"), value_cell(100 * *v, {"%", 1}, "fraction")});
+      c["rows"].push_back(
+          {text_cell("share of one all-pairs pass"), value_cell(100 * *v, {"%", 1}, "fraction")});
     }
     if (cov->contains("elements") && (*cov)["elements"].is_object()) {
       for (const auto& [kind, e] : (*cov)["elements"].items()) {
@@ -241,8 +248,8 @@ std::vector<nlohmann::json> switch_heatmap_sections(const nlohmann::json& matrix
   bool by_group = switches.size() > kMaxSwitchCells && !units_of(p, true).empty();
   std::vector<std::string> units = by_group ? units_of(p, true) : switches;
   const std::string name = string_at(test, "test"), figure = string_at(test, "figure");
-  nlohmann::json sec = section(id, labelled(name + ": " + figure + " by " + (by_group ? "group" : "switch"),
-                                            run_label));
+  nlohmann::json sec = section(
+      id, labelled(name + ": " + figure + " by " + (by_group ? "group" : "switch"), run_label));
   if (units.empty()) {
     sec["notes"].push_back("No topology: a matrix of " + std::to_string(n) +
                            " ranks is too large to draw rank by rank; the tables and the JSON "
@@ -273,7 +280,8 @@ std::vector<nlohmann::json> switch_heatmap_sections(const nlohmann::json& matrix
     ++measured;
   });
   if (!s.ok()) sec["notes"].push_back("Values not drawn: " + s.message());
-  const DisplayUnit unit = unit_for(string_at(test, "unit"), std::max(std::fabs(lo), std::fabs(hi)));
+  const DisplayUnit unit =
+      unit_for(string_at(test, "unit"), std::max(std::fabs(lo), std::fabs(hi)));
   Scale scale = scale_of(test, lo, hi);
   nlohmann::json cells = nlohmann::json::array();
   for (size_t a = 0; a < u; ++a) {
@@ -319,13 +327,14 @@ std::vector<nlohmann::json> switch_heatmap_sections(const nlohmann::json& matrix
     for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
       auto ia = pos.find(a), ib = pos.find(b);
       if (!v || ia == pos.end() || ib == pos.end()) return;
-      dcells.push_back({ib->second, ia->second, std::round(*v / unit.divisor * 1e4) / 1e4, scale.color(*v)});
+      dcells.push_back(
+          {ib->second, ia->second, std::round(*v / unit.divisor * 1e4) / 1e4, scale.color(*v)});
       ++dmeasured;
     }).ignore_error();
     std::string did = id + "-d" + std::to_string(d);
     nlohmann::json dsec = section(did, labelled(name + ": the ranks of " + named[d], run_label));
-    dsec["charts"].push_back(heat_chart(did + "-heatmap", figure + " inside " + named[d], labels, unit,
-                                        std::move(dcells), legend, dmeasured, "rank"));
+    dsec["charts"].push_back(heat_chart(did + "-heatmap", figure + " inside " + named[d], labels,
+                                        unit, std::move(dcells), legend, dmeasured, "rank"));
     out.push_back(std::move(dsec));
   }
   return out;
@@ -356,19 +365,22 @@ std::optional<nlohmann::json> baseline_section(const nlohmann::json& matrix,
     if (c.contains(key) && c[key].is_array() && !c[key].empty()) {
       std::string names;
       for (const auto& h : c[key]) names += (names.empty() ? "" : ", ") + h.get<std::string>();
-      sec["notes"].push_back(std::string(key == std::string("hosts_only_now") ? "Only in this run: "
-                                                                              : "Only in the baseline: ") +
+      sec["notes"].push_back(std::string(key == std::string("hosts_only_now")
+                                             ? "Only in this run: "
+                                             : "Only in the baseline: ") +
                              names);
     }
   }
   // Per test, the change of each switch pair (median of its pairs), when the JSON has it.
-  const nlohmann::json switches = matrix.contains("topology") ? matrix["topology"].value("switches", nlohmann::json::array())
-                                                              : nlohmann::json::array();
+  const nlohmann::json switches =
+      matrix.contains("topology") ? matrix["topology"].value("switches", nlohmann::json::array())
+                                  : nlohmann::json::array();
   std::vector<std::string> names;
   for (const auto& s : switches) names.push_back(string_at(s, "name"));
   size_t t = 0;
   for (const nlohmann::json& test : c.value("tests", nlohmann::json::array())) {
-    const nlohmann::json& sc = test.contains("switch_changes") ? test["switch_changes"] : nlohmann::json();
+    const nlohmann::json& sc =
+        test.contains("switch_changes") ? test["switch_changes"] : nlohmann::json();
     ++t;
     if (!sc.is_array() || sc.empty() || names.empty() || names.size() > kMaxSwitchCells) continue;
     nlohmann::json cells = nlohmann::json::array();
@@ -384,11 +396,12 @@ std::optional<nlohmann::json> baseline_section(const nlohmann::json& matrix,
       if (a != b) cells.push_back({a, b, std::round(change * 1e3) / 1e3, color(change)});
     }
     nlohmann::json legend = nlohmann::json::array(
-        {nlohmann::json::array({"0.5x (better)", color(0.5)}), nlohmann::json::array({"1x", color(1)}),
-         nlohmann::json::array({"2x (worse)", color(2)})});
-    sec["charts"].push_back(heat_chart(id + "-t" + std::to_string(t),
-                                       string_at(test, "test") + ": change by switch pair (now / before)",
-                                       names, {"x", 1}, std::move(cells), legend, sc.size(), "switch"));
+        {nlohmann::json::array({"0.5x (better)", color(0.5)}),
+         nlohmann::json::array({"1x", color(1)}), nlohmann::json::array({"2x (worse)", color(2)})});
+    sec["charts"].push_back(
+        heat_chart(id + "-t" + std::to_string(t),
+                   string_at(test, "test") + ": change by switch pair (now / before)", names,
+                   {"x", 1}, std::move(cells), legend, sc.size(), "switch"));
   }
   return sec;
 }

@@ -16,8 +16,7 @@ inline constexpr size_t kNodeHeatmapMax = 256;
 
 // The findings table and the coverage; nothing when the matrix carries neither.
 std::optional<nlohmann::json> findings_section(const nlohmann::json& matrix,
-                                               const std::string& run_label,
-                                               const std::string& id);
+                                               const std::string& run_label, const std::string& id);
 
 // A test's heatmap by switch (or by group, above 128 switches), and for each of the first few
 // switches or groups the findings name, its ranks' own heatmap.
@@ -28,8 +27,7 @@ std::vector<nlohmann::json> switch_heatmap_sections(const nlohmann::json& matrix
 
 // The --baseline comparison: its changes, and per test a heatmap of the change by switch.
 std::optional<nlohmann::json> baseline_section(const nlohmann::json& matrix,
-                                               const std::string& run_label,
-                                               const std::string& id);
+                                               const std::string& run_label, const std::string& id);
 
 // Display positions of the ranks (the JSON's "ranks" list is in topology order) and where a
 // new switch starts in it, for the rank-by-rank heatmap.

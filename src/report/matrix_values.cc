@@ -86,9 +86,8 @@ double Log16::decode(uint16_t code) const {
   return lo_ * std::pow(ratio_, static_cast<double>(code < 2 ? 0 : code - 2));
 }
 
-Status for_each_matrix_value(
-    const nlohmann::json& test, size_t ranks,
-    const std::function<void(size_t, size_t, std::optional<double>)>& fn) {
+Status for_each_matrix_value(const nlohmann::json& test, size_t ranks,
+                             const std::function<void(size_t, size_t, std::optional<double>)>& fn) {
   if (auto it = test.find("values"); it != test.end()) {
     if (!it->is_array() || it->size() != ranks) return Status::failed("\"values\" is not N x N");
     for (size_t a = 0; a < ranks; ++a) {
@@ -103,7 +102,8 @@ Status for_each_matrix_value(
   if (auto it = test.find("pairs"); it != test.end()) {
     if (!it->is_array()) return Status::failed("\"pairs\" is not a list");
     for (const nlohmann::json& p : *it) {
-      if (!p.is_array() || p.size() != 3) return Status::failed("a pair is not [client, server, value]");
+      if (!p.is_array() || p.size() != 3)
+        return Status::failed("a pair is not [client, server, value]");
       auto a = index_of(p[0], ranks), b = index_of(p[1], ranks);
       if (!a || !b || *a == *b) return Status::failed("a pair names a rank out of the job");
       if (p[2].is_number()) {
@@ -119,8 +119,8 @@ Status for_each_matrix_value(
   if (auto it = test.find("values_log16"); it != test.end()) {
     const nlohmann::json& v = *it;
     if (!v.is_object() || !v.value("min", nlohmann::json()).is_number() ||
-        !v.value("ratio", nlohmann::json()).is_number() || !v.value("rows", nlohmann::json()).is_array() ||
-        v["rows"].size() != ranks) {
+        !v.value("ratio", nlohmann::json()).is_number() ||
+        !v.value("rows", nlohmann::json()).is_array() || v["rows"].size() != ranks) {
       return Status::failed("\"values_log16\" lacks min, ratio or N rows");
     }
     Log16 code(v["min"].get<double>(), v["ratio"].get<double>(), true);

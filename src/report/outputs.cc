@@ -29,9 +29,9 @@ Result<std::vector<std::unique_ptr<Reporter>>> make_reporters(OutputSpec outputs
   if (outputs.own && (to_stdout == 0 || outputs.own_keeps_stdout)) {
     reporters.push_back(std::move(outputs.own));
   }
-  for (const auto& [path, make] : {std::pair{&outputs.json, &make_json_reporter},
-                                   std::pair{&outputs.csv, &make_csv_reporter},
-                                   std::pair{&outputs.html, &make_html_reporter}}) {
+  for (const auto& [path, make] :
+       {std::pair{&outputs.json, &make_json_reporter}, std::pair{&outputs.csv, &make_csv_reporter},
+        std::pair{&outputs.html, &make_html_reporter}}) {
     if (path->empty()) continue;
     auto r = make(*path);
     if (!r.ok()) return Status::usage(r.status().message());

@@ -16,8 +16,8 @@ namespace fabperf {
 // Where a run's results go.
 struct OutputSpec {
   std::string json, csv, html, json_stream;  // "" none, "-" standard output
-  double interval_s = 0;                      // --json-stream's interval records (0: none)
-  std::unique_ptr<Reporter> own;              // the dialect's own reporter (null: none)
+  double interval_s = 0;                     // --json-stream's interval records (0: none)
+  std::unique_ptr<Reporter> own;             // the dialect's own reporter (null: none)
   // The own reporter keeps standard output beside a machine format on "-" (a tool's tables,
   // as the originals print them); else it gives way (fabperf's text).
   bool own_keeps_stdout = false;

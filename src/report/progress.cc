@@ -50,8 +50,7 @@ std::string TerminalProgress::line(size_t index, size_t total, const std::string
                                    double elapsed_s) {
   char time[32];
   std::snprintf(time, sizeof time, "%.1f s", elapsed_s);
-  return "[" + std::to_string(index + 1) + "/" + std::to_string(total) + "] " + label + "  " +
-         time;
+  return "[" + std::to_string(index + 1) + "/" + std::to_string(total) + "] " + label + "  " + time;
 }
 
 void TerminalProgress::begin(size_t index, size_t total, std::string label) {

@@ -5,8 +5,8 @@
 #include "core/text.h"
 #include "options/option_table.h"
 #include "report/qperf_format.h"
-#include "report/sweep_table.h"
 #include "report/reporter.h"
+#include "report/sweep_table.h"
 
 namespace fabperf {
 
@@ -35,8 +35,9 @@ class QperfTextReporter : public Reporter {
             Unit::kTime);
       }
       if (!result.overlapped.empty()) {
-        add_text(lines, "overlapped", std::to_string(result.overlapped.size()) +
-                                          " other client run(s) on the server (--concurrent)");
+        add_text(lines, "overlapped",
+                 std::to_string(result.overlapped.size()) +
+                     " other client run(s) on the server (--concurrent)");
       }
     }
     // A loop's runs without -vu: one row each of a table (report/sweep_table.h), as perftest
@@ -61,8 +62,7 @@ class QperfTextReporter : public Reporter {
   }
 
   void on_interval(const RunInfo&, const TestResult& pending, const IntervalRecord& r) override {
-    std::string line =
-        interval_line(pending.test, pending, r, pending.display.value_or(base_));
+    std::string line = interval_line(pending.test, pending, r, pending.display.value_or(base_));
     std::fwrite(line.data(), 1, line.size(), stdout);
     std::fflush(stdout);
   }
@@ -143,7 +143,8 @@ class QperfTextReporter : public Reporter {
       add(lines, "latency_min", l.min * 1e-9, Unit::kTime);
       add(lines, "latency_max", l.max * 1e-9, Unit::kTime);
       add(lines, "latency_stddev", l.stddev * 1e-9, Unit::kTime);
-      for (const auto& [p, v] : l.percentiles) add(lines, "latency_" + percentile_key(p), v * 1e-9, Unit::kTime);
+      for (const auto& [p, v] : l.percentiles)
+        add(lines, "latency_" + percentile_key(p), v * 1e-9, Unit::kTime);
       add(lines, "latency_samples", static_cast<double>(l.samples), Unit::kCount);
     }
     if (options_.used) add_params(lines, r);
@@ -155,7 +156,8 @@ class QperfTextReporter : public Reporter {
     const std::string sender = "send_", receiver = "recv_";
     const std::string loc_role = f.reverse ? receiver : sender;
     const std::string rem_role = f.reverse ? sender : receiver;
-    const std::string cost_loc = one_way ? loc_role : "loc_", cost_rem = one_way ? rem_role : "rem_";
+    const std::string cost_loc = one_way ? loc_role : "loc_",
+                      cost_rem = one_way ? rem_role : "rem_";
     const bool renamed = one_way && !options_.unify_nodes;
     std::string loc = renamed ? loc_role : "loc_", rem = renamed ? rem_role : "rem_";
     if (options_.time && f.has_bandwidth) {
@@ -182,7 +184,8 @@ class QperfTextReporter : public Reporter {
       add(lines, side + "cpus_user", s.cpu.cpus_user, Unit::kPercentCpus);
       add(lines, side + "cpus_intr", s.cpu.cpus_intr, Unit::kPercentCpus);
       add(lines, side + "cpus_kernel", s.cpu.cpus_kernel, Unit::kPercentCpus);
-      if (s.cpu.cpus_iowait > 0) add(lines, side + "cpus_iowait", s.cpu.cpus_iowait, Unit::kPercentCpus);
+      if (s.cpu.cpus_iowait > 0)
+        add(lines, side + "cpus_iowait", s.cpu.cpus_iowait, Unit::kPercentCpus);
       add(lines, side + "real_time", s.cpu.real_s, Unit::kTime);
       add(lines, side + "cpu_time", s.cpu.cpu_time_s, Unit::kTime);
     }
@@ -202,8 +205,7 @@ class QperfTextReporter : public Reporter {
     add(lines, side + "tcp_cwnd", static_cast<double>(t.cwnd_bytes), Unit::kSize);
     add(lines, side + "tcp_rtt", t.rtt_us * 1e-6, Unit::kTime);
     if (t.has_delivery_rate) {
-      add(lines, side + "tcp_delivery_rate", static_cast<double>(t.delivery_Bps),
-          Unit::kBandwidth);
+      add(lines, side + "tcp_delivery_rate", static_cast<double>(t.delivery_Bps), Unit::kBandwidth);
     }
   }
 
@@ -245,8 +247,8 @@ class QperfTextReporter : public Reporter {
     for (const OptionSpec* spec : specs) {
       bool in_loop = false;
       for (const auto& lv : r.loop_values) in_loop = in_loop || lv.first == spec;
-      bool set = r.local_opts.given.test(spec->index) || r.remote_opts.given.test(spec->index) ||
-                 in_loop;
+      bool set =
+          r.local_opts.given.test(spec->index) || r.remote_opts.given.test(spec->index) || in_loop;
       bool always = spec == &msg_size || spec == &time || spec == &no_msgs;
       if (!(set || options_.more_used) && !(options_.more_used && always)) continue;
       OptionValue lv = load(r.local_opts, *spec);
@@ -270,10 +272,14 @@ class QperfTextReporter : public Reporter {
   }
 
   static bool is_empty(const OptionValue& v) {
-    return std::visit([](const auto& x) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x.empty();
-      else return x == decltype(x){};
-    }, v);
+    return std::visit(
+        [](const auto& x) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+            return x.empty();
+          else
+            return x == decltype(x){};
+        },
+        v);
   }
 
   void add_param(std::vector<Line>& lines, const std::string& name, const OptionSpec& spec,

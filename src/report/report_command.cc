@@ -37,7 +37,8 @@ Status report_main(const std::vector<std::string>& args) {
       return Status::success();
     }
     if (a == "-o" || a == "--output") {
-      if (i + 1 >= args.size()) return fail(Code::kUsage, a + " needs a file name\n" + report_usage());
+      if (i + 1 >= args.size())
+        return fail(Code::kUsage, a + " needs a file name\n" + report_usage());
       output = args[++i];
     } else if (a.rfind("--output=", 0) == 0) {
       output = a.substr(9);

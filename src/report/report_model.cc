@@ -179,7 +179,8 @@ nlohmann::json run_header(const nlohmann::json& doc) {
         if (++listed > 32) break;
         hosts += (hosts.empty() ? "" : " ") + string_at(r, "host");
       }
-      if (m["ranks"].size() > 32) hosts += " ... (" + std::to_string(m["ranks"].size() - 32) + " more)";
+      if (m["ranks"].size() > 32)
+        hosts += " ... (" + std::to_string(m["ranks"].size() - 32) + " more)";
       add("ranks", std::to_string(m["ranks"].size()) + ": " + hosts);
     }
     add("status", status_text(doc));

@@ -4,14 +4,13 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/status.h"
 #include "engine/interval.h"
 #include "engine/test_result.h"
-#include "core/status.h"
 #include "options/display_options.h"
 
 namespace fabperf {
@@ -43,8 +42,7 @@ class Reporter {
   }
   // --interval: one interval of the run under way, as this client counted it (called on the
   // measuring thread between iterations, or on the streams' supervisor; keep it short).
-  virtual void on_interval(const RunInfo&, const TestResult& /*pending*/,
-                           const IntervalRecord&) {}
+  virtual void on_interval(const RunInfo&, const TestResult& /*pending*/, const IntervalRecord&) {}
   // The descriptors on_sample and on_interval write, above stderr (an open output file): a
   // measuring thread with a private descriptor table keeps them (engine/measuring_thread.h).
   virtual std::vector<int> descriptors() const { return {}; }

@@ -164,8 +164,8 @@ Result<RunDocument> parse_run_document(std::string_view text, const std::string&
   // "1e999999" once ended `fabperf report` with SIGABRT); never an exception.
   nlohmann::json doc;
   PathParser parser(doc);
-  const bool ok = nlohmann::json::sax_parse(text, &parser,
-                                            nlohmann::detail::input_format_t::json, true);
+  const bool ok =
+      nlohmann::json::sax_parse(text, &parser, nlohmann::detail::input_format_t::json, true);
   if (!ok) {
     // nlohmann's out_of_range.406: a number beyond a double's range.
     if (parser.error_id() == 406) {

@@ -55,8 +55,8 @@ void SweepTable::add(const LoopValues& values, const std::vector<Line>& lines) {
   std::vector<std::string> row = key;
   row.resize(vars_.size() + columns_.size());
   for (const auto& [name, text] : cells) {
-    size_t at = static_cast<size_t>(std::find(columns_.begin(), columns_.end(), name) -
-                                    columns_.begin());
+    size_t at =
+        static_cast<size_t>(std::find(columns_.begin(), columns_.end(), name) - columns_.begin());
     row[vars_.size() + at] = text;
   }
   rows.push_back(std::move(row));

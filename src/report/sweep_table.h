@@ -15,7 +15,7 @@ class SweepTable {
  public:
   using LoopValues = std::vector<std::pair<const OptionSpec*, OptionValue>>;
 
-  std::string title;  // the test
+  std::string title;                           // the test
   std::vector<std::vector<std::string>> rows;  // loop values' texts, then the cells
 
   // Whether a run with these loop values belongs here: the same loop variables, and a value

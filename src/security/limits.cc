@@ -64,9 +64,8 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
                      const RunCost& in_use) {
   auto refuse = [](const std::string& what) { return Status::failed("refused: " + what); };
   if (opts.msg_size > limits.max_msg_size) {
-    return refuse("message size " + size_text(opts.msg_size) +
-                  " exceeds this server's limit of " + size_text(limits.max_msg_size) +
-                  " (server option --max_msg_size)");
+    return refuse("message size " + size_text(opts.msg_size) + " exceeds this server's limit of " +
+                  size_text(limits.max_msg_size) + " (server option --max_msg_size)");
   }
   if (opts.no_msgs > limits.max_msgs) {
     return refuse("-n " + with_commas(opts.no_msgs) + " exceeds this server's limit of " +
@@ -90,10 +89,9 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
   }
   RunCost need = run_cost(spec, opts);
   if (need.descriptors > limits.max_descriptors) {
-    return refuse("the run needs " + std::to_string(need.descriptors) +
-                  " descriptors (--streams " + std::to_string(opts.streams) +
-                  "), more than this server's " + std::to_string(limits.max_descriptors) +
-                  " (its open-files limit)");
+    return refuse("the run needs " + std::to_string(need.descriptors) + " descriptors (--streams " +
+                  std::to_string(opts.streams) + "), more than this server's " +
+                  std::to_string(limits.max_descriptors) + " (its open-files limit)");
   }
   if (need.threads > limits.max_threads) {
     return refuse("the run needs " + std::to_string(need.threads) + " threads (--streams " +
@@ -103,8 +101,8 @@ Status check_request(const ServerLimits& limits, const TestSpec& spec, const Run
   auto busy = [](const std::string& what) {
     return Status::failed("server busy: " + what + " in use by other clients; try again later");
   };
-  if (need.descriptors > limits.max_descriptors - std::min(in_use.descriptors,
-                                                           limits.max_descriptors)) {
+  if (need.descriptors >
+      limits.max_descriptors - std::min(in_use.descriptors, limits.max_descriptors)) {
     return busy(std::to_string(in_use.descriptors) + " of its " +
                 std::to_string(limits.max_descriptors) + " descriptors are");
   }

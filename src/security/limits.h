@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "options/run_options.h"
 #include "core/status.h"
+#include "options/run_options.h"
 
 namespace fabperf {
 

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <set>
 #include <functional>
+#include <set>
 
 #include "core/json_numbers.h"
 #include "core/text.h"
@@ -30,9 +30,11 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   auto auth = welcome.find("auth");
   if (auth == welcome.end() || !auth->is_object()) {
     ch.send_error("this client requires authentication (--auth_key_file) and the server has no key",
-                  1).ignore_error();
-    return Status::failed("the server does not prove it holds the key (it runs without "
-                          "--auth_key_file): not running a test against it");
+                  1)
+        .ignore_error();
+    return Status::failed(
+        "the server does not prove it holds the key (it runs without "
+        "--auth_key_file): not running a test against it");
   }
   std::string method = auth->value("method", std::string());
   std::string challenge = auth->value("challenge", std::string());
@@ -47,8 +49,9 @@ Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohma
   std::string proof = reply->value("proof", std::string());
   if (!proofs_equal(proof, server_proof(config.auth_key, challenge, client_nonce))) {
     ch.send_error("the server's proof of the key is wrong", 1).ignore_error();
-    return Status::failed("the server failed to prove it holds the key (a different "
-                          "--auth_key_file?)");
+    return Status::failed(
+        "the server failed to prove it holds the key (a different "
+        "--auth_key_file?)");
   }
   reply_out = *reply;
   return Status::success();
@@ -107,9 +110,10 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
 }
 
 // Waits for READY (its body is returned), telling the user once when the run queues behind
-// other clients' runs. The server says QUEUED at once and then about once a second; the first is not worth a word: a
-// session the server is still ending (this host's previous, failed run) holds the turn for a
-// moment, and that is no other client's test. Told at the second, a second into the wait.
+// other clients' runs. The server says QUEUED at once and then about once a second; the first is
+// not worth a word: a session the server is still ending (this host's previous, failed run) holds
+// the turn for a moment, and that is no other client's test. Told at the second, a second into the
+// wait.
 Result<nlohmann::json> await_ready(ControlChannel& ch, const TestResult& result, double timeout,
                                    TerminalProgress* progress) {
   bool told = false;
@@ -151,9 +155,9 @@ std::vector<IntervalRecord> server_intervals_of(const nlohmann::json& reply) {
     r.index = out.size();
     r.start_s = num(e, "start_s");
     r.end_s = num(e, "end_s");
-    r.counts = {count(e, "send_bytes"), count(e, "send_msgs"), count(e, "recv_bytes"),
-                count(e, "recv_msgs"), count(e, "lost"),
-                e.contains("jitter_ns") ? num(e, "jitter_ns") : -1.0};
+    r.counts = {count(e, "send_bytes"), count(e, "send_msgs"),
+                count(e, "recv_bytes"), count(e, "recv_msgs"),
+                count(e, "lost"),       e.contains("jitter_ns") ? num(e, "jitter_ns") : -1.0};
     out.push_back(r);
   }
   if (!out.empty()) out.back().last = true;
@@ -172,8 +176,9 @@ std::string server_account(ControlChannel& ch) {
 }
 
 Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResult& result,
-                       LatencyRecorder& latency, const std::vector<std::unique_ptr<Reporter>>& reporters,
-                       const RunInfo& info, const Abandon& abandon) {
+                       LatencyRecorder& latency,
+                       const std::vector<std::unique_ptr<Reporter>>& reporters, const RunInfo& info,
+                       const Abandon& abandon) {
   double timeout = result.local_opts.timeout;
   nlohmann::json request = {{"test", result.test}, {"params", to_json(result.remote_opts)}};
   // A fabric run's client promises a heartbeat every 0.5 s until RESULT, whatever it waits on
@@ -284,8 +289,10 @@ Status run_misc(ControlChannel& ch, TestResult& result, double timeout) {
 // What a failed run had measured before it failed (the JSON result carries it too).
 void print_partial(const char* test, const SideStats& loc) {
   if (loc.send_msgs == 0 && loc.recv_msgs == 0) return;
-  std::fprintf(stderr, "%s: before the failure: sent %llu messages (%llu bytes), received %llu "
-               "messages (%llu bytes)\n", test, static_cast<unsigned long long>(loc.send_msgs),
+  std::fprintf(stderr,
+               "%s: before the failure: sent %llu messages (%llu bytes), received %llu "
+               "messages (%llu bytes)\n",
+               test, static_cast<unsigned long long>(loc.send_msgs),
                static_cast<unsigned long long>(loc.send_bytes),
                static_cast<unsigned long long>(loc.recv_msgs),
                static_cast<unsigned long long>(loc.recv_bytes));
@@ -435,8 +442,8 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
       const std::string peer = session->peer_host();
       const bool same_host = peer == info.local_host || peer.rfind("127.", 0) == 0 ||
                              peer == "::1" || peer.rfind("::ffff:127.", 0) == 0;
-      std::string w = poller_warning(*run.spec, run.params.local, run.params.remote, same_host,
-                                     cpus_allowed());
+      std::string w =
+          poller_warning(*run.spec, run.params.local, run.params.remote, same_host, cpus_allowed());
       if (!w.empty() && warned.insert(label + w).second) {
         std::fprintf(stderr, "%s: %s\n", label.c_str(), w.c_str());
       }
@@ -464,7 +471,8 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
     }
     derive_figures(result, latency, info.percentiles);
     if (result.ok() && result.figures.rate_short) {
-      std::fprintf(stderr, "%s: %s\n", label.c_str(), rate_shortfall_warning(result.figures).c_str());
+      std::fprintf(stderr, "%s: %s\n", label.c_str(),
+                   rate_shortfall_warning(result.figures).c_str());
     }
     // One line per side the host disturbed past the thresholds (stats/host_noise.h).
     if (result.ok() && config.noise_warnings) {

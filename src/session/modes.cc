@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <thread>
 
-#include "session/server_config.h"
 #include "core/signals.h"
 #include "session/client.h"
+#include "session/server_config.h"
 
 namespace fabperf {
 

@@ -166,8 +166,9 @@ void Server::supervise(bool stopping) {
     char limit[32];
     snprintf(limit, sizeof limit, "%g", options_.limits.max_time);
     std::string why = stopping ? "server shutting down"
-                               : std::string("run time limit reached: the run passed the "
-                                             "server's deadline (server option --max_time ") +
+                               : std::string(
+                                     "run time limit reached: the run passed the "
+                                     "server's deadline (server option --max_time ") +
                                      limit + " s)";
     // Short deadline: a client that stopped reading must not hold up the supervisor.
     if (slot->tell) {

@@ -32,10 +32,10 @@ class ControlChannel;
 
 // A client's session as the server knows it.
 struct SessionInfo {
-  std::string peer_host;  // the control connection's numeric peer address
-  std::string local_host; // this server's address on that connection
-  std::string tool;       // the client's HELLO: "fabperf", "fab_write_lat" ...
-  int64_t peer_pid = 0;   // the client's pid, as it says (fab_* summaries show it)
+  std::string peer_host;       // the control connection's numeric peer address
+  std::string local_host;      // this server's address on that connection
+  std::string tool;            // the client's HELLO: "fabperf", "fab_write_lat" ...
+  int64_t peer_pid = 0;        // the client's pid, as it says (fab_* summaries show it)
   bool authenticated = false;  // proved it holds the key, or the server needs none
   nlohmann::json peer_options = nlohmann::json::object();  // the client's OwnOptions::said
 };
@@ -71,29 +71,29 @@ using IsolatedRunner = std::function<Result<RunRecord>(
 struct ServerOptions {
   const TestRegistry* tests = nullptr;  // the tests this server runs
   uint16_t port = 19765;
-  std::string bind_addr;   // "" = every address, IPv6 and IPv4
-  double timeout_s = 5;    // every wait on a client, and the cap on a client's own -to
-  int max_clients = 16;    // sessions served at once; one more is told "busy"
-  bool concurrent = false; // measurements of several clients at once (else they queue)
+  std::string bind_addr;        // "" = every address, IPv6 and IPv4
+  double timeout_s = 5;         // every wait on a client, and the cap on a client's own -to
+  int max_clients = 16;         // sessions served at once; one more is told "busy"
+  bool concurrent = false;      // measurements of several clients at once (else they queue)
   double queue_timeout_s = 60;  // how long a run waits for others' measurements
-  bool once = false;       // stop after the first session (the fab_* tools' way)
-  std::string tool;        // a fab_* server: clients must be the same tool and version
-  bool log = true;         // one line on stderr per refused or failed session
-  ServerLimits limits;     // what one request may ask for (--max_*)
-  AllowList allow;         // empty: every address may connect
-  std::string auth_key;    // non-empty: clients must prove they hold it (HMAC-SHA256)
-  IsolatedRunner isolate;  // runs fabric tests' server sides in their own process (if set)
-  std::string run_as;      // --run_as: the user those processes run as when the server is root
+  bool once = false;            // stop after the first session (the fab_* tools' way)
+  std::string tool;             // a fab_* server: clients must be the same tool and version
+  bool log = true;              // one line on stderr per refused or failed session
+  ServerLimits limits;          // what one request may ask for (--max_*)
+  AllowList allow;              // empty: every address may connect
+  std::string auth_key;         // non-empty: clients must prove they hold it (HMAC-SHA256)
+  IsolatedRunner isolate;       // runs fabric tests' server sides in their own process (if set)
+  std::string run_as;           // --run_as: the user those processes run as when the server is root
   // A root server given no --run_as: a session whose client is a process on this host runs as
   // that client's user (client_user()); others as `run_as` (nobody).
   bool run_as_client = false;
-  bool trust_fabric_addrs = false;  // accept fabric addresses no IP ties to the client
+  bool trust_fabric_addrs = false;     // accept fabric addresses no IP ties to the client
   ServerObserver* observer = nullptr;  // the dialect's server output (may be null)
   OwnOptions own;                      // this server's own per-process options
   // Stock qperf clients on the same port, told apart by their first byte (null: none, and a
   // qperf client hears fabperf's error frame).
   const QperfHooks* qperf = nullptr;
-  bool no_qperf = false;   // --no_qperf: qperf clients are refused, in qperf's terms
+  bool no_qperf = false;  // --no_qperf: qperf clients are refused, in qperf's terms
   // > 0, with a key (a --matrix rank's server): a connection must prove the key within this
   // many seconds of its accept, and until it has it holds none of the max_clients slots; at
   // most kMaxUnproven wait at once, a newer one cutting the oldest. Strangers holding idle
@@ -148,8 +148,8 @@ class Server {
   Status run(ControlChannel& ch, Slot& slot, const SessionInfo& info, const nlohmann::json& body);
   // A run's turn, the same for both protocols: the limits, its place in the measurement queue
   // (on_wait while it waits), its memory and its deadline. Caps opts.timeout at the server's.
-  Result<uint64_t> admit(Slot& slot, const std::string& who, const TestSpec& spec,
-                         RunOptions& opts, const std::function<Status(size_t ahead)>& on_wait);
+  Result<uint64_t> admit(Slot& slot, const std::string& who, const TestSpec& spec, RunOptions& opts,
+                         const std::function<Status(size_t ahead)>& on_wait);
   // The turn is over: the queue moves on, the memory is returned. Returns the runs that
   // measured at the same time.
   std::vector<std::string> end_turn(Slot& slot, uint64_t ticket);

@@ -24,9 +24,12 @@ Result<RunRecord> RunRecord::from_json(const nlohmann::json& j) {
 
 nlohmann::json server_interval_json(const IntervalRecord& r) {
   const IntervalCounts& c = r.counts;
-  nlohmann::json j = {{"start_s", r.start_s},       {"end_s", r.end_s},
-                      {"send_bytes", c.send_bytes}, {"send_msgs", c.send_msgs},
-                      {"recv_bytes", c.recv_bytes}, {"recv_msgs", c.recv_msgs},
+  nlohmann::json j = {{"start_s", r.start_s},
+                      {"end_s", r.end_s},
+                      {"send_bytes", c.send_bytes},
+                      {"send_msgs", c.send_msgs},
+                      {"recv_bytes", c.recv_bytes},
+                      {"recv_msgs", c.recv_msgs},
                       {"lost", c.lost}};
   if (c.jitter_ns >= 0) j["jitter_ns"] = c.jitter_ns;
   return j;

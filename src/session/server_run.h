@@ -5,9 +5,8 @@
 
 #include <atomic>
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/status.h"
 #include "engine/interval.h"
@@ -21,7 +20,7 @@ namespace fabperf {
 // What a run's server side measured.
 struct RunRecord {
   SideStats stats;
-  nlohmann::json latency;  // the latency record, when this side measured one (else null)
+  nlohmann::json latency;       // the latency record, when this side measured one (else null)
   uint64_t peak_rss_bytes = 0;  // a session process's peak resident memory (0: in-thread run)
   // The server's own --interval records, where the client asked for them (interval_s): what
   // a receiving server counted (a paced UDP stream's loss and jitter) per interval.
@@ -37,8 +36,7 @@ struct RunRecord {
 // own records too. `on_established` becomes the context's (TestContext).
 Result<RunRecord> serve_run(ControlChannel& ch, const TestSpec& spec, const RunOptions& opts,
                             const ControlPeer& peer, const std::atomic<bool>* stop,
-                            double interval_s = 0,
-                            std::function<void()> on_established = nullptr);
+                            double interval_s = 0, std::function<void()> on_established = nullptr);
 
 // One of the server's interval records as RunRecord::intervals holds it.
 nlohmann::json server_interval_json(const IntervalRecord& record);

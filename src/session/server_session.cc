@@ -111,7 +111,9 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
       return Status::failed("Client and server program names do not match!");
     }
     std::string version = string_field(*hello, "version");
-    auto major_minor = [](const std::string& v) { return v.substr(0, v.find('.', v.find('.') + 1)); };
+    auto major_minor = [](const std::string& v) {
+      return v.substr(0, v.find('.', v.find('.') + 1));
+    };
     if (major_minor(version) != major_minor(FABPERF_VERSION)) {
       return Status::failed("Client and server program versions do not match!");
     }
@@ -127,9 +129,8 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   if (options_.auth_key.empty()) {
     // A client with a key refuses us itself: it cannot tell us from an impostor.
     info.authenticated = true;
-    return ch.send(MsgType::kWelcome, {{"server", node_info()},
-                                       {"pid", getpid()},
-                                       {"options", options_.own.said}});
+    return ch.send(MsgType::kWelcome,
+                   {{"server", node_info()}, {"pid", getpid()}, {"options", options_.own.said}});
   }
   std::string client_nonce = auth != nullptr ? string_field(*auth, "nonce") : "";
   if (auth == nullptr) {

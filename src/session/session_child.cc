@@ -69,7 +69,7 @@ Status ChildOutcome::status() const {
   if (child_error) return *child_error;
   if (end == End::kExited && exit_code == 0) return Status::success();
   Code code = end == End::kKilledAtDeadline || end == End::kKilledPeerSilent ? Code::kTimeout
-                                                                              : Code::kFailed;
+                                                                             : Code::kFailed;
   return Status(code, "session process " + description);
 }
 
@@ -224,10 +224,10 @@ void SessionChild::Describe(int status, const rusage& usage) {
       o.description = "ran out of memory: over its " + memory_limit + " limit";
       break;
     case ChildOutcome::End::kKilledAtDeadline:
-      o.description = "killed at " + options_.deadline_name + " of " +
-                      seconds_text(options_.deadline_span_s > 0
-                                       ? options_.deadline_span_s
-                                       : (options_.deadline_ns - started_ns_) / 1e9);
+      o.description =
+          "killed at " + options_.deadline_name + " of " +
+          seconds_text(options_.deadline_span_s > 0 ? options_.deadline_span_s
+                                                    : (options_.deadline_ns - started_ns_) / 1e9);
       break;
     case ChildOutcome::End::kKilledPeerSilent:
       o.description = "killed: nothing from its client for " +

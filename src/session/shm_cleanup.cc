@@ -4,9 +4,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
@@ -75,8 +74,7 @@ std::vector<std::string> remove_shm_files_of(pid_t pid, uid_t uid, const std::st
   return remove_regions(pid, &uid, dir, [](const struct stat&) { return false; });
 }
 
-std::vector<std::string> remove_shm_files_of_dead(pid_t pid, double wait_s,
-                                                  const std::string& dir,
+std::vector<std::string> remove_shm_files_of_dead(pid_t pid, double wait_s, const std::string& dir,
                                                   const std::string& proc_root) {
   Deadline deadline = Deadline::After(wait_s);
   for (;;) {

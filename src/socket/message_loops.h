@@ -90,8 +90,7 @@ ssize_t send_message(DataLink& link, const char* buf, size_t len, Rule& rule) {
 // One message in: a stream's `len` bytes, or one datagram (its size), its sender in `from`
 // when asked. Fewer bytes when the rule ended the phase first; -1 for an error.
 template <typename Rule>
-ssize_t recv_message(DataLink& link, char* buf, size_t len, Rule& rule,
-                     SockAddr* from = nullptr) {
+ssize_t recv_message(DataLink& link, char* buf, size_t len, Rule& rule, SockAddr* from = nullptr) {
   size_t got = 0;
   while (!rule.over()) {
     auto n = link.recv_part(buf + got, len - got, from);
@@ -124,8 +123,8 @@ template <typename Rule>
 void send_loop(DataLink& link, const char* buf, const LoopShape& shape, Rule& rule,
                LoopCounts& counts) {
   while (!rule.over()) {
-    ssize_t n = message_loops::judged(
-        shape, message_loops::send_message(link, buf, shape.size, rule));
+    ssize_t n =
+        message_loops::judged(shape, message_loops::send_message(link, buf, shape.size, rule));
     if (rule.over()) break;  // the message under way at the end is not counted
     counts.sent.count(n);
     if (shape.max_msgs > 0 && counts.sent.msgs >= shape.max_msgs) rule.enough();
@@ -135,20 +134,21 @@ void send_loop(DataLink& link, const char* buf, const LoopShape& shape, Rule& ru
 // A ping-pong's client: one message out, its reply in. `on_round_trip(ns)` is told each
 // completed round trip's time (from the clock read before the send).
 template <typename Rule, typename OnRoundTrip>
-void ping_loop(DataLink& link, char* buf, const LoopShape& shape, Rule& rule,
-               LoopCounts& counts, OnRoundTrip&& on_round_trip) {
+void ping_loop(DataLink& link, char* buf, const LoopShape& shape, Rule& rule, LoopCounts& counts,
+               OnRoundTrip&& on_round_trip) {
   volatile uint64_t sink = 0;
   while (!rule.over()) {
     int64_t t0 = now_ns();
-    ssize_t n = message_loops::judged(
-        shape, message_loops::send_message(link, buf, shape.size, rule));
+    ssize_t n =
+        message_loops::judged(shape, message_loops::send_message(link, buf, shape.size, rule));
     if (rule.over()) break;
     if (!counts.sent.count(n)) continue;
     n = message_loops::judged(shape, message_loops::recv_message(link, buf, shape.size, rule));
     if (rule.over()) break;
     int64_t t1 = now_ns();
     if (!counts.received.count(n)) continue;
-    if (shape.access) sink = sink + touch_bytes(reinterpret_cast<uint8_t*>(buf), static_cast<size_t>(n));
+    if (shape.access)
+      sink = sink + touch_bytes(reinterpret_cast<uint8_t*>(buf), static_cast<size_t>(n));
     on_round_trip(t1 - t0);
     if (shape.max_msgs > 0 && counts.received.msgs >= shape.max_msgs) rule.enough();
   }
@@ -173,10 +173,10 @@ void serve_loop(DataLink& link, char* buf, const LoopShape& shape, bool echo, Ru
       fixed = link.fix_peer(from).ok();
     }
     if (!counts.received.count(n)) continue;
-    if (shape.access) sink = sink + touch_bytes(reinterpret_cast<uint8_t*>(buf), static_cast<size_t>(n));
+    if (shape.access)
+      sink = sink + touch_bytes(reinterpret_cast<uint8_t*>(buf), static_cast<size_t>(n));
     if (echo) {
-      n = message_loops::judged(shape,
-                                message_loops::send_message(link, buf, shape.size, rule));
+      n = message_loops::judged(shape, message_loops::send_message(link, buf, shape.size, rule));
       if (rule.over()) break;
       if (!counts.sent.count(n)) continue;
     }

@@ -11,8 +11,8 @@
 namespace fabperf {
 
 namespace {
-constexpr int kAfInetSdp = 27;  // AF_INET_SDP: not in glibc headers
-constexpr int kAfRds = 21;      // AF_RDS
+constexpr int kAfInetSdp = 27;   // AF_INET_SDP: not in glibc headers
+constexpr int kAfRds = 21;       // AF_RDS
 constexpr int kSctpNodelay = 3;  // SCTP_NODELAY (linux/sctp.h; 1 there is SCTP_ASSOCINFO)
 
 const std::vector<SocketProtocol>& protocols() {
@@ -44,8 +44,9 @@ Result<Fd> open_protocol_socket(const SocketProtocol& proto, int family) {
   int err = errno;
   std::string msg = std::string(proto.display) + " is not available on this host: socket(" +
                     (proto.family_override == kAfInetSdp ? "AF_INET_SDP"
-                     : proto.family_override == kAfRds ? "AF_RDS"
-                     : family == AF_INET6 ? "AF_INET6" : "AF_INET") +
+                     : proto.family_override == kAfRds   ? "AF_RDS"
+                     : family == AF_INET6                ? "AF_INET6"
+                                                         : "AF_INET") +
                     "): " + strerror(err);
   if (proto.hint[0] != '\0') msg += " (" + std::string(proto.hint) + ")";
   if (err == EAFNOSUPPORT || err == EPROTONOSUPPORT || err == ESOCKTNOSUPPORT ||

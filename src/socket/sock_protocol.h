@@ -10,18 +10,18 @@ namespace fabperf {
 
 // How one kernel protocol is opened and what it can do; tests check the flags, never names.
 struct SocketProtocol {
-  const char* name;       // "tcp"
-  const char* display;    // "TCP"
-  int family_override;    // 0: the control connection's family; else AF_INET_SDP, AF_RDS
-  int type;               // SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET
-  int protocol;           // IPPROTO_TCP, IPPROTO_SCTP, ...
-  bool connected;         // listen/accept/connect, versus addressed datagrams
-  bool byte_stream;       // no message boundaries: a message may arrive in pieces
-  bool reliable;          // losses are impossible (else counted)
+  const char* name;     // "tcp"
+  const char* display;  // "TCP"
+  int family_override;  // 0: the control connection's family; else AF_INET_SDP, AF_RDS
+  int type;             // SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET
+  int protocol;         // IPPROTO_TCP, IPPROTO_SCTP, ...
+  bool connected;       // listen/accept/connect, versus addressed datagrams
+  bool byte_stream;     // no message boundaries: a message may arrive in pieces
+  bool reliable;        // losses are impossible (else counted)
   // setsockopt name, at level `protocol`, of its NODELAY (Nagle off) option: TCP_NODELAY,
   // SCTP_NODELAY; 0 when it has none. Ping-pongs set it; bandwidth tests with --nodelay.
   int nodelay_opt;
-  const char* hint;       // what to do when the kernel lacks it
+  const char* hint;  // what to do when the kernel lacks it
 };
 
 const SocketProtocol* find_socket_protocol(const std::string& name);

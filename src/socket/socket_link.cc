@@ -422,7 +422,8 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
     auto reply = ctx.exchange(nlohmann::json::object());
     if (!reply.ok()) return reply.status();
     auto it = reply->find("port");
-    if (it == reply->end() || !it->is_number_unsigned()) return Status::failed("server sent no data port");
+    if (it == reply->end() || !it->is_number_unsigned())
+      return Status::failed("server sent no data port");
     SockAddr target = protocol_address(proto, server);
     target.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
     SockAddr source = protocol_address(proto, local);
@@ -443,7 +444,8 @@ Result<DataLink> open_client_link(TestContext& ctx, const SocketProtocol& proto)
   auto reply = ctx.exchange({{"port", local_address(fd.get()).port()}});
   if (!reply.ok()) return reply.status();
   auto it = reply->find("port");
-  if (it == reply->end() || !it->is_number_unsigned()) return Status::failed("server sent no data port");
+  if (it == reply->end() || !it->is_number_unsigned())
+    return Status::failed("server sent no data port");
   SockAddr target = protocol_address(proto, server);
   target.set_port(static_cast<uint16_t>(it->get<uint64_t>()));
   if (proto.type == SOCK_DGRAM && connect(fd.get(), target.get(), target.len) < 0) {

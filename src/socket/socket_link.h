@@ -8,9 +8,9 @@
 #include "core/clock.h"
 #include "core/status.h"
 #include "engine/test_context.h"
-#include "socket/sock_protocol.h"
 #include "net/socket.h"
 #include "net/stall_watchdog.h"
+#include "socket/sock_protocol.h"
 
 namespace fabperf {
 
@@ -127,6 +127,5 @@ Status set_socket_buffers(int fd, uint64_t size);
 bool wants_nodelay(const SocketProtocol& proto, TestKind kind, const RunOptions& opts);
 // The socket's NODELAY option as the kernel reports it; Unsupported where the protocol has none.
 Result<bool> socket_nodelay(int fd, const SocketProtocol& proto);
-
 
 }  // namespace fabperf

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <atomic>
 #include <deque>
 #include <functional>
 #include <vector>
@@ -21,8 +21,8 @@
 #include "engine/measuring_thread.h"
 #include "engine/run_limit.h"
 #include "engine/streams.h"
-#include "net/socket.h"
 #include "net/control.h"
+#include "net/socket.h"
 #include "net/sys_io.h"
 #include "net/tcp_info.h"
 #include "socket/socket_link.h"
@@ -116,11 +116,13 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   if (!buffers.ok()) return buffers.status();
   char* out = buffers->out();
   char* in = buffers->in();
-  ctx.latency.set_scale(0.5);  // one-way, as in the closed loop: half the round trip
+  ctx.latency.set_scale(0.5);              // one-way, as in the closed loop: half the round trip
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
   ctx.mark_start();
   const int64_t start = now_ns();
-  auto due = [&](uint64_t k) { return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns); };
+  auto due = [&](uint64_t k) {
+    return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns);
+  };
   const int64_t send_until = due(warmup) + static_cast<int64_t>(ctx.opts.time * 1e9);
   uint64_t next = 0, replies = 0;  // messages sent; replies taken (streams: in order)
   size_t have = 0;                 // bytes of the reply being assembled (streams)
@@ -137,7 +139,8 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     int64_t now = now_ns();
     ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     while (sending && due(next) <= now) {
-      bool enough = count > 0 ? next >= warmup + count : due(next) >= send_until || now >= send_until;
+      bool enough =
+          count > 0 ? next >= warmup + count : due(next) >= send_until || now >= send_until;
       if (enough || ctx.stop_requested()) {
         sending = false;
         drain_deadline = now + max_wait_ns;
@@ -253,8 +256,7 @@ Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProt
       return Sample{t1 - t0, false};
     }
   };
-  FP_RETURN_IF_ERROR(
-      run_latency_loop(ctx, once, [&](int64_t) { return ctx.check_peer(); }));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, [&](int64_t) { return ctx.check_peer(); }));
   link->finish_sending();
   if (!proto.connected) return ctx.exchange({{"done", true}}).status();
   return Status::success();
@@ -265,7 +267,8 @@ Status lat_client(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
   bool open_loop = ctx.opts.rate > 0;
   if (open_loop && !carries_seq(proto, ctx.opts.msg_size) && !proto.reliable) {
-    return Status::usage(std::string(proto.display) + " open-loop latency (--rate) needs -m 8 "
+    return Status::usage(std::string(proto.display) +
+                         " open-loop latency (--rate) needs -m 8 "
                          "or more: each message carries its sequence number");
   }
   auto link = open_client_link(ctx, proto);
@@ -293,7 +296,9 @@ Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& pro
   const char* stall_env = std::getenv("FABPERF_TEST_STALL_MS");
   const char* stall_at_env = std::getenv("FABPERF_TEST_STALL_AT");
   const long stall_ms = stall_env != nullptr ? std::atol(stall_env) : 0;
-  const uint64_t stall_at = stall_ms > 0 ? (stall_at_env != nullptr ? std::strtoull(stall_at_env, nullptr, 10) : 1000) : 0;
+  const uint64_t stall_at =
+      stall_ms > 0 ? (stall_at_env != nullptr ? std::strtoull(stall_at_env, nullptr, 10) : 1000)
+                   : 0;
   // A datagram server wakes every kDatagramWaitS to look for the client's end message.
   if (!proto.connected) FP_RETURN_IF_ERROR(link->set_recv_wait(kDatagramWaitS));
   ctx.mark_start();
@@ -335,8 +340,8 @@ Status lat_server(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
   auto link = open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
-  Status s = run_measuring_thread(ctx, {link->fd()},
-                                  [&] { return lat_echo_loop(ctx, &*link, proto); });
+  Status s =
+      run_measuring_thread(ctx, {link->fd()}, [&] { return lat_echo_loop(ctx, &*link, proto); });
   record_tcp(ctx, {link->fd()});
   return s;
 }
@@ -544,9 +549,7 @@ Result<std::vector<DataLink>> open_bw_links(TestContext& ctx, const SocketProtoc
 // The one descriptor each stream's loop uses: its data link's (run_streams gives each stream's
 // thread a table of its own holding it alone).
 StreamDescriptors link_fd(const std::vector<DataLink>& links) {
-  return [&links](int stream) {
-    return std::vector<int>{links[static_cast<size_t>(stream)].fd()};
-  };
+  return [&links](int stream) { return std::vector<int>{links[static_cast<size_t>(stream)].fd()}; };
 }
 
 // Whether this side sends in a one-way bandwidth test: the client, unless -R/--reverse.
@@ -567,13 +570,19 @@ Status bw_role(TestContext& ctx) {
     std::string why;
     Status s;
     if (stream_sender(ctx.opts, n, &why) == StreamSender::kRoundRobin) {
-      s = run_streams_round_robin(ctx, n, [&](std::vector<StreamWorker*>& workers) -> Status {
-        return send_round_robin(ctx, *links, bytes(*buf), size, workers);
-      }, PeerMessage::kFailure, link_fd(*links));
+      s = run_streams_round_robin(
+          ctx, n,
+          [&](std::vector<StreamWorker*>& workers) -> Status {
+            return send_round_robin(ctx, *links, bytes(*buf), size, workers);
+          },
+          PeerMessage::kFailure, link_fd(*links));
     } else {
-      s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
-        return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
-      }, PeerMessage::kFailure, link_fd(*links));
+      s = run_streams(
+          ctx, n,
+          [&](StreamWorker& w) -> Status {
+            return send_loop(ctx, (*links)[static_cast<size_t>(w.index)], bytes(*buf), size, w);
+          },
+          PeerMessage::kFailure, link_fd(*links));
     }
     if (n > 1) ctx.stats.info["stream_sender"] = why;
     record_tcp(ctx, fds_of(*links));
@@ -591,10 +600,13 @@ Status bw_role(TestContext& ctx) {
     if (!buf.ok()) return buf.status();
     bufs.push_back(std::move(*buf));
   }
-  Status s = run_streams(ctx, n, [&](StreamWorker& w) -> Status {
-    const size_t i = static_cast<size_t>(w.index);
-    return recv_loop(ctx, (*links)[i], bytes(bufs[i]), size, w, nullptr);
-  }, PeerMessage::kEndOfData, link_fd(*links));
+  Status s = run_streams(
+      ctx, n,
+      [&](StreamWorker& w) -> Status {
+        const size_t i = static_cast<size_t>(w.index);
+        return recv_loop(ctx, (*links)[i], bytes(bufs[i]), size, w, nullptr);
+      },
+      PeerMessage::kEndOfData, link_fd(*links));
   record_tcp(ctx, fds_of(*links));
   if (!s.ok()) return s;
   if (!proto.connected) return ctx.exchange({{"done", true}}, false).status();
@@ -609,8 +621,8 @@ constexpr double kBiQuietS = 0.3;
 // thread and receives on another over the same data link, both for the test time.
 Status bi_bw_role(TestContext& ctx) {
   const SocketProtocol& proto = protocol_of(ctx);
-  auto link = ctx.role == Role::kClient ? open_client_link(ctx, proto)
-                                        : open_server_link(ctx, proto);
+  auto link =
+      ctx.role == Role::kClient ? open_client_link(ctx, proto) : open_server_link(ctx, proto);
   if (!link.ok()) return link.status();
   size_t size = ctx.opts.msg_size;
   auto buffers = message_pair(size);
@@ -629,15 +641,18 @@ Status bi_bw_role(TestContext& ctx) {
   // markers), so each receiver sees its end while the other direction still runs. Anything on
   // the control channel meanwhile is the peer's failure (to the client) or the client's end
   // message (to the server): the closing exchange below comes after both directions ended.
-  Status s = run_streams(ctx, 2, [&](StreamWorker& w) -> Status {
-    if (w.index == 0) {
-      Status sent = send_loop(ctx, *link, out, size, w);
-      link->finish_sending();
-      sent_all.store(true);
-      return sent;
-    }
-    return recv_loop(ctx, *link, in, size, w, quiet_end);
-  }, PeerMessage::kByRole, [&](int) { return std::vector<int>{link->fd()}; });
+  Status s = run_streams(
+      ctx, 2,
+      [&](StreamWorker& w) -> Status {
+        if (w.index == 0) {
+          Status sent = send_loop(ctx, *link, out, size, w);
+          link->finish_sending();
+          sent_all.store(true);
+          return sent;
+        }
+        return recv_loop(ctx, *link, in, size, w, quiet_end);
+      },
+      PeerMessage::kByRole, [&](int) { return std::vector<int>{link->fd()}; });
   record_tcp(ctx, {link->fd()});
   // One direction each: the sending thread's interval and the receiving thread's.
   SideStats& st = ctx.stats;
@@ -663,16 +678,15 @@ Needs bi_needs(const RunOptions& server_side) {
 }
 
 std::vector<TestSpec> build() {
-  const std::vector<const char*> lat_opts = {"msg_size", "time", "no_msgs", "warmup",
-                                             "cpu_affinity", "sock_buf_size", "ip_port",
-                                             "cq_poll", "access_recv", "rate"};
-  const std::vector<const char*> bw_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
-                                            "sock_buf_size", "ip_port", "cq_poll",
-                                            "access_recv", "streams", "stream_sender",
-                                            "reverse", "omit"};
-  const std::vector<const char*> bi_opts = {"msg_size", "time", "no_msgs", "cpu_affinity",
-                                            "sock_buf_size", "ip_port", "cq_poll",
-                                            "access_recv", "omit"};
+  const std::vector<const char*> lat_opts = {"msg_size",     "time",          "no_msgs", "warmup",
+                                             "cpu_affinity", "sock_buf_size", "ip_port", "cq_poll",
+                                             "access_recv",  "rate"};
+  const std::vector<const char*> bw_opts = {
+      "msg_size", "time",        "no_msgs", "cpu_affinity",  "sock_buf_size", "ip_port",
+      "cq_poll",  "access_recv", "streams", "stream_sender", "reverse",       "omit"};
+  const std::vector<const char*> bi_opts = {"msg_size",     "time",          "no_msgs",
+                                            "cpu_affinity", "sock_buf_size", "ip_port",
+                                            "cq_poll",      "access_recv",   "omit"};
   std::vector<TestSpec> out;
   struct Proto {
     const char* lat;
@@ -687,7 +701,8 @@ std::vector<TestSpec> build() {
                          Proto{"sctp_lat", "sctp_bw", nullptr, "sctp", "SCTP", 65536},
                          Proto{"sdp_lat", "sdp_bw", nullptr, "sdp", "SDP", 65536},
                          Proto{"rds_lat", "rds_bw", nullptr, "rds", "RDS", 32768}}) {
-    static std::deque<std::string> texts;  // summaries live as long as the table; deque keeps them put
+    static std::deque<std::string>
+        texts;  // summaries live as long as the table; deque keeps them put
     texts.push_back(std::string(p.display) + " one way latency");
     const char* lat_summary = texts.back().c_str();
     out.push_back({p.lat, TransportFamily::kSocket, TestKind::kLatency, p.transport, nullptr,
@@ -700,8 +715,8 @@ std::vector<TestSpec> build() {
     if (find_socket_protocol(p.transport)->nodelay_opt != 0) opts.push_back("nodelay");
     const bool paceable = std::string(p.transport) == "udp";  // iperf3 -b's datagrams
     if (paceable) opts.push_back("udp_rate");
-    out.push_back({p.bw, TransportFamily::kSocket, TestKind::kBandwidth, p.transport, nullptr,
-                   opts, p.bw_size, bw_role, bw_role,
+    out.push_back({p.bw, TransportFamily::kSocket, TestKind::kBandwidth, p.transport, nullptr, opts,
+                   p.bw_size, bw_role, bw_role,
                    "The client sends messages for the test time; the server counts what "
                    "arrives (-R: the server sends and the client counts). send_bw is the "
                    "sender's rate, recv_bw the receiver's."});
@@ -712,8 +727,8 @@ std::vector<TestSpec> build() {
       std::vector<const char*> two_way = bi_opts;
       if (find_socket_protocol(p.transport)->nodelay_opt != 0) two_way.push_back("nodelay");
       if (paceable) two_way.push_back("udp_rate");
-      out.push_back({p.bi, TransportFamily::kSocket, TestKind::kBiBandwidth, p.transport,
-                     nullptr, two_way, p.bw_size, bi_bw_role, bi_bw_role,
+      out.push_back({p.bi, TransportFamily::kSocket, TestKind::kBiBandwidth, p.transport, nullptr,
+                     two_way, p.bw_size, bi_bw_role, bi_bw_role,
                      "Both sides send for the test time and count what arrives, each on two "
                      "threads (one sends, one receives) over one data link. bw is the sum of "
                      "the two directions, shown beside it."});

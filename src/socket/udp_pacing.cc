@@ -87,9 +87,7 @@ void UdpArrivals::on_datagram(const char* data, size_t len, int64_t arrival_ns) 
   have_transit_ = true;
 }
 
-uint64_t UdpArrivals::lost() const {
-  return next_seq_ > received_ ? next_seq_ - received_ : 0;
-}
+uint64_t UdpArrivals::lost() const { return next_seq_ > received_ ? next_seq_ - received_ : 0; }
 
 int64_t drain_datagrams(DataLink& link, char* buf, size_t size, StreamCounters& c,
                         UdpArrivals* arrivals) {

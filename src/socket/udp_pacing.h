@@ -24,8 +24,7 @@ bool udp_stamped(const RunOptions& opts, const SocketProtocol& proto);
 // shared among --streams). Off (on() false) without --udp_rate.
 class UdpPacer {
  public:
-  UdpPacer(const TestContext& ctx, const SocketProtocol& proto, size_t size,
-           const StreamWorker& w);
+  UdpPacer(const TestContext& ctx, const SocketProtocol& proto, size_t size, const StreamWorker& w);
   bool on() const { return on_; }
   // How many of at most `most` messages may go now, `sent` having gone: 0 after waiting
   // (at most 10 ms, and never past `end_ns`) for the next one due.

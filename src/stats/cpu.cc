@@ -149,16 +149,12 @@ CpuUsage cpu_between(const CpuSnapshot& start, const CpuSnapshot& end) {
 }
 
 nlohmann::json CpuUsage::to_json() const {
-  return {{"real_s", finite_or_zero(real_s)},
-          {"cpus_used", finite_or_zero(cpus_used)},
-          {"cpus_user", finite_or_zero(cpus_user)},
-          {"cpus_kernel", finite_or_zero(cpus_kernel)},
-          {"cpus_intr", finite_or_zero(cpus_intr)},
-          {"cpus_iowait", finite_or_zero(cpus_iowait)},
-          {"cpu_time_s", finite_or_zero(cpu_time_s)},
-          {"proc_user", finite_or_zero(proc_user)},
-          {"proc_kernel", finite_or_zero(proc_kernel)},
-          {"proc_used", finite_or_zero(proc_used)}};
+  return {
+      {"real_s", finite_or_zero(real_s)},           {"cpus_used", finite_or_zero(cpus_used)},
+      {"cpus_user", finite_or_zero(cpus_user)},     {"cpus_kernel", finite_or_zero(cpus_kernel)},
+      {"cpus_intr", finite_or_zero(cpus_intr)},     {"cpus_iowait", finite_or_zero(cpus_iowait)},
+      {"cpu_time_s", finite_or_zero(cpu_time_s)},   {"proc_user", finite_or_zero(proc_user)},
+      {"proc_kernel", finite_or_zero(proc_kernel)}, {"proc_used", finite_or_zero(proc_used)}};
 }
 
 CpuUsage CpuUsage::from_json(const nlohmann::json& j) {

@@ -2,9 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/status.h"
 

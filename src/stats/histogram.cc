@@ -86,7 +86,7 @@ Result<Histogram> Histogram::from_json(const nlohmann::json& j) {
   if (!json_to_u64(j["sub_bucket_bits"], &bits) || bits != kSubBucketBits ||
       !json_to_u64(j["max_bits"], &max_bits) || max_bits != kMaxBits) {
     return json_error("layout mismatch (want sub_bucket_bits " + std::to_string(kSubBucketBits) +
-               ", max_bits " + std::to_string(kMaxBits) + ")");
+                      ", max_bits " + std::to_string(kMaxBits) + ")");
   }
   uint64_t declared = 0;
   if (!json_to_u64(j["count"], &declared)) {

@@ -4,9 +4,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/status.h"
 
@@ -26,8 +25,8 @@ class Histogram {
   // Values below 2^kMaxBits are bucketed without clamping; 2^43 ns covers an hour with room.
   static constexpr int kMaxBits = 43;
   static constexpr uint64_t kMaxTrackable = (uint64_t{1} << kMaxBits) - 1;
-  static constexpr size_t kBucketCount =
-      static_cast<size_t>(kMaxBits - kSubBucketBits + 1) << kSubBucketBits;
+  static constexpr size_t kBucketCount = static_cast<size_t>(kMaxBits - kSubBucketBits + 1)
+                                         << kSubBucketBits;
 
   Histogram();
 

@@ -15,7 +15,6 @@
 
 #include "core/json_numbers.h"
 
-
 namespace fabperf {
 
 namespace {
@@ -46,7 +45,6 @@ bool number_at(std::string_view text, size_t* pos, T* out) {
   *pos = static_cast<size_t>(ptr - text.data());
   return true;
 }
-
 
 // "1,234" as the text output writes counts.
 std::string count_text(uint64_t v) {
@@ -170,20 +168,21 @@ HostNoise noise_between(const NoiseSnapshot& a, const NoiseSnapshot& b) {
   const int64_t wall = b.wall_ns - a.wall_ns;
   n.real_s = wall > 0 ? static_cast<double>(wall) * 1e-9 : 0;
   n.involuntary = b.thread.involuntary >= a.thread.involuntary
-                      ? b.thread.involuntary - a.thread.involuntary : 0;
-  n.voluntary = b.thread.voluntary >= a.thread.voluntary ? b.thread.voluntary - a.thread.voluntary
-                                                         : 0;
+                      ? b.thread.involuntary - a.thread.involuntary
+                      : 0;
+  n.voluntary =
+      b.thread.voluntary >= a.thread.voluntary ? b.thread.voluntary - a.thread.voluntary : 0;
   if (a.thread.wait_ns >= 0 && b.thread.wait_ns >= a.thread.wait_ns) {
     n.wait_s = static_cast<double>(b.thread.wait_ns - a.thread.wait_ns) * 1e-9;
   }
   if (a.have_ticks && b.have_ticks && b.total_ticks > a.total_ticks) {
-    const double steal = b.steal_ticks >= a.steal_ticks
-                             ? static_cast<double>(b.steal_ticks - a.steal_ticks) : 0;
+    const double steal =
+        b.steal_ticks >= a.steal_ticks ? static_cast<double>(b.steal_ticks - a.steal_ticks) : 0;
     n.steal_pct = finite_or_zero(steal * 100 / static_cast<double>(b.total_ticks - a.total_ticks));
   }
   if (a.host.pressure_us >= 0 && b.host.pressure_us >= a.host.pressure_us && n.real_s > 0) {
-    n.pressure_pct = finite_or_zero(static_cast<double>(b.host.pressure_us - a.host.pressure_us) * 1e-6 /
-                            n.real_s * 100);
+    n.pressure_pct = finite_or_zero(static_cast<double>(b.host.pressure_us - a.host.pressure_us) *
+                                    1e-6 / n.real_s * 100);
     n.pressure_pct = std::min(n.pressure_pct, 100.0);
   }
   // The reader itself is one of the running tasks.

@@ -6,11 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "stats/cpu.h"
 
@@ -50,19 +49,19 @@ bool parse_loadavg(std::string_view text, double* load1, uint32_t* runnable);
 
 // What the host did over one side's measured phase, with the verdict.
 struct HostNoise {
-  bool measured = false;      // false: nothing recorded (a peer that predates it)
-  double real_s = 0;          // the measured phase
-  uint32_t threads = 1;       // measuring threads the thread figures sum (streams, two-way)
-  uint64_t involuntary = 0;   // preemptions of the measuring thread(s)
-  uint64_t voluntary = 0;     // times they blocked
-  double wait_s = -1;         // their time runnable but waiting for a CPU; -1 unknown
-  uint64_t operations = 0;    // what the side counted (samples or messages): the preemption share
-  double steal_pct = 0;       // the hypervisor's steal, % of all the host's CPU time
-  double pressure_pct = -1;   // PSI cpu "some": % of the run some task waited; -1 unknown
-  uint32_t runnable = 0;      // highest run queue seen (start, end)
+  bool measured = false;     // false: nothing recorded (a peer that predates it)
+  double real_s = 0;         // the measured phase
+  uint32_t threads = 1;      // measuring threads the thread figures sum (streams, two-way)
+  uint64_t involuntary = 0;  // preemptions of the measuring thread(s)
+  uint64_t voluntary = 0;    // times they blocked
+  double wait_s = -1;        // their time runnable but waiting for a CPU; -1 unknown
+  uint64_t operations = 0;   // what the side counted (samples or messages): the preemption share
+  double steal_pct = 0;      // the hypervisor's steal, % of all the host's CPU time
+  double pressure_pct = -1;  // PSI cpu "some": % of the run some task waited; -1 unknown
+  uint32_t runnable = 0;     // highest run queue seen (start, end)
   double load1 = 0;
   uint32_t cpus_online = 0, cpus_allowed = 0;
-  uint32_t pollers = 0;       // this side's busy-polling measuring threads
+  uint32_t pollers = 0;                         // this side's busy-polling measuring threads
   uint64_t freq_min_khz = 0, freq_max_khz = 0;  // over the run's CPUs (0: unknown)
 
   // The verdict (judge_host_noise): each cause a short key and a sentence.

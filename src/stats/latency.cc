@@ -142,13 +142,8 @@ LatencySummary LatencyRecorder::summarize(const std::vector<double>& percentiles
 }
 
 nlohmann::json LatencyRecorder::to_json() const {
-  return {{"scale", scale_},
-          {"count", count_},
-          {"min", count_ == 0 ? 0 : min_},
-          {"max", max_},
-          {"mean", mean_},
-          {"m2", m2_},
-          {"histogram", histogram_.to_json()}};
+  return {{"scale", scale_}, {"count", count_}, {"min", count_ == 0 ? 0 : min_},    {"max", max_},
+          {"mean", mean_},   {"m2", m2_},       {"histogram", histogram_.to_json()}};
 }
 
 Result<LatencyRecorder> LatencyRecorder::from_json(const nlohmann::json& j) {

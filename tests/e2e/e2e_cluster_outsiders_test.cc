@@ -2,8 +2,8 @@
 // job's key holds 16 idle connections to every rank's server and agent, reopening each one the
 // rank cuts; the verdicts must be those of a job left alone: every pair measured, no failed
 // link, every rank ok.
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -210,10 +210,11 @@ TEST_F(ClusterOutsiders, IdleStrangersChangeNoVerdict) {
   expect_clean(j, "with strangers");
   int opened = 0;
   for (const auto& o : outsiders) opened += o->opened();
-  std::printf("[ measured ] %zu ports, %d stranger connections opened; job %.2f s alone, %.2f s "
-              "with strangers (rank 0 started 3 s late)\n",
-              ports.size(), opened, alone_s,
-              j.is_discarded() ? 0.0 : j["matrix"]["elapsed_s"].get<double>());
+  std::printf(
+      "[ measured ] %zu ports, %d stranger connections opened; job %.2f s alone, %.2f s "
+      "with strangers (rank 0 started 3 s late)\n",
+      ports.size(), opened, alone_s,
+      j.is_discarded() ? 0.0 : j["matrix"]["elapsed_s"].get<double>());
   EXPECT_EQ(ports.size(), 8u) << "every rank's server and agent found";
   EXPECT_GE(opened, 8 * 16) << "the strangers held their connections";
 }

@@ -3,12 +3,11 @@
 // link and a slow node named (loopback shaped by htb inside a network namespace of this
 // test's own), and a job that loses a rank ending within its budget with exit 1.
 #include <gtest/gtest.h>
-
-#include <regex>
 #include <signal.h>
 #include <unistd.h>
 
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 

@@ -73,13 +73,14 @@ TEST_P(E2eCxiDropIn, BothSidesPrintTheClientsRun) {
   std::smatch pids;
   std::string client = summary_of(r.out), server_text = server.output();
   std::string server_block = summary_of(server_text);
-  ASSERT_TRUE(std::regex_search(client, pids, std::regex(
-      "Local \\(client\\)   : 127.0.0.1 PID ([0-9]+)\nRemote \\(server\\)  : 127.0.0.1 PID ([0-9]+)\n")))
+  ASSERT_TRUE(std::regex_search(client, pids,
+                                std::regex("Local \\(client\\)   : 127.0.0.1 PID ([0-9]+)\nRemote "
+                                           "\\(server\\)  : 127.0.0.1 PID ([0-9]+)\n")))
       << client;
   const std::string dashes(72, '-');
   auto block = [&](const std::string& device, const std::string& ends) {
-    return dashes + "\n    CXI RDMA Write Latency Test\n" +
-           "Device           : " + device + " (" + shown + ")\n" +
+    return dashes + "\n    CXI RDMA Write Latency Test\n" + "Device           : " + device + " (" +
+           shown + ")\n" +
            "Service ID       : Not Applicable\n"
            "Client TX Mem    : System\n"
            "Server RX Mem    : System\n"
@@ -96,12 +97,12 @@ TEST_P(E2eCxiDropIn, BothSidesPrintTheClientsRun) {
            "Hugepages        : Disabled\n" +
            ends + dashes + "\n";
   };
-  EXPECT_EQ(client, block(client_device,
-                          "Local (client)   : 127.0.0.1 PID " + pids[1].str() + "\n" +
-                              "Remote (server)  : 127.0.0.1 PID " + pids[2].str() + "\n"));
-  EXPECT_EQ(server_block, block(server_device,
-                                "Local (server)   : 127.0.0.1 PID " + pids[2].str() + "\n" +
-                                    "Remote (client)  : 127.0.0.1 PID " + pids[1].str() + "\n"));
+  EXPECT_EQ(client,
+            block(client_device, "Local (client)   : 127.0.0.1 PID " + pids[1].str() + "\n" +
+                                     "Remote (server)  : 127.0.0.1 PID " + pids[2].str() + "\n"));
+  EXPECT_EQ(server_block,
+            block(server_device, "Local (server)   : 127.0.0.1 PID " + pids[2].str() + "\n" +
+                                     "Remote (client)  : 127.0.0.1 PID " + pids[1].str() + "\n"));
   // After the block: per size a line (the block's closing dashes are the first size's).
   EXPECT_NE(server_text.find(server_block + "See client for results.\n" + dashes +
                              "\nSee client for results.\n" + dashes +
@@ -126,8 +127,8 @@ TEST_P(E2eCxiDropIn, BothSidesPrintTheClientsRun) {
 TEST_P(E2eCxiDropIn, BandwidthServerShowsTheClientsRange) {
   REQUIRE_RDM();
   CxiServer server("fab_write_bw");
-  RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "-P", GetParam(), "-n",
-                                      "2", "-l", "16", "-s", "4096:8192"});
+  RunOutput r = tool("fab_write_bw", {"127.0.0.1", "-p", server.port(), "-P", GetParam(), "-n", "2",
+                                      "-l", "16", "-s", "4096:8192"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(server.wait(), 0) << server.output();
   std::string c = summary_of(r.out), s = summary_of(server.output());
@@ -147,8 +148,8 @@ TEST_P(E2eCxiDropIn, ReadsAndFetchingAtomicsKeepTheListInFlight) {
   {
     CxiServer server("fab_read_bw");
     const std::string json = temp_path("read");
-    RunOutput r = tool("fab_read_bw", {"127.0.0.1", "-p", server.port(), "-P", provider, "-n",
-                                       "2", "-l", "64", "--json", json});
+    RunOutput r = tool("fab_read_bw", {"127.0.0.1", "-p", server.port(), "-P", provider, "-n", "2",
+                                       "-l", "64", "--json", json});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(server.wait(), 0);
     nlohmann::json doc = read_json(json);
@@ -165,10 +166,9 @@ TEST_P(E2eCxiDropIn, ReadsAndFetchingAtomicsKeepTheListInFlight) {
   nlohmann::json doc = read_json(json);
   const uint64_t in_flight = doc["results"][0]["info"]["loc"]["bw_method"]["in_flight_max"];
   EXPECT_GT(in_flight, 16u);
-  const std::string expected =
-      in_flight < 4096 ? "4096 (" + std::to_string(in_flight) +
-                             " in flight: the provider's transmit queue)"
-                       : "4096";
+  const std::string expected = in_flight < 4096 ? "4096 (" + std::to_string(in_flight) +
+                                                      " in flight: the provider's transmit queue)"
+                                                : "4096";
   EXPECT_EQ(line_value(r.out, "List Size"), expected) << r.out;
   EXPECT_EQ(line_value(server.output(), "List Size"), expected) << server.output();
   EXPECT_EQ(doc["results"][0]["counters"]["loc"]["send_msgs"], 4096);
@@ -182,9 +182,9 @@ TEST_P(E2eCxiDropIn, LatencyGapModes) {
     SCOPED_TRACE(exact ? "exact" : "original");
     CxiServer server("fab_write_lat");
     const std::string json = temp_path("gap");
-    std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-P", GetParam(), "-n",
-                                     "3", "--warmup", "1", "--latency-gap", "100000", "--json",
-                                     json};
+    std::vector<std::string> args = {"127.0.0.1", "-p",     server.port(), "-P", GetParam(),
+                                     "-n",        "3",      "--warmup",    "1",  "--latency-gap",
+                                     "100000",    "--json", json};
     if (exact) args.push_back("--exact-gap");
     RunOutput r = tool("fab_write_lat", args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -213,8 +213,9 @@ TEST_P(E2eCxiDropIn, ListsAgainstTheStreamingWindow) {
       SCOPED_TRACE(std::string(name) + (stream ? " --stream" : " lists"));
       CxiServer server(name);
       const std::string json = temp_path("method");
-      std::vector<std::string> args = {"127.0.0.1", "-p", server.port(), "-P", GetParam(), "-n",
-                                        "3", "-l", "8", "-s", "1024", "--json", json};
+      std::vector<std::string> args = {"127.0.0.1", "-p",     server.port(), "-P", GetParam(),
+                                       "-n",        "3",      "-l",          "8",  "-s",
+                                       "1024",      "--json", json};
       if (stream) args.push_back("--stream");
       RunOutput r = tool(name, args);
       ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -240,8 +241,8 @@ TEST_P(E2eCxiDropIn, ListsAgainstTheStreamingWindow) {
   }
   // fabperf's own dialect keeps its window; --bw_method lists asks for the originals'.
   for (const char* method : {"stream", "lists"}) {
-    RunOutput r = run({"--loopback", "-P", GetParam(), "-n", "32", "--tx_depth", "8",
-                       "--bw_method", method, "--json", "-", "rdm_send_bw"});
+    RunOutput r = run({"--loopback", "-P", GetParam(), "-n", "32", "--tx_depth", "8", "--bw_method",
+                       method, "--json", "-", "rdm_send_bw"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     nlohmann::json doc = nlohmann::json::parse(r.out.substr(r.out.find('{')), nullptr, false);
     ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -275,8 +276,8 @@ TEST(E2eCxiDropInDevice, DeviceOptionChoosesTheDomainOnEachSide) {
   if (name.empty()) GTEST_SKIP() << "no network interface but lo";
   CxiServer server("fab_write_lat", {"-d", name});
   const std::string json = temp_path("device");
-  RunOutput r = tool("fab_write_lat", {address, "-p", server.port(), "-d", name, "-P", "tcp",
-                                       "-n", "5", "--json", json});
+  RunOutput r = tool("fab_write_lat", {address, "-p", server.port(), "-d", name, "-P", "tcp", "-n",
+                                       "5", "--json", json});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   ASSERT_EQ(server.wait(), 0) << server.output();
   nlohmann::json info = read_json(json)["results"][0]["info"];
@@ -299,8 +300,8 @@ TEST(E2eCxiDropInDevice, DeviceLineIsTheDomainUsed) {
   REQUIRE_RDM();
   CxiServer server("fab_send_lat");
   const std::string json = temp_path("lo");
-  RunOutput r = tool("fab_send_lat", {"127.0.0.1", "-p", server.port(), "-P", "tcp", "-n", "5",
-                                      "--json", json});
+  RunOutput r = tool("fab_send_lat",
+                     {"127.0.0.1", "-p", server.port(), "-P", "tcp", "-n", "5", "--json", json});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(server.wait(), 0);
   nlohmann::json info = read_json(json)["results"][0]["info"];
@@ -316,17 +317,18 @@ TEST(E2eCxiDropInOptions, CyclesClockAndAcceptedOptions) {
   REQUIRE_RDM();
   CxiServer server("fab_send_lat", {"--emu-mode"});
   const std::string json = temp_path("cycles");
-  RunOutput r = tool("fab_send_lat", {"127.0.0.1", "-p", server.port(), "-P", "shm", "-n", "20",
-                                      "-c", "cycles", "--ignore-cpu-freq-mismatch", "--emu-mode",
-                                      "--json", json});
+  RunOutput r =
+      tool("fab_send_lat", {"127.0.0.1", "-p", server.port(), "-P", "shm", "-n", "20", "-c",
+                            "cycles", "--ignore-cpu-freq-mismatch", "--emu-mode", "--json", json});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(server.wait(), 0) << server.output();
   EXPECT_TRUE(contains(r.err, "fab_send_lat: note: --emu-mode")) << r.err;
   EXPECT_TRUE(contains(server.output(), "note: --emu-mode")) << server.output();
   nlohmann::json res = read_json(json)["results"][0];
   EXPECT_EQ(res["params"]["clock"], "cycles") << res.dump();
-  EXPECT_TRUE(contains(res["info"]["loc"].value("clock", ""), "calibrated against "
-                                                              "CLOCK_MONOTONIC_RAW"))
+  EXPECT_TRUE(contains(res["info"]["loc"].value("clock", ""),
+                       "calibrated against "
+                       "CLOCK_MONOTONIC_RAW"))
       << res.dump();
   EXPECT_EQ(res["latency_ns"]["samples"], 20);
   RunOutput bad = tool("fab_send_lat", {"127.0.0.1", "-p", "1", "-c", "sundial"});
@@ -400,11 +402,12 @@ TEST(E2eCxiDropInStat, CxiDevicesAloneAndTheirRates) {
   EXPECT_EQ(count_lines(block.out, std::regex("Device: .*")), 1) << block.out;
   EXPECT_FALSE(contains(block.out, "Driver:")) << block.out;
   // Static counters: nothing counted, so "<" the smallest BER 0.1 s can show at 200G.
-  EXPECT_TRUE(contains(block.out, "    Rates:\n        Good CW: 0.00/s\n        Corrected CW: "
-                                  "0.00/s\n        Uncorrected CW: 0.00/s\n        Corrected "
-                                  "BER: <4.706e-11\n        Uncorrected BER: <4.706e-11\n"
-                                  "        TX Pause state: pfc\n        RX Pause state: pfc\n"
-                                  "            RX Pause PCP 0: 0.0%\n"))
+  EXPECT_TRUE(contains(block.out,
+                       "    Rates:\n        Good CW: 0.00/s\n        Corrected CW: "
+                       "0.00/s\n        Uncorrected CW: 0.00/s\n        Corrected "
+                       "BER: <4.706e-11\n        Uncorrected BER: <4.706e-11\n"
+                       "        TX Pause state: pfc\n        RX Pause state: pfc\n"
+                       "            RX Pause PCP 0: 0.0%\n"))
       << block.out;
   EXPECT_EQ(count_lines(block.out, std::regex(" +[RT]X Pause PCP [0-7]: 0\\.0%")), 16) << block.out;
 }
@@ -419,19 +422,21 @@ TEST(E2eCxiDropInHeatsink, NumaCoresBoardAndRateSource) {
   RunOutput software;
   {
     setenv("FABPERF_SYSFS_ROOT", fake.root().c_str(), 1);
-    software = tool("fab_heatsink_check", {"-P", "1", "-l", "16", "--provider", "tcp", "-d",
-                                           "lo", "-D", "1", "-i", "1"}, 120);
+    software =
+        tool("fab_heatsink_check",
+             {"-P", "1", "-l", "16", "--provider", "tcp", "-d", "lo", "-D", "1", "-i", "1"}, 120);
     unsetenv("FABPERF_SYSFS_ROOT");
   }
   ASSERT_EQ(software.exit_code, 0) << software.err << software.out;
-  EXPECT_TRUE(contains(software.out, "Device          : lo (tcp;ofi_rxm)\n"
-                                     "Board Type      : Not Applicable\n"
-                                     "Service ID      : Not Applicable\n"
-                                     "Local Address   : 127.0.0.1\n"))
+  EXPECT_TRUE(contains(software.out,
+                       "Device          : lo (tcp;ofi_rxm)\n"
+                       "Board Type      : Not Applicable\n"
+                       "Service ID      : Not Applicable\n"
+                       "Local Address   : 127.0.0.1\n"))
       << software.out;
   EXPECT_TRUE(contains(software.out, "Processor List  : Not pinned\n")) << software.out;
-  EXPECT_TRUE(contains(software.out,
-                       "Rate Source     : software completions (no NIC counter here)\n"))
+  EXPECT_TRUE(
+      contains(software.out, "Rate Source     : software completions (no NIC counter here)\n"))
       << software.out;
   // The NIC on NUMA node 0 of one socket with CPUs 0 and 1: both workers pinned there; lo made
   // a cxi device with a board and a response counter (static: the rate reads 0).
@@ -450,8 +455,9 @@ TEST(E2eCxiDropInHeatsink, NumaCoresBoardAndRateSource) {
   fake.file(dev + "properties/nid", "0x12");
   fake.file(dev + "telemetry/pct_ptls_response", "5000@1.0");
   setenv("FABPERF_SYSFS_ROOT", fake.root().c_str(), 1);
-  RunOutput nic = tool("fab_heatsink_check", {"-P", "2", "-l", "16", "--provider", "tcp", "-d",
-                                              "lo", "-D", "1", "-i", "1"}, 120);
+  RunOutput nic =
+      tool("fab_heatsink_check",
+           {"-P", "2", "-l", "16", "--provider", "tcp", "-d", "lo", "-D", "1", "-i", "1"}, 120);
   unsetenv("FABPERF_SYSFS_ROOT");
   ASSERT_EQ(nic.exit_code, 0) << nic.err << nic.out;
   EXPECT_TRUE(contains(nic.out, "Board Type      : Sawtooth\n")) << nic.out;
@@ -462,11 +468,14 @@ TEST(E2eCxiDropInHeatsink, NumaCoresBoardAndRateSource) {
       << nic.out;
   // A Sawtooth board's verdicts are 44 wide (SAW_CRIT_W); the QSFP power is a column, not a
   // line (the original's lines are VDD's and AVDD's).
-  EXPECT_TRUE(contains(nic.out, "Cassini 0 Temperature (ASIC_0) under 85 \xC2\xB0" "C:  60 \xC2\xB0"
-                                "C       PASS\n"))
+  EXPECT_TRUE(contains(nic.out,
+                       "Cassini 0 Temperature (ASIC_0) under 85 \xC2\xB0"
+                       "C:  60 \xC2\xB0"
+                       "C       PASS\n"))
       << nic.out;
   EXPECT_FALSE(contains(nic.out, "3.3V QSFP Power (QSFP):")) << nic.out;
-  EXPECT_TRUE(contains(nic.out, "\nAverage BW:                                  0.00 GB/s   ----\n"))
+  EXPECT_TRUE(
+      contains(nic.out, "\nAverage BW:                                  0.00 GB/s   ----\n"))
       << nic.out;
 }
 

@@ -10,14 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "e2e_cluster_util.h"
 #include "e2e_robust_util.h"
@@ -54,8 +53,8 @@ bool wait_measuring(const Proc& client) {
 TEST(E2eDeadlines, TheServerEndsAStoppedClientsStuckSessionAtItsTimeout) {
   if (!has_provider("shm")) GTEST_SKIP() << "no shm provider";
   LoggedServer server(with({"-to", "2"}, keep_root_sessions()));
-  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-t", "60", "--interval",
-               "0.2", "rdm_write_bw"});
+  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-t", "60", "--interval", "0.2",
+               "rdm_write_bw"});
   ASSERT_TRUE(wait_measuring(client)) << client.err() << server.log();
   std::vector<pid_t> children = children_of(server.pid());
   ASSERT_EQ(children.size(), 1u) << server.log();
@@ -83,8 +82,8 @@ TEST(E2eDeadlines, AShmClientWhoseSessionProcessDiesNeverHangs) {
   if (!has_provider("shm")) GTEST_SKIP() << "no shm provider";
   std::vector<std::unique_ptr<Proc>> hogs;
   for (int i = 0; i < 2; ++i) {
-    hogs.push_back(std::make_unique<Proc>(std::vector<std::string>{"-c", "while :; do :; done"},
-                                          "/bin/sh"));
+    hogs.push_back(
+        std::make_unique<Proc>(std::vector<std::string>{"-c", "while :; do :; done"}, "/bin/sh"));
   }
   // The -to of both stays the default: set-up under this load takes seconds.
   LoggedServer server(keep_root_sessions());
@@ -131,8 +130,8 @@ TEST(E2eDeadlines, AClientStuckInItsProviderWritesItsResultsAndExits) {
   LoggedServer server(keep_root_sessions());
   TempDir dir;
   setenv("FABPERF_TEST_STUCK_CALL_AFTER", "50", 1);
-  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-to", "2", "-t", "30",
-               "--json", dir.file("r.json"), "rdm_write_bw", "tcp_lat"});
+  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-to", "2", "-t", "30", "--json",
+               dir.file("r.json"), "rdm_write_bw", "tcp_lat"});
   unsetenv("FABPERF_TEST_STUCK_CALL_AFTER");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   client.signal(SIGTERM);
@@ -196,9 +195,9 @@ TEST(E2eDeadlines, AClientHearsAStoppedServerWithinItsTimeout) {
   for (const auto& test : runs) {
     SCOPED_TRACE(test.back());
     LoggedServer server(keep_root_sessions());
-    Proc client(with({"127.0.0.1", "-lp", server.port_arg(), "-to", "3", "-t", "60",
-                      "--interval", "0.2"},
-                     test));
+    Proc client(
+        with({"127.0.0.1", "-lp", server.port_arg(), "-to", "3", "-t", "60", "--interval", "0.2"},
+             test));
     ASSERT_TRUE(wait_measuring(client)) << client.err() << server.log();
     server.proc().signal(SIGSTOP);
     // Far below the run's 60 s, the limit before.
@@ -242,8 +241,8 @@ TEST(E2eDeadlines, AStoppedMatrixRankEndsWithItsLauncher) {
   if (mpirun_path().empty()) GTEST_SKIP() << "Open MPI's mpirun is not installed (make deps)";
   JobShape shape;
   shape.ranks = 3;
-  MatrixJob job(shape, {"-t", "0.3", "-to", "2", "--start_timeout", "30", "--pattern", "serial",
-                        "tcp_lat"});
+  MatrixJob job(
+      shape, {"-t", "0.3", "-to", "2", "--start_timeout", "30", "--pattern", "serial", "tcp_lat"});
   ASSERT_TRUE(job.wait_for_err("matrix: round 1 of", 60)) << job.err();
   const int stopped = job.pid(2);
   ASSERT_GT(stopped, 0);

@@ -55,12 +55,12 @@ TEST(E2eDirection, ForwardSaysClientToServer) {
 
 TEST(E2eDirection, ReverseTcpAgainstASeparateServer) {
   ServerProcess server;
-  json r = one_result({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.2", "-R", "--json", "-",
-                       "tcp_bw"});
+  json r = one_result(
+      {"127.0.0.1", "-lp", server.port_arg(), "-t", "0.2", "-R", "--json", "-", "tcp_bw"});
   expect_reversed(r, true);
   // The text says it too, and names the sides by what they did: the client received.
-  RunOutput t = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.2", "--reverse", "-vv",
-                     "tcp_bw"});
+  RunOutput t =
+      run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.2", "--reverse", "-vv", "tcp_bw"});
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_TRUE(contains(t.out, "server to client (-R)")) << t.out;
   EXPECT_TRUE(contains(t.out, "recv_bytes")) << t.out;
@@ -73,8 +73,7 @@ TEST(E2eDirection, ReverseUdpCountsWhatTheClientReceived) {
 }
 
 TEST(E2eDirection, ReverseWithStreams) {
-  json r = one_result({"--loopback", "-t", "0.2", "-R", "--streams", "2", "--json", "-",
-                       "tcp_bw"});
+  json r = one_result({"--loopback", "-t", "0.2", "-R", "--streams", "2", "--json", "-", "tcp_bw"});
   expect_reversed(r, true);
   ASSERT_EQ(r["streams"].size(), 2u);
   for (const json& s : r["streams"]) EXPECT_GT(s["recv_bytes"].get<uint64_t>(), 0u);
@@ -116,11 +115,10 @@ TEST(E2eDirection, UdpBothWays) {
 
 TEST(E2eDirection, TwoWayTextShowsEachDirectionAndTheSum) {
   ServerProcess server;
-  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "200", "-m", "4K",
-                     "tcp_bi_bw"});
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-n", "200", "-m", "4K", "tcp_bi_bw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* line : {"tcp_bi_bw:\n", "    bw ", "    client_to_server_bw ",
-                           "    server_to_client_bw "}) {
+  for (const char* line :
+       {"tcp_bi_bw:\n", "    bw ", "    client_to_server_bw ", "    server_to_client_bw "}) {
     EXPECT_TRUE(contains(r.out, line)) << line << "\n" << r.out;
   }
   EXPECT_TRUE(server.running());

@@ -3,9 +3,8 @@
 // help that fits a terminal.
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "e2e_util.h"
 
@@ -18,8 +17,8 @@ using nlohmann::json;
 // client fails at once, well inside a long -ws, instead of retrying for all of it.
 TEST(E2eEveryday, BindToAForeignAddressFailsWithoutRetrying) {
   ServerProcess server;
-  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-ws", "120", "--bind",
-                     "203.0.113.7", "-t", "0.2", "udp_bw"},
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-ws", "120", "--bind", "203.0.113.7",
+                     "-t", "0.2", "udp_bw"},
                     60);
   EXPECT_FALSE(r.timed_out) << "retried an address the host does not have";
   EXPECT_NE(r.exit_code, 0);
@@ -27,9 +26,8 @@ TEST(E2eEveryday, BindToAForeignAddressFailsWithoutRetrying) {
 }
 
 TEST(E2eEveryday, LinkLocalWithoutInterfaceSaysAScopeIsNeeded) {
-  RunOutput r = run({"fe80::1", "-lp", std::to_string(free_port()), "-ws", "120", "-t", "0.2",
-                     "tcp_lat"},
-                    60);
+  RunOutput r = run(
+      {"fe80::1", "-lp", std::to_string(free_port()), "-ws", "120", "-t", "0.2", "tcp_lat"}, 60);
   EXPECT_FALSE(r.timed_out) << "retried a link-local address without its interface";
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(contains(r.err, "link-local address needs its interface: HOST%IFACE")) << r.err;
@@ -49,7 +47,8 @@ TEST(E2eEveryday, AServerErrorNamesTheTestOnce) {
 TEST(E2eEveryday, LoopbackPrintsAnErrorOnce) {
   RunOutput r = run({"--loopback", "uc_bw"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err.find("needs an unreliable connected"), r.err.rfind("needs an unreliable connected"))
+  EXPECT_EQ(r.err.find("needs an unreliable connected"),
+            r.err.rfind("needs an unreliable connected"))
       << r.err;
 }
 
@@ -99,9 +98,8 @@ TEST(E2eEveryday, JsonOpenErrorsSayWhy) {
 // An open loop asked for more than the client reaches ends at -t (its backlog is bounded)
 // and says what it reached beside what was asked.
 TEST(E2eEveryday, OpenLoopAboveCapacityEndsOnTimeAndSaysItFellShort) {
-  RunOutput r = run({"--loopback", "--rate", "100000000", "-t", "0.2", "--json", "-",
-                     "tcp_lat"},
-                    120);
+  RunOutput r =
+      run({"--loopback", "--rate", "100000000", "-t", "0.2", "--json", "-", "tcp_lat"}, 120);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "tcp_lat: warning: asked 100 M/sec, reached ")) << r.err;
   json result = json::parse(r.out)["results"][0];
@@ -119,8 +117,8 @@ TEST(E2eEveryday, OpenLoopAboveCapacityEndsOnTimeAndSaysItFellShort) {
 }
 
 TEST(E2eEveryday, OpenLoopThatKeepsItsScheduleDoesNotWarn) {
-  RunOutput r = run({"--loopback", "--rate", "500", "-m", "8", "-t", "0.3", "--json", "-",
-                     "udp_lat"});
+  RunOutput r =
+      run({"--loopback", "--rate", "500", "-m", "8", "-t", "0.3", "--json", "-", "udp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(contains(r.err, "warning: asked")) << r.err;
   EXPECT_EQ(json::parse(r.out)["results"][0]["open_loop"]["fell_short"], false);
@@ -130,8 +128,8 @@ TEST(E2eEveryday, OpenLoopThatKeepsItsScheduleDoesNotWarn) {
 // buffers' final contents, counts those, and says so (it once read as if every write were
 // checked: verify_checked = 1 of 558 K writes).
 TEST(E2eEveryday, VerifyOnPlainWritesSaysWhatItChecked) {
-  RunOutput r = run({"--loopback", "-n", "200", "-P", "shm", "--verify", "--json", "-",
-                     "rdm_write_lat"});
+  RunOutput r =
+      run({"--loopback", "-n", "200", "-P", "shm", "--verify", "--json", "-", "rdm_write_lat"});
   if (r.exit_code != 0 && contains(r.err, "shm")) GTEST_SKIP() << r.err;
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json result = json::parse(r.out)["results"][0];
@@ -139,8 +137,7 @@ TEST(E2eEveryday, VerifyOnPlainWritesSaysWhatItChecked) {
   EXPECT_EQ(result["verify"]["errors"], 0);
   EXPECT_EQ(result["info"]["rem"]["verify_checks"],
             "final contents of 1 target buffer(s), once (a plain write: no notice per write)");
-  RunOutput text = run({"--loopback", "-n", "200", "-P", "shm", "--verify", "-v",
-                        "rdm_write_bw"});
+  RunOutput text = run({"--loopback", "-n", "200", "-P", "shm", "--verify", "-v", "rdm_write_bw"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(contains(text.out, "verify_checks")) << text.out;
   EXPECT_TRUE(contains(text.out, "target buffer(s), once")) << text.out;

@@ -122,8 +122,8 @@ INSTANTIATE_TEST_SUITE_P(EveryProvider, E2eFabric, ::testing::ValuesIn(all_cases
 
 TEST(E2eFabricReport, JsonRecordsProviderCompletionAndVerification) {
   if (!has(providers_with(FI_EP_RDM, FI_RMA), "tcp;ofi_rxm")) GTEST_SKIP() << "no tcp;ofi_rxm";
-  RunOutput r = run({"--loopback", "-n", "300", "--verify", "--provider", "tcp;ofi_rxm",
-                     "--json", "-", "rdm_write_lat"});
+  RunOutput r = run({"--loopback", "-n", "300", "--verify", "--provider", "tcp;ofi_rxm", "--json",
+                     "-", "rdm_write_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
   ASSERT_EQ(doc["results"].size(), 1u);
@@ -176,8 +176,9 @@ TEST(E2eFabricErrors, WithoutLibfabricSocketTestsRunAndFabricTestsSayWhy) {
   EXPECT_EQ(sockets.exit_code, 0) << sockets.err;
   EXPECT_TRUE(contains(sockets.out, "latency")) << sockets.out;
   EXPECT_EQ(fabric.exit_code, 1);
-  EXPECT_TRUE(contains(fabric.err, "libfabric not found: /nonexistent/libfabric.so.1: cannot open "
-                                   "shared object file"))
+  EXPECT_TRUE(contains(fabric.err,
+                       "libfabric not found: /nonexistent/libfabric.so.1: cannot open "
+                       "shared object file"))
       << fabric.err;
   EXPECT_EQ(stat.exit_code, 1);
   EXPECT_TRUE(contains(stat.err, "libfabric not found")) << stat.err;
@@ -223,11 +224,12 @@ TEST(E2eFabricErrors, TooFewHugePages) {
   // 8M send + 8M receive buffers (+ the atomic area): nine 2M pages.
   RunOutput r = run({"--loopback", "-n", "10", "--use_hp", "2M", "-m", "8M", "rdm_write_lat"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(contains(r.err, "not enough free 2M huge pages: need 9, have " +
-                                  std::to_string(*free_pages)))
+  EXPECT_TRUE(
+      contains(r.err, "not enough free 2M huge pages: need 9, have " + std::to_string(*free_pages)))
       << r.err;
   EXPECT_TRUE(contains(r.err, "vm.nr_hugepages")) << r.err;  // where to reserve them
-  EXPECT_EQ(r.err.find("not enough free"), r.err.rfind("not enough free")) << "said once: " << r.err;
+  EXPECT_EQ(r.err.find("not enough free"), r.err.rfind("not enough free"))
+      << "said once: " << r.err;
 }
 
 }  // namespace

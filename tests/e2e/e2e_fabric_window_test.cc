@@ -42,9 +42,9 @@ TEST(E2eFabricWindow, EachProviderTakesItsWindowAndSaysSo) {
   for (const auto& [test, op] : {std::pair{"rdm_send_bw", WindowedOp::kSend},
                                  std::pair{"rdm_write_bw", WindowedOp::kWrite}}) {
     for (const std::string& provider : rdm_providers(op == WindowedOp::kSend ? FI_MSG : FI_RMA)) {
-      json r = run_result({"--loopback", "-n", "2000", "-m", "64", "--provider", provider,
-                           "--json", "-", test},
-                          provider, test);
+      json r = run_result(
+          {"--loopback", "-n", "2000", "-m", "64", "--provider", provider, "--json", "-", test},
+          provider, test);
       if (r.empty()) continue;
       WindowChoice want = window_choice(provider, op, 64, false, 128);
       const json& loc = r["info"]["loc"];
@@ -89,8 +89,8 @@ TEST(E2eFabricWindow, ListsKeepTheListSize) {
 // counted and checks out (the receiver counts; the sender's injected sends complete as posted).
 TEST(E2eFabricWindow, SmallSendsAreAllCountedAndChecked) {
   for (const std::string& provider : rdm_providers(FI_MSG)) {
-    json r = run_result({"--loopback", "-n", "5000", "-m", "64", "--verify", "--provider",
-                         provider, "--json", "-", "rdm_send_bw"},
+    json r = run_result({"--loopback", "-n", "5000", "-m", "64", "--verify", "--provider", provider,
+                         "--json", "-", "rdm_send_bw"},
                         provider, "rdm_send_bw");
     if (r.empty()) continue;
     EXPECT_EQ(r["counters"]["loc"]["send_msgs"], 5000) << r["counters"];

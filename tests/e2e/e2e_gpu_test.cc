@@ -41,7 +41,8 @@ TEST_P(E2eGpu, VerifiesWithBothSidesInGpuMemory) {
   FakeGpuEnv gpu(90);
   RunOutput r;
   json doc = run_json({"--loopback", "-n", "200", "--provider", "shm", "--gpu", "NVIDIA:0",
-                       "--verify", "--json", "-", GetParam()}, &r);
+                       "--verify", "--json", "-", GetParam()},
+                      &r);
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const json& result = doc["results"][0];
   EXPECT_EQ(result["status"], "ok");
@@ -67,11 +68,12 @@ TEST(E2eGpuChecks, AtomicsNeedAProviderWithFiHmemForThem) {
     GTEST_SKIP() << "a provider here does atomics on GPU memory";
   }
   FakeGpuEnv gpu(0);
-  RunOutput r = run({"--loopback", "-n", "200", "--provider", "shm", "--gpu", "NVIDIA:0",
-                     "rdm_atomic_lat"});
+  RunOutput r =
+      run({"--loopback", "-n", "200", "--provider", "shm", "--gpu", "NVIDIA:0", "rdm_atomic_lat"});
   EXPECT_NE(r.exit_code, 0) << r.out;
-  EXPECT_TRUE(contains(r.err, "provider \"shm\" does not offer FI_ATOMIC|FI_HMEM together on "
-                              "FI_EP_RDM endpoints"))
+  EXPECT_TRUE(contains(r.err,
+                       "provider \"shm\" does not offer FI_ATOMIC|FI_HMEM together on "
+                       "FI_EP_RDM endpoints"))
       << r.err;
 }
 
@@ -89,26 +91,27 @@ TEST(E2eGpuChecks, ScramblingCatchesAHostSideReadingGpuBytes) {
 TEST(E2eGpuChecks, EachMissingPieceIsNamed) {
   REQUIRE_SHM_HMEM();
   FakeGpuEnv gpu;
-  RunOutput r = run({"--loopback", "-n", "10", "--provider", "shm", "--gpu", "NV:0",
-                     "rdm_send_lat"});
+  RunOutput r =
+      run({"--loopback", "-n", "10", "--provider", "shm", "--gpu", "NV:0", "rdm_send_lat"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "--gpu NV:0: GPU type \"NV\" is not NVIDIA, AMD or INTEL")) << r.err;
-  r = run({"--loopback", "-n", "10", "--provider", "shm", "--rem_gpu", "NVIDIA:3",
-           "rdm_send_lat"});
+  r = run({"--loopback", "-n", "10", "--provider", "shm", "--rem_gpu", "NVIDIA:3", "rdm_send_lat"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(contains(r.err, "rdm_send_lat: server: no NVIDIA GPU 3: the runtime reports 1 device"))
+  EXPECT_TRUE(
+      contains(r.err, "rdm_send_lat: server: no NVIDIA GPU 3: the runtime reports 1 device"))
       << r.err;
   r = run({"--loopback", "-n", "10", "--provider", "tcp", "--gpu", "NVIDIA:0", "rdm_send_lat"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(contains(r.err, "provider \"tcp\" lacks FI_HMEM on FI_EP_RDM endpoints; providers "
-                              "on this host with it: shm"))
+  EXPECT_TRUE(contains(r.err,
+                       "provider \"tcp\" lacks FI_HMEM on FI_EP_RDM endpoints; providers "
+                       "on this host with it: shm"))
       << r.err;
 }
 
 TEST(E2eGpuChecks, NoRuntimeIsNamed) {
   setenv("FABPERF_GPU_RUNTIME", "/nonexistent/libcudart.so", 1);
-  RunOutput r = run({"--loopback", "-n", "10", "--provider", "shm", "--gpu", "NVIDIA:0",
-                     "rdm_send_lat"});
+  RunOutput r =
+      run({"--loopback", "-n", "10", "--provider", "shm", "--gpu", "NVIDIA:0", "rdm_send_lat"});
   unsetenv("FABPERF_GPU_RUNTIME");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_TRUE(contains(r.err, "GPU runtime for NVIDIA not found: /nonexistent/libcudart.so"))
@@ -118,11 +121,12 @@ TEST(E2eGpuChecks, NoRuntimeIsNamed) {
 TEST(E2eGpuChecks, RegistrationRefusedByTheProviderIsNamed) {
   REQUIRE_SHM_HMEM();
   FakeGpuEnv gpu(0, "libfabperf_fake_gpu_cuda_iface.so");
-  RunOutput r = run({"--loopback", "-n", "10", "--provider", "shm", "--gpu", "NVIDIA:0",
-                     "rdm_write_lat"});
+  RunOutput r =
+      run({"--loopback", "-n", "10", "--provider", "shm", "--gpu", "NVIDIA:0", "rdm_write_lat"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(contains(r.err, "provider shm cannot register NVIDIA GPU 0 memory: "
-                              "fi_mr_regattr of GPU memory"))
+  EXPECT_TRUE(contains(r.err,
+                       "provider shm cannot register NVIDIA GPU 0 memory: "
+                       "fi_mr_regattr of GPU memory"))
       << r.err;
 }
 

@@ -6,11 +6,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
@@ -93,8 +92,8 @@ TEST(HabitsE2e, IntervalTailIsFoldedAndEveryOutputAgrees) {
 // msgs match its bytes (in the sender's message size).
 TEST(HabitsE2e, ReceiverIntervalsCountMessagesNotRecvCalls) {
   ServerProcess server;
-  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-R", "-t", "0.5", "--interval",
-                     "0.1", "-m", "64K", "--json", "-", "tcp_bw"});
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-R", "-t", "0.5", "--interval", "0.1",
+                     "-m", "64K", "--json", "-", "tcp_bw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
   const json& intervals = doc["results"][0]["intervals"];
@@ -114,8 +113,8 @@ TEST(HabitsE2e, ReceiverIntervalsCountMessagesNotRecvCalls) {
 TEST(HabitsE2e, TcpCountersInIntervalsVerboseAndJson) {
   ServerProcess server;
   TempDir dir;
-  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.4", "--interval", "0.1",
-                     "-v", "--json", dir.file("r.json"), "tcp_bw"});
+  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.4", "--interval", "0.1", "-v",
+                     "--json", dir.file("r.json"), "tcp_bw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::regex line(R"(tcp_bw \[0\.\d\d-0\.\d\d s\].*retr = \d+  cwnd = .*  rtt = )");
   EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
@@ -152,16 +151,15 @@ TEST(HabitsE2e, PacedUdpShowsLossAndJitter) {
     EXPECT_TRUE(i.contains("jitter_ns")) << i.dump();
     EXPECT_TRUE(i.contains("lost")) << i.dump();
   }
-  RunOutput fwd = run({"127.0.0.1", "-lp", server.port_arg(), "--udp_rate", "8m", "-m",
-                       "1000", "-t", "0.5", "--interval", "0.1", "udp_bw"});
+  RunOutput fwd = run({"127.0.0.1", "-lp", server.port_arg(), "--udp_rate", "8m", "-m", "1000",
+                       "-t", "0.5", "--interval", "0.1", "udp_bw"});
   ASSERT_EQ(fwd.exit_code, 0) << fwd.err;
-  const std::regex server_line(
-      R"(udp_bw server \[0\.\d\d-0\.\d\d s\].*lost = \d+  jitter = )");
+  const std::regex server_line(R"(udp_bw server \[0\.\d\d-0\.\d\d s\].*lost = \d+  jitter = )");
   EXPECT_TRUE(std::regex_search(fwd.out, server_line)) << fwd.out;
   EXPECT_TRUE(contains(fwd.out, "    jitter")) << fwd.out;
   // udp_rate is udp's: elsewhere, "set but not used".
-  RunOutput tcp = run({"127.0.0.1", "-lp", server.port_arg(), "--udp_rate", "8m", "-t", "0.1",
-                       "tcp_bw"});
+  RunOutput tcp =
+      run({"127.0.0.1", "-lp", server.port_arg(), "--udp_rate", "8m", "-t", "0.1", "tcp_bw"});
   EXPECT_TRUE(contains(tcp.err, "warning: --udp_rate set but not used in test tcp_bw")) << tcp.err;
 }
 
@@ -188,8 +186,8 @@ TEST(HabitsE2e, OmitLeavesTheRampOut) {
 
 TEST(HabitsE2e, TimeBesideCountIsShownUnused) {
   TempDir dir;
-  RunOutput r = run({"--loopback", "-t", "3", "-n", "300", "-vu", "--json", dir.file("r.json"),
-                     "tcp_lat"});
+  RunOutput r =
+      run({"--loopback", "-t", "3", "-n", "300", "-vu", "--json", dir.file("r.json"), "tcp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "warning: -t set but not used in test tcp_lat: -n 300 governs"))
       << r.err;
@@ -242,8 +240,8 @@ TEST(HabitsE2e, Iperf3SpellingsGetAHint) {
 TEST(HabitsE2e, NoFalseWaitAfterAFailedRun) {
   ServerProcess server;
   for (int i = 0; i < 3; ++i) {
-    RunOutput failed = run({"127.0.0.1", "-lp", server.port_arg(), "-m", "100K", "-t", "0.2",
-                            "udp_lat"});
+    RunOutput failed =
+        run({"127.0.0.1", "-lp", server.port_arg(), "-m", "100K", "-t", "0.2", "udp_lat"});
     EXPECT_NE(failed.exit_code, 0);
     EXPECT_TRUE(contains(failed.err, "EMSGSIZE")) << failed.err;
     RunOutput next = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.2", "tcp_lat"});

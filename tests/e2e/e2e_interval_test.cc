@@ -6,10 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "e2e_util.h"
 
@@ -24,7 +23,8 @@ class TempFile {
  public:
   explicit TempFile(const std::string& tag)
       : path_((fs::temp_directory_path() /
-               ("fabperf_" + tag + "_" + std::to_string(getpid()) + ".jsonl")).string()) {
+               ("fabperf_" + tag + "_" + std::to_string(getpid()) + ".jsonl"))
+                  .string()) {
     fs::remove(path_);
   }
   ~TempFile() { fs::remove(path_); }
@@ -121,7 +121,8 @@ uint64_t sum_of(const std::vector<json>& intervals, const char* key) {
 // index -> count of a latency_histogram object.
 std::map<uint64_t, uint64_t> buckets_of(const json& histogram) {
   std::map<uint64_t, uint64_t> out;
-  for (const json& pair : histogram["counts"]) out[pair[0].get<uint64_t>()] += pair[1].get<uint64_t>();
+  for (const json& pair : histogram["counts"])
+    out[pair[0].get<uint64_t>()] += pair[1].get<uint64_t>();
   return out;
 }
 
@@ -206,8 +207,8 @@ TEST(IntervalTest, TcpLatIntervalHistogramsMergeToTheResult) {
 
 TEST(IntervalTest, FabricLatencyAndBandwidthOverTcp) {
   TempFile file("fabric");
-  RunOutput r = run({"--loopback", "-P", "tcp", "--interval", "0.1", "-t", "0.5",
-                     "--json-stream", file.path(), "rdm_send_lat", "rdm_write_bw"});
+  RunOutput r = run({"--loopback", "-P", "tcp", "--interval", "0.1", "-t", "0.5", "--json-stream",
+                     file.path(), "rdm_send_lat", "rdm_write_bw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(count_of(r.out, "rdm_send_lat [0."), 2u) << r.out;
   EXPECT_GE(count_of(r.out, "rdm_write_bw [0."), 2u) << r.out;
@@ -223,8 +224,8 @@ TEST(IntervalTest, FabricLatencyAndBandwidthOverTcp) {
 
 // A sweep on standard output as JSON lines only: no text, every line parses, one run each.
 TEST(IntervalTest, JsonStreamOnStandardOutput) {
-  RunOutput r = run({"--loopback", "-t", "0.2", "-oo", "msg_size:1:4:*2", "--json-stream", "-",
-                     "tcp_lat"});
+  RunOutput r =
+      run({"--loopback", "-t", "0.2", "-oo", "msg_size:1:4:*2", "--json-stream", "-", "tcp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto runs = check_order(records_of(r.out));
   ASSERT_EQ(runs.size(), 3u);
@@ -262,8 +263,7 @@ TEST(IntervalTest, ProgressOnlyOnATerminal) {
   EXPECT_FALSE(contains(piped.err, "\r")) << piped.err;
   if (access("/usr/bin/script", X_OK) != 0) GTEST_SKIP() << "no util-linux script";
   // script(1) gives the command a pseudo-terminal for standard output and error alike.
-  const std::string command =
-      fabperf_bin() + " --loopback -t 0.3 -oo msg_size:1:4:*2 tcp_lat";
+  const std::string command = fabperf_bin() + " --loopback -t 0.3 -oo msg_size:1:4:*2 tcp_lat";
   RunOutput tty = run({"-qec", command, "/dev/null"}, 60, "/usr/bin/script");
   ASSERT_EQ(tty.exit_code, 0) << tty.out << tty.err;
   EXPECT_TRUE(contains(tty.out, "[1/3] tcp_lat msg_size=1 bytes")) << tty.out;
@@ -272,7 +272,10 @@ TEST(IntervalTest, ProgressOnlyOnATerminal) {
   // The sweep's one table (a loaded host's noise warnings start "tcp_lat: warning" too).
   EXPECT_EQ(count_of(tty.out, "tcp_lat:\r\n") + count_of(tty.out, "tcp_lat:\n"), 1u) << tty.out;
   // Each result block starts on a cleared line: the progress never sits before its title.
-  EXPECT_FALSE(contains(tty.out, " s" "tcp_lat:")) << tty.out;
+  EXPECT_FALSE(contains(tty.out,
+                        " s"
+                        "tcp_lat:"))
+      << tty.out;
 }
 
 }  // namespace

@@ -61,18 +61,18 @@ class ShapedPath : public ::testing::Test {
     std::string ip = ip_;
     std::string script =
         "set -e\n" + ip + " netns add " + a_ + "\n" + ip + " netns add " + r_ + "\n" + ip +
-        " netns add " + b_ + "\n" + ip + " link add " + ar + " netns " + a_ + " type veth peer name " +
-        ra + " netns " + r_ + "\n" + ip + " link add " + rb + " netns " + r_ +
-        " type veth peer name " + br + " netns " + b_ + "\n" + ip + " -n " + a_ +
+        " netns add " + b_ + "\n" + ip + " link add " + ar + " netns " + a_ +
+        " type veth peer name " + ra + " netns " + r_ + "\n" + ip + " link add " + rb + " netns " +
+        r_ + " type veth peer name " + br + " netns " + b_ + "\n" + ip + " -n " + a_ +
         " addr add 10.250.1.1/24 dev " + ar + "\n" + ip + " -n " + r_ +
         " addr add 10.250.1.2/24 dev " + ra + "\n" + ip + " -n " + r_ +
         " addr add 10.250.2.1/24 dev " + rb + "\n" + ip + " -n " + b_ +
-        " addr add 10.250.2.2/24 dev " + br + "\n" +
-        "for ns in " + a_ + " " + r_ + " " + b_ + "; do " + ip + " -n $ns link set lo up; done\n" +
-        ip + " -n " + a_ + " link set " + ar + " up\n" + ip + " -n " + r_ + " link set " + ra +
-        " up\n" + ip + " -n " + r_ + " link set " + rb + " up\n" + ip + " -n " + b_ +
-        " link set " + br + " up\n" + ip + " -n " + a_ + " route add default via 10.250.1.2\n" +
-        ip + " -n " + b_ + " route add default via 10.250.2.1\n" + ip + " netns exec " + r_ +
+        " addr add 10.250.2.2/24 dev " + br + "\n" + "for ns in " + a_ + " " + r_ + " " + b_ +
+        "; do " + ip + " -n $ns link set lo up; done\n" + ip + " -n " + a_ + " link set " + ar +
+        " up\n" + ip + " -n " + r_ + " link set " + ra + " up\n" + ip + " -n " + r_ + " link set " +
+        rb + " up\n" + ip + " -n " + b_ + " link set " + br + " up\n" + ip + " -n " + a_ +
+        " route add default via 10.250.1.2\n" + ip + " -n " + b_ +
+        " route add default via 10.250.2.1\n" + ip + " netns exec " + r_ +
         " sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'\n" + ip + " netns exec " + r_ +
         " tc qdisc add dev " + rb + " root tbf rate 200mbit burst 16kb limit 600kb\n";
     RunOutput set_up = sh(script);
@@ -84,8 +84,8 @@ class ShapedPath : public ::testing::Test {
     server_pid_ = fork();
     if (server_pid_ == 0) {
       std::string bin = fabperf_bin(), port = std::to_string(port_);
-      execl(ip_.c_str(), ip_.c_str(), "netns", "exec", b_.c_str(), bin.c_str(), "-lp",
-            port.c_str(), static_cast<char*>(nullptr));
+      execl(ip_.c_str(), ip_.c_str(), "netns", "exec", b_.c_str(), bin.c_str(), "-lp", port.c_str(),
+            static_cast<char*>(nullptr));
       _exit(127);
     }
   }
@@ -96,13 +96,15 @@ class ShapedPath : public ::testing::Test {
       waitpid(server_pid_, nullptr, 0);
     }
     // Deleting a namespace deletes its end of each veth, and so the pair.
-    if (created_) sh(ip_ + " netns del " + a_ + "; " + ip_ + " netns del " + r_ + "; " + ip_ +
-                     " netns del " + b_ + "; true");
+    if (created_)
+      sh(ip_ + " netns del " + a_ + "; " + ip_ + " netns del " + r_ + "; " + ip_ + " netns del " +
+         b_ + "; true");
   }
 
   json client(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"netns", "exec", a_, fabperf_bin(), "10.250.2.2", "-lp",
-                                    std::to_string(port_), "-ws", "5", "--json", "-"};
+    std::vector<std::string> all = {
+        "netns", "exec",   a_, fabperf_bin(), "10.250.2.2", "-lp", std::to_string(port_), "-ws",
+        "5",     "--json", "-"};
     all.insert(all.end(), args.begin(), args.end());
     RunOutput r = run(all, 30, ip_);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -153,8 +155,8 @@ class ShapedPath : public ::testing::Test {
     Shaped after = shaped();
     double payload = static_cast<double>(after.bytes - before.bytes) * kTcpPayload / kFrame;
     double counted = r["counters"]["rem"]["recv_bytes"].get<double>();
-    EXPECT_NEAR(counted / payload, 1.0, 0.01) << "server counted " << counted
-                                              << " B, the shaper carried ~" << payload << " B";
+    EXPECT_NEAR(counted / payload, 1.0, 0.01)
+        << "server counted " << counted << " B, the shaper carried ~" << payload << " B";
     double expected = kRateBits / 8 * kTcpPayload / kFrame;  // 23.91 MB/s
     double recv_s = r["counters"]["rem"]["recv_time_ns"].get<double>() / 1e9;
     double delivered = recv_s > 0 ? payload / recv_s : 0;

@@ -13,10 +13,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "e2e_util.h"
 
@@ -69,8 +68,8 @@ std::string cannot_shield() {
 
 // fabperf --loopback at SCHED_RR, the client pinned to CPU 0 and the server to CPU 1.
 RunOutput shielded(const std::vector<std::string>& args) {
-  std::vector<std::string> all = {"-r", std::to_string(kPriority), fabperf_bin(), "--loopback",
-                                  "-lca", "0", "-rca", "1"};
+  std::vector<std::string> all = {
+      "-r", std::to_string(kPriority), fabperf_bin(), "--loopback", "-lca", "0", "-rca", "1"};
   all.insert(all.end(), args.begin(), args.end());
   return run(all, 120, "/usr/bin/chrt");
 }
@@ -174,9 +173,9 @@ TEST(HostNoiseE2e, JsonCarriesTheFiguresOfBothSides) {
   ASSERT_TRUE(res.contains("host_noise")) << res.dump().substr(0, 300);
   for (const char* side : {"loc", "rem"}) {
     const json& s = res["host_noise"][side];
-    for (const char* key : {"real_s", "involuntary_switches", "voluntary_switches", "operations",
-                            "steal_pct", "runnable", "load1", "cpus_online", "cpus_allowed",
-                            "pollers", "verdict", "causes"}) {
+    for (const char* key :
+         {"real_s", "involuntary_switches", "voluntary_switches", "operations", "steal_pct",
+          "runnable", "load1", "cpus_online", "cpus_allowed", "pollers", "verdict", "causes"}) {
       EXPECT_TRUE(s.contains(key)) << side << " " << key << ": " << s.dump();
     }
     EXPECT_GT(s["voluntary_switches"].get<uint64_t>(), 0u) << side;  // a blocking ping-pong
@@ -192,12 +191,12 @@ TEST(HostNoiseE2e, JsonCarriesTheFiguresOfBothSides) {
 TEST(HostNoiseE2e, TwoPollersOnOneCpuAreWarnedAboutFirst) {
   RunOutput r = run({"--loopback", "--poll", "-lca", "0", "-rca", "0", "-t", "0.1", "tcp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err, "tcp_lat: warning: 2 busy-polling threads (client 1, server 1) on "
-                              "1 CPU"))
+  EXPECT_TRUE(contains(r.err,
+                       "tcp_lat: warning: 2 busy-polling threads (client 1, server 1) on "
+                       "1 CPU"))
       << r.err;
   EXPECT_LT(r.err.find("busy-polling"), r.err.size());
-  RunOutput apart = run({"--loopback", "--poll", "-lca", "0", "-rca", "1", "-t", "0.1",
-                         "tcp_lat"});
+  RunOutput apart = run({"--loopback", "--poll", "-lca", "0", "-rca", "1", "-t", "0.1", "tcp_lat"});
   ASSERT_EQ(apart.exit_code, 0) << apart.err;
   EXPECT_FALSE(contains(apart.err, "busy-polling threads")) << apart.err;
 }

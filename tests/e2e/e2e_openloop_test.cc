@@ -26,8 +26,8 @@ std::unique_ptr<ServerProcess> stalling_server() {
 
 json latency_of(const ServerProcess& server, const std::string& test, const std::string& rate,
                 const std::string& count) {
-  RunOutput r = run({"localhost", "-lp", server.port_arg(), "-n", count, "-m", "8", "--rate",
-                     rate, "--json", "-", test});
+  RunOutput r = run({"localhost", "-lp", server.port_arg(), "-n", count, "-m", "8", "--rate", rate,
+                     "--json", "-", test});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (r.exit_code != 0) return json::object();
   json result = json::parse(r.out)["results"][0];

@@ -4,19 +4,19 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "e2e_qperf_util.h"
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
-#include "session_child_util.h"
 #include "net/socket.h"
+#include "session_child_util.h"
 
 namespace fabperf::testing {
 namespace {
@@ -155,8 +155,7 @@ TEST(QperfWireServe, LoopsAndTheRequestsParametersAreHonoured) {
   RunOutput cpu = qperf_error({"-t", "1", "-rca", "999", "127.0.0.1", "tcp_lat"}, server.port(),
                               "server: cannot set processor affinity (cpu 998)");
   EXPECT_EQ(cpu.exit_code, 1);
-  EXPECT_TRUE(heard(cpu, "server: cannot set processor affinity (cpu 998)"))
-      << cpu.err;
+  EXPECT_TRUE(heard(cpu, "server: cannot set processor affinity (cpu 998)")) << cpu.err;
   RunOutput ok =
       qperf({"-t", "1", "-sb", "64K", "-ar1", "-rca", "0", "-m", "8K", "127.0.0.1", "tcp_bw"},
             server.port());
@@ -389,12 +388,12 @@ TEST(QperfWireClient, MeasuresAgainstAStockServerAndRecordsIt) {
 TEST(QperfWireClient, ReverseAndTwoWayNeedAFabperfServer) {
   REQUIRE_QPERF();
   QperfServer server;
-  RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", "-R",
-                     "tcp_bw"});
+  RunOutput r =
+      run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", "-R", "tcp_bw"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "tcp_bw: -R/--reverse needs a fabperf server")) << r.err;
-  RunOutput bi = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3",
-                      "tcp_bi_bw"});
+  RunOutput bi =
+      run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "-t", "0.3", "tcp_bi_bw"});
   EXPECT_EQ(bi.exit_code, 1);
   EXPECT_TRUE(contains(bi.err, "tcp_bi_bw: against a qperf server")) << bi.err;
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "--qperf_server", "conf"});

@@ -68,8 +68,8 @@ std::vector<std::string> readme_commands(const std::string& readme) {
   std::istringstream in(readme);
   std::string line;
   // The synopses' placeholders (not CSWAP or INT32, which are values).
-  const std::set<std::string> placeholders = {"HOST", "[OPTIONS]", "OPTIONS", "TESTS...", "N",
-                                              "RUN.json...", "SERVER_ADDR", "FILE"};
+  const std::set<std::string> placeholders = {"HOST", "[OPTIONS]",   "OPTIONS",     "TESTS...",
+                                              "N",    "RUN.json...", "SERVER_ADDR", "FILE"};
   while (std::getline(in, line)) {
     if (line.rfind("```", 0) == 0) {
       in_sh = !in_sh && line == "```sh";
@@ -91,8 +91,7 @@ class ReadmeExamples : public ::testing::Test {
  protected:
   // The words to run: node2 is a server here, runs last a fraction of a second, files land
   // in a directory of the test's.
-  std::vector<std::string> runnable(const std::vector<std::string>& words, int port,
-                                    bool cxi) {
+  std::vector<std::string> runnable(const std::vector<std::string>& words, int port, bool cxi) {
     std::vector<std::string> out;
     bool timed = false, hostless = false;
     for (size_t i = 0; i < words.size(); ++i) {
@@ -135,8 +134,7 @@ class ReadmeExamples : public ::testing::Test {
       out.push_back(w);
     }
     const bool measures = std::none_of(out.begin(), out.end(), [](const std::string& w) {
-      return w == "conf" || w == "quit" || w == "--list-fabrics" || w == "report" ||
-             w == "compare";
+      return w == "conf" || w == "quit" || w == "--list-fabrics" || w == "report" || w == "compare";
     });
     if (!timed && measures && !hostless && !cxi) {
       out.insert(out.begin() + 1, {"-t", "0.2"});
@@ -174,8 +172,8 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
     int port = server.port();
     if (cxi) {
       port = free_port();
-      cxi_server = std::make_unique<Proc>(
-          std::vector<std::string>{"-p", std::to_string(port)}, program);
+      cxi_server =
+          std::make_unique<Proc>(std::vector<std::string>{"-p", std::to_string(port)}, program);
     }
     std::unique_ptr<ServerProcess> own;
     if (command.find(" quit") != std::string::npos) {

@@ -198,8 +198,9 @@ TEST(ReportCommand, BadInputIsNamedWithItsExitStatus) {
   std::ofstream(dir / "huge.json") << huge;
   r = run({"report", (dir / "huge.json").string(), "-o", out});
   EXPECT_EQ(r.exit_code, 1) << run_text(r);
-  EXPECT_TRUE(contains(r.err, "huge.json: not valid JSON: field extra.figure[1]: the number "
-                              "1e999999 is out of range"))
+  EXPECT_TRUE(contains(r.err,
+                       "huge.json: not valid JSON: field extra.figure[1]: the number "
+                       "1e999999 is out of range"))
       << r.err;
 
   write_json(dir / "other.json", json{{"start", 1}, {"intervals", json::array()}});
@@ -261,9 +262,10 @@ TEST_F(ReportBrowserTest, LatencyRunDrawsItsDistribution) {
   json marked = doc;
   marked["results"][0]["host_noise"] = {
       {"verdict", "noisy"},
-      {"loc", {{"verdict", "noisy"},
-               {"causes", {{{"cause", "preempted"},
-                            {"text", "was preempted 1,234 times (3.1% of samples)"}}}}}}};
+      {"loc",
+       {{"verdict", "noisy"},
+        {"causes",
+         {{{"cause", "preempted"}, {"text", "was preempted 1,234 times (3.1% of samples)"}}}}}}};
   const fs::path marked_json = dir / "noisy.json", marked_html = dir / "noisy.html";
   std::ofstream(marked_json) << marked.dump();
   RunOutput rep = run({"report", marked_json.string(), "-o", marked_html.string()});
@@ -376,8 +378,8 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   for (auto& t : tables) {
     if (!t.count("data-fits")) continue;
     ++numbers;
-    EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << ": " << t["data-width"] << " px in "
-                                     << t["data-room"] << " px";
+    EXPECT_EQ(t["data-fits"], "yes")
+        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
   }
   EXPECT_GE(numbers, 6u);
   EXPECT_TRUE(contains(view.dom, "id=\"compare-latency_p50\""));
@@ -403,16 +405,16 @@ TEST_F(ReportBrowserTest, MatrixPageShowsTheJobsValues) {
   fs::remove(html);
   JobShape shape;
   shape.ranks = 4;
-  MatrixJob job(shape, {"-t", "0.2", "--start_timeout", "30", "tcp_lat", "tcp_bw", "--html",
-                        html.string()});
+  MatrixJob job(
+      shape, {"-t", "0.2", "--start_timeout", "30", "tcp_lat", "tcp_bw", "--html", html.string()});
   ASSERT_EQ(job.wait(180), 0) << job.err();
   ASSERT_TRUE(fs::exists(html)) << job.err();
   const json doc = job.json();
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_TRUE(contains(job.out(), "pairs         =  6 measured")) << job.out();
 
-  const PageView view = open_page(chromium_, html.string(), (dir / "matrix.png").string(), 1400,
-                                  2600);
+  const PageView view =
+      open_page(chromium_, html.string(), (dir / "matrix.png").string(), 1400, 2600);
   auto figures = expect_rendered(view, {"heatmap"});
   const auto& tests = doc["matrix"]["tests"];
   ASSERT_EQ(tests.size(), 2u);
@@ -459,8 +461,7 @@ TEST_F(ReportBrowserTest, MatrixPageShowsTheJobsValues) {
   for (double m : measured) EXPECT_EQ(m, 6);
   // The node table's number columns: headers aligned with their numbers.
   for (const char* header : {"rank", "bad links", "links"}) {
-    EXPECT_TRUE(contains(view.dom, std::string("<th class=\"num\">") + header + "</th>"))
-        << header;
+    EXPECT_TRUE(contains(view.dom, std::string("<th class=\"num\">") + header + "</th>")) << header;
   }
   EXPECT_TRUE(contains(view.dom, "<th>host</th>"));
 }

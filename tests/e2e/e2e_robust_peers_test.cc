@@ -13,8 +13,8 @@
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
-#include "session_child_util.h"
 #include "net/socket.h"
+#include "session_child_util.h"
 
 namespace fabperf::testing {
 namespace {
@@ -118,8 +118,8 @@ TEST_F(RobustDeadPeers, ClientKilledDuringTheDataPhase) {
 
 TEST_F(RobustDeadPeers, ClientStoppedDuringTheDataPhase) {
   // SIGSTOP: the peer is alive but silent; the server's deadline, not EOF, ends the session.
-  Proc client({"127.0.0.1", "-lp", server_.port_arg(), "-to", "1", "-t", "30", "--interval",
-               "0.2", "tcp_lat"});
+  Proc client({"127.0.0.1", "-lp", server_.port_arg(), "-to", "1", "-t", "30", "--interval", "0.2",
+               "tcp_lat"});
   ASSERT_TRUE(measuring(client)) << client.err();
   client.signal(SIGSTOP);
   ExpectReleased("stopped client");
@@ -172,15 +172,19 @@ TEST(RobustServerKilled, ClientReportsWhatItHasAndExits1WithinTimeout) {
 // client is not left receiving until the server's -t ends (it once waited out all 30 s).
 TEST(RobustSignals, ClientSigintPrintsWritesAndExits130) {
   LoggedServer server;
-  const std::vector<std::vector<std::string>> runs = {
-      {"tcp_bw"}, {"tcp_lat"}, {"udp_lat"}, {"-R", "tcp_bw"}, {"tcp_bi_bw"}, {"-R", "udp_bw"},
-      {"--streams", "2", "-R", "tcp_bw"}};
+  const std::vector<std::vector<std::string>> runs = {{"tcp_bw"},
+                                                      {"tcp_lat"},
+                                                      {"udp_lat"},
+                                                      {"-R", "tcp_bw"},
+                                                      {"tcp_bi_bw"},
+                                                      {"-R", "udp_bw"},
+                                                      {"--streams", "2", "-R", "tcp_bw"}};
   for (const std::vector<std::string>& args : runs) {
     const std::string& test = args.back();
     TempDir dir;
     std::string json_path = dir.file("out.json");
-    std::vector<std::string> argv = {"127.0.0.1", "-lp", server.port_arg(), "-t", "30", "--json",
-                                     json_path, "--interval", "0.2"};
+    std::vector<std::string> argv = {"127.0.0.1", "-lp",     server.port_arg(), "-t", "30",
+                                     "--json",    json_path, "--interval",      "0.2"};
     argv.insert(argv.end(), args.begin(), args.end());
     Proc client(argv);
     ASSERT_TRUE(measuring(client)) << test << ": " << client.out() << client.err();

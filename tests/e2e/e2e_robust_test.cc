@@ -54,12 +54,16 @@ std::vector<Hostile> hostile_inputs() {
       {"HTTP request", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP request", false},
       {"wrong magic", header("QPRF", kProtocolVersion, 1, 2) + "{}", "bad magic", false},
       {"wrong version", header("FBPF", 9, 1, 2) + "{}", "upgrade", false},
-      {"unknown type", header("FBPF", kProtocolVersion, 999, 2) + "{}", "unknown message type", false},
-      {"length 2^32-1", header("FBPF", kProtocolVersion, 1, 0xffffffffu), "exceeds the limit", false},
-      {"length 2^20+1", header("FBPF", kProtocolVersion, 1, (1u << 20) + 1), "exceeds the limit", false},
+      {"unknown type", header("FBPF", kProtocolVersion, 999, 2) + "{}", "unknown message type",
+       false},
+      {"length 2^32-1", header("FBPF", kProtocolVersion, 1, 0xffffffffu), "exceeds the limit",
+       false},
+      {"length 2^20+1", header("FBPF", kProtocolVersion, 1, (1u << 20) + 1), "exceeds the limit",
+       false},
       {"length 100000", header("FBPF", kProtocolVersion, 1, 100000), "exceeds the limit", false},
       {"truncated header", std::string("FBPF\0", 5), "closed", false},
-      {"truncated body", header("FBPF", kProtocolVersion, 1, 50) + "{\"tool\":", "middle of a message", false},
+      {"truncated body",
+       header("FBPF", kProtocolVersion, 1, 50) + "{\"tool\":", "middle of a message", false},
       {"not JSON", header("FBPF", kProtocolVersion, 1, 5) + "hello", "malformed HELLO", false},
       {"JSON array", header("FBPF", kProtocolVersion, 1, 2) + "[]", "malformed HELLO", false},
       {"deep nesting", header("FBPF", kProtocolVersion, 1, 200) + nested, "nested deeper", false},
@@ -253,8 +257,7 @@ TEST(RobustAmplifier, DataGoesOnlyToTheControlConnectionsPeer) {
     Proc client({"127.0.0.1", "-lp", server.port_arg(), "--bind", "127.0.0.5", "-t", "2", test});
     // Looked at once the data connection is up (the control connection's peer and the data
     // socket's), not after a fixed sleep a loaded machine may outlast.
-    EXPECT_TRUE(wait_until([&] { return connected_peers(server.pid()).size() >= 2; }, 30))
-        << test;
+    EXPECT_TRUE(wait_until([&] { return connected_peers(server.pid()).size() >= 2; }, 30)) << test;
     std::vector<std::string> peers = connected_peers(server.pid());
     EXPECT_GE(peers.size(), 1u) << test;
     for (const std::string& peer : peers) {

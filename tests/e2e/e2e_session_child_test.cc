@@ -9,12 +9,11 @@
 #include <chrono>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/clock.h"
 #include "e2e_robust_util.h"
@@ -78,7 +77,8 @@ TEST(E2eSessionChildTest, ADeadShmClientFreesItsSlotAndNothingSpins) {
     return names;
   };
   EXPECT_TRUE(wait_until([&] { return client_regions().empty(); }, 30))
-      << client_regions().front() << "\n" << log;
+      << client_regions().front() << "\n"
+      << log;
   remove_shm_files_of(client.pid(), geteuid());
 }
 
@@ -107,14 +107,14 @@ TEST(E2eSessionChildTest, AsRootALocalShmClientsSessionIsItsOwnUsers) {
   if (!lookup_user("nobody").ok()) GTEST_SKIP() << "no user nobody";
   {
     LoggedServer server;
-    RunOutput out = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-t", "0.2",
-                         "rdm_send_lat"}, 120);
+    RunOutput out =
+        run({"127.0.0.1", "-lp", server.port_arg(), "-P", "shm", "-t", "0.2", "rdm_send_lat"}, 120);
     EXPECT_EQ(out.exit_code, 0) << out.err << server.log();
     EXPECT_TRUE(contains(out.out, "latency  =")) << out.out;
   }
   LoggedServer nobodys({"--run_as", "nobody"});
-  RunOutput out = run({"127.0.0.1", "-lp", nobodys.port_arg(), "-P", "shm", "-t", "0.2",
-                       "rdm_send_lat"}, 120);
+  RunOutput out =
+      run({"127.0.0.1", "-lp", nobodys.port_arg(), "-P", "shm", "-t", "0.2", "rdm_send_lat"}, 120);
   EXPECT_EQ(out.exit_code, 1) << out.err;
   EXPECT_TRUE(contains(out.err, "so both sides must be one user")) << out.err;
 }
@@ -133,9 +133,10 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
                     120);
   EXPECT_EQ(r.exit_code, 1);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("the run needs about ([0-9.]+)G of buffers, "
-                                                     "more than this server's limit of 8M "
-                                                     "\\(server option --max_memory\\)")))
+  ASSERT_TRUE(std::regex_search(r.err, m,
+                                std::regex("the run needs about ([0-9.]+)G of buffers, "
+                                           "more than this server's limit of 8M "
+                                           "\\(server option --max_memory\\)")))
       << r.err;
   EXPECT_GE(std::stod(m[1]), 1.0) << r.err;  // the 1024 slots counted, not one message
   // Without --verify the operations share 1 MiB of slots: the session process's own memory
@@ -144,9 +145,10 @@ TEST(E2eSessionChildTest, ARunBeyondTheMemoryLimitIsRefusedBeforeItStarts) {
                          "--tx_depth", "1024", "-t", "2", "rdm_write_bw"},
                         120);
   EXPECT_EQ(plain.exit_code, 1);
-  ASSERT_TRUE(std::regex_search(plain.err, m, std::regex("the run needs about ([0-9.]+)M of "
-                                                         "buffers, more than this server's "
-                                                         "limit of 8M")))
+  ASSERT_TRUE(std::regex_search(plain.err, m,
+                                std::regex("the run needs about ([0-9.]+)M of "
+                                           "buffers, more than this server's "
+                                           "limit of 8M")))
       << plain.err;
   EXPECT_LT(std::stod(m[1]), 130.0) << plain.err;
   RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.3", "tcp_lat"}, 60);
@@ -165,11 +167,10 @@ TEST(E2eSessionChildTest, TheSessionProcessPeaksWithinTenPercentOfItsEstimate) {
     const char* provider;
     std::vector<std::string> worst;  // the shape that takes the most beside its buffers
   };
-  const std::vector<Shape> shapes = {
-      {"shm", {"-m", "4K", "rdm_send_bw"}},
-      {"tcp;ofi_rxm", {"-m", "64K", "rdm_send_bw"}},
-      {"udp;ofi_rxd", {"-m", "64K", "rdm_write_bi_bw"}},
-      {"sockets", {"-m", "64K", "rdm_write_bi_bw"}}};
+  const std::vector<Shape> shapes = {{"shm", {"-m", "4K", "rdm_send_bw"}},
+                                     {"tcp;ofi_rxm", {"-m", "64K", "rdm_send_bw"}},
+                                     {"udp;ofi_rxd", {"-m", "64K", "rdm_write_bi_bw"}},
+                                     {"sockets", {"-m", "64K", "rdm_write_bi_bw"}}};
   LoggedServer server(keep_root_sessions());
   int tried = 0;
   for (const Shape& shape : shapes) {
@@ -177,9 +178,9 @@ TEST(E2eSessionChildTest, TheSessionProcessPeaksWithinTenPercentOfItsEstimate) {
     ++tried;
     for (const auto& test : {shape.worst, std::vector<std::string>{"-m", "64K", "rdm_write_bw"}}) {
       SCOPED_TRACE(std::string(shape.provider) + " " + test.back() + " " + test[1]);
-      std::vector<std::string> args = {"127.0.0.1", "-lp", server.port_arg(), "-P",
-                                       shape.provider, "--tx_depth", "1024", "-t", "0.5",
-                                       "--json", "-"};
+      std::vector<std::string> args = {
+          "127.0.0.1", "-lp", server.port_arg(), "-P", shape.provider, "--tx_depth", "1024",
+          "-t",        "0.5", "--json",          "-"};
       args.insert(args.end(), test.begin(), test.end());
       RunOutput r = run(args, 120);
       if (r.exit_code != 0 && known_provider_flake(shape.provider, test.back(), r.err)) continue;
@@ -209,8 +210,11 @@ TEST(E2eSessionChildTest, AMessageSizeLeftToTheDefaultIsCountedAtTheDefault) {
   for (const nlohmann::json& size : {nlohmann::json(0), nlohmann::json()}) {
     auto ch = fake_session(server.port());
     ASSERT_TRUE(ch);
-    nlohmann::json params = {{"provider", "tcp;ofi_rxm"}, {"tx_depth", 1024}, {"verify", true},
-                             {"time", 1}, {"timeout", 3}};
+    nlohmann::json params = {{"provider", "tcp;ofi_rxm"},
+                             {"tx_depth", 1024},
+                             {"verify", true},
+                             {"time", 1},
+                             {"timeout", 3}};
     if (!size.is_null()) params["msg_size"] = size;
     ASSERT_TRUE(ch->send(MsgType::kRun, {{"test", "rdm_write_bw"}, {"params", params}}).ok());
     auto reply = ch->expect(MsgType::kReady, 20);
@@ -221,14 +225,14 @@ TEST(E2eSessionChildTest, AMessageSizeLeftToTheDefaultIsCountedAtTheDefault) {
         << reply.status().message();
   }
   // The same run with the size given is refused alike, and a run within the limit still runs.
-  RunOutput given = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm",
-                         "--tx_depth", "1024", "--verify", "-t", "1", "rdm_write_bw"},
+  RunOutput given = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "--tx_depth",
+                         "1024", "--verify", "-t", "1", "rdm_write_bw"},
                         120);
   EXPECT_EQ(given.exit_code, 1) << given.out;
   EXPECT_TRUE(contains(given.err, "more than this server's limit of 200M")) << given.err;
-  RunOutput after = run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "0.2",
-                         "rdm_write_bw"},
-                        120);
+  RunOutput after =
+      run({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "0.2", "rdm_write_bw"},
+          120);
   EXPECT_EQ(after.exit_code, 0) << after.err;
 }
 
@@ -277,8 +281,8 @@ TEST(E2eSessionChildTest, SigintOnAFabricClientKeepsItsResults) {
   for (const char* test : {"rdm_write_bw", "rdm_write_lat"}) {
     TempDir dir;
     std::string json_path = dir.file("out.json");
-    Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "60",
-                 "--json", json_path, test});
+    Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "60", "--json",
+                 json_path, test});
     ASSERT_GT(wait_for_running_child(server.pid(), 60), 0) << test << ": " << client.err();
     client.signal(SIGINT);
     EXPECT_EQ(client.wait(30), 130) << test << ": " << client.err();
@@ -295,8 +299,8 @@ TEST(E2eSessionChildTest, SigintOnAFabricClientKeepsItsResults) {
 TEST(E2eSessionChildTest, SigtermOnAServerMidFabricRun) {
   if (!have_rxm()) GTEST_SKIP() << "no tcp;ofi_rxm";
   LoggedServer server;
-  Proc client({"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "60",
-               "rdm_write_bw"});
+  Proc client(
+      {"127.0.0.1", "-lp", server.port_arg(), "-P", "tcp;ofi_rxm", "-t", "60", "rdm_write_bw"});
   pid_t child = wait_for_running_child(server.pid(), 60);
   ASSERT_GT(child, 0) << "no session process ran; client: " << client.err();
   server.proc().signal(SIGTERM);

@@ -34,15 +34,13 @@ std::string write_model(const TempDir& dir, const json& model, const std::string
 }
 
 json model_384() {
-  return fabric_model(384,
-                      {{"kind", "dragonfly"}, {"groups", 6}, {"switches_per_group", 4},
-                       {"hosts_per_switch", 16}},
-                      faults_for_dragonfly());
+  return fabric_model(
+      384,
+      {{"kind", "dragonfly"}, {"groups", 6}, {"switches_per_group", 4}, {"hosts_per_switch", 16}},
+      faults_for_dragonfly());
 }
 
-json read_json(const std::string& path) {
-  return json::parse(read_file(path), nullptr, false);
-}
+json read_json(const std::string& path) { return json::parse(read_file(path), nullptr, false); }
 
 TEST(SimulateE2E, AdaptiveNamesEveryLevelInTextAndJson) {
   TempDir dir;
@@ -60,8 +58,9 @@ TEST(SimulateE2E, AdaptiveNamesEveryLevelInTextAndJson) {
   EXPECT_TRUE(contains(r.out, "unreachable n00200 (rank 200)")) << r.out;
   EXPECT_TRUE(contains(r.out, "simulation: 5 of 5 injected faults found (recall 1.000), 0 of 5"))
       << r.out;
-  EXPECT_TRUE(contains(r.out, "verdict: 0 bad links, 1 bad node, 1 unreachable, 1 bad switch, "
-                              "1 bad local link, 1 bad global link"))
+  EXPECT_TRUE(contains(r.out,
+                       "verdict: 0 bad links, 1 bad node, 1 unreachable, 1 bad switch, "
+                       "1 bad local link, 1 bad global link"))
       << r.out;
   json j = read_json(dir.file("m.json"));
   ASSERT_FALSE(j.is_discarded());
@@ -86,7 +85,8 @@ TEST(SimulateE2E, AdaptiveNamesEveryLevelInTextAndJson) {
   // Findings as fabric-model.md spells them; the score of the run against its model.
   std::set<std::string> kinds;
   for (const json& f : m["findings"]) kinds.insert(f["kind"]);
-  EXPECT_EQ(kinds, (std::set<std::string>{"node", "unreachable", "switch", "local_link", "uplink"}));
+  EXPECT_EQ(kinds,
+            (std::set<std::string>{"node", "unreachable", "switch", "local_link", "uplink"}));
   EXPECT_EQ(m["simulation"]["score"]["recall"], 1.0);
   EXPECT_EQ(m["simulation"]["score"]["injected"], 5);  // the slow link: adaptive does not score it
   EXPECT_EQ(m["simulation"]["faults"].size(), 6u);
@@ -147,8 +147,8 @@ TEST(SimulateE2E, AllPairsFindsALinkAndTheBudgetEndsWithAPartialMatrix) {
 
 TEST(SimulateE2E, AdaptiveIsTheDefaultAboveItsSize) {
   TempDir dir;
-  json big = fabric_model(576, {{"kind", "fat_tree"}, {"leaves", 36}, {"hosts_per_leaf", 16},
-                                {"spines", 4}});
+  json big = fabric_model(
+      576, {{"kind", "fat_tree"}, {"leaves", 36}, {"hosts_per_leaf", 16}, {"spines", 4}});
   RunOutput r = run({"--matrix", "--simulate", write_model(dir, big), "tcp_lat"}, 120);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.err, "pattern adaptive")) << r.err;
@@ -169,12 +169,14 @@ TEST(SimulateE2E, BadModelAndTopologyFilesExit2WithTheirPlace) {
   EXPECT_TRUE(contains(r.err, "--simulate " + dir.file("f.json") +
                                   ": faults[2].switch: switch g09s02 does not exist"))
       << r.err;
-  write_file(dir.file("broken.json"), "{\"hosts\": 8,\n\"topology\": {\"kind\": \"flat\"},,}", 0644);
+  write_file(dir.file("broken.json"), "{\"hosts\": 8,\n\"topology\": {\"kind\": \"flat\"},,}",
+             0644);
   r = run({"--matrix", "--simulate", dir.file("broken.json"), "tcp_lat"}, 60);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.err, "broken.json: line 2 column")) << r.err;
   std::string model = write_model(dir, model_384(), "good.json");
-  write_file(dir.file("topo.conf"), "SwitchName=s1 Nodes=n00[000-010]\nSwitchName=s2 Nodes\n", 0644);
+  write_file(dir.file("topo.conf"), "SwitchName=s1 Nodes=n00[000-010]\nSwitchName=s2 Nodes\n",
+             0644);
   r = run({"--matrix", "--simulate", model, "--topology", dir.file("topo.conf"), "tcp_lat"}, 60);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "--topology " + dir.file("topo.conf") + ": line 2: ")) << r.err;
@@ -200,9 +202,13 @@ TEST(SimulateE2E, ReportDrawsAFleetBySwitchAndTheBaseline) {
   json tree = {{"kind", "fat_tree"}, {"leaves", 20}, {"hosts_per_leaf", 16}, {"spines", 2}};
   std::string before = write_model(dir, fabric_model(320, tree), "before.json");
   std::string after = write_model(
-      dir, fabric_model(320, tree, json::parse(R"([{"kind": "slow_switch", "switch": "leaf007", "factor": 3}])")),
+      dir,
+      fabric_model(320, tree,
+                   json::parse(R"([{"kind": "slow_switch", "switch": "leaf007", "factor": 3}])")),
       "after.json");
-  ASSERT_EQ(run({"--matrix", "--simulate", before, "tcp_lat", "--json", dir.file("b.json")}, 120).exit_code, 0);
+  ASSERT_EQ(run({"--matrix", "--simulate", before, "tcp_lat", "--json", dir.file("b.json")}, 120)
+                .exit_code,
+            0);
   RunOutput r = run({"--matrix", "--simulate", after, "tcp_lat", "--baseline", dir.file("b.json"),
                      "--json", dir.file("a.json")},
                     120);
@@ -244,8 +250,8 @@ TEST_F(TopologyUnderMpirun, MapOfThisHostGroupsTheRanksAndWarnsOfTheRest) {
   write_file(dir.file("map"), std::string(host) + " rack1\nabsent7 rack2\n", 0644);
   JobShape shape;
   shape.ranks = 3;
-  MatrixJob job(shape, {"-t", "0.1", "--start_timeout", "30", "--topology", dir.file("map"),
-                        "tcp_lat"});
+  MatrixJob job(shape,
+                {"-t", "0.1", "--start_timeout", "30", "--topology", dir.file("map"), "tcp_lat"});
   ASSERT_EQ(job.wait(120), 0) << job.err();
   EXPECT_TRUE(contains(job.err(), "1 host of the file not in the job: absent7")) << job.err();
   json j = job.json();
@@ -255,8 +261,8 @@ TEST_F(TopologyUnderMpirun, MapOfThisHostGroupsTheRanksAndWarnsOfTheRest) {
   EXPECT_TRUE(j["matrix"].contains("findings"));
   EXPECT_EQ(j["matrix"]["coverage"]["pairs_measured"], 3);
   write_file(dir.file("bad"), "SwitchName=x Nodes=a[1-\n", 0644);
-  MatrixJob bad(shape, {"-t", "0.1", "--start_timeout", "30", "--topology", dir.file("bad"),
-                        "tcp_lat"});
+  MatrixJob bad(shape,
+                {"-t", "0.1", "--start_timeout", "30", "--topology", dir.file("bad"), "tcp_lat"});
   bad.wait(120);
   EXPECT_TRUE(contains(bad.err(), "--topology " + dir.file("bad") + ": line 1: ")) << bad.err();
 }

@@ -77,9 +77,9 @@ TEST_F(SlurmE2E, SrunPmixOneNodeFourTasks) {
 
 // The docs' form: one task per (emulated) node.
 TEST_F(SlurmE2E, SrunOneTaskPerNode) {
-  auto argv = job({"--mpi=pmix", "-N", "4", "--ntasks-per-node=1", "--kill-on-bad-exit=0"},
-                  {"-t", "0.2", "--start_timeout", "30", "--bind", "127.0.0.1", "tcp_lat",
-                   "--json", "-"});
+  auto argv =
+      job({"--mpi=pmix", "-N", "4", "--ntasks-per-node=1", "--kill-on-bad-exit=0"},
+          {"-t", "0.2", "--start_timeout", "30", "--bind", "127.0.0.1", "tcp_lat", "--json", "-"});
   RunOutput r = run(argv, 120, SlurmCluster::srun());
   ASSERT_EQ(r.exit_code, 0) << r.err << slurm_logs();
   // --json - under srun: standard output is exactly rank 0's one document.
@@ -95,8 +95,8 @@ TEST_F(SlurmE2E, SrunOneTaskPerNode) {
 // killed one); the verdict is the JSON's exit_code.
 TEST_F(SlurmE2E, KilledRankDoesNotTakeTheReportDown) {
   auto argv = job({"--mpi=pmix", "-N", "1", "-n", "4", "--overcommit", "--kill-on-bad-exit=0"},
-                  {"-t", "0.3", "--start_timeout", "30", "--pattern", "serial", "tcp_lat",
-                   "tcp_bw", "--json", dir_.file("m.json")});
+                  {"-t", "0.3", "--start_timeout", "30", "--pattern", "serial", "tcp_lat", "tcp_bw",
+                   "--json", dir_.file("m.json")});
   Proc srun(argv, SlurmCluster::srun());
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!contains(srun.err(), "matrix: round 1 of 6") &&
@@ -121,13 +121,13 @@ TEST_F(SlurmE2E, KilledRankDoesNotTakeTheReportDown) {
 // task says how to launch, not one copy per task.
 TEST_F(SlurmE2E, WithoutPmixOneTaskExplains) {
   for (const char* mpi : {"--mpi=none", "--mpi=pmi2"}) {
-    RunOutput r = run({mpi, "-N", "1", "-n", "3", "--overcommit", fabperf_bin(), "--matrix",
-                       "tcp_lat"},
-                      60, SlurmCluster::srun());
+    RunOutput r =
+        run({mpi, "-N", "1", "-n", "3", "--overcommit", fabperf_bin(), "--matrix", "tcp_lat"}, 60,
+            SlurmCluster::srun());
     EXPECT_NE(r.exit_code, 0) << mpi;
     size_t copies = 0;
-    for (size_t at = 0; (at = r.err.find("no PMIx launcher started this process", at)) !=
-                        std::string::npos;
+    for (size_t at = 0;
+         (at = r.err.find("no PMIx launcher started this process", at)) != std::string::npos;
          ++at) {
       ++copies;
     }

@@ -55,7 +55,8 @@ bool ipv6_loopback_available() {
 TEST(E2eSocket, LoopbackPrintsQperfLayout) {
   RunOutput r = run({"--loopback", "-t", "0.3", "tcp_lat", "tcp_bw"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("tcp_lat:\n    latency  =  [0-9.]+ (ns|us|ms)\n")))
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("tcp_lat:\n    latency  =  [0-9.]+ (ns|us|ms)\n")))
       << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex("tcp_bw:\n    bw  =  [0-9.]+ [KMGT]?B/sec\n")))
       << r.out;
@@ -101,13 +102,15 @@ TEST(E2eSocket, JsonDocumentIsValidAndComplete) {
   }
   EXPECT_LE(lat["latency_ns"]["min"].get<double>(), lat["latency_ns"]["p50"].get<double>());
   EXPECT_LE(lat["latency_ns"]["p50"].get<double>(), lat["latency_ns"]["p99"].get<double>());
-  EXPECT_LE(lat["latency_ns"]["p99_99"].get<double>(), lat["latency_ns"]["max"].get<double>() * 1.001);
+  EXPECT_LE(lat["latency_ns"]["p99_99"].get<double>(),
+            lat["latency_ns"]["max"].get<double>() * 1.001);
   EXPECT_GT(lat["msg_rate"].get<double>(), 0);
   EXPECT_TRUE(lat["cpu"]["loc"].contains("used"));
   const json& bw = doc["results"][1];
   EXPECT_EQ(bw["messages"]["sent"], 200);
   EXPECT_GT(bw["bandwidth"]["send_Bps"].get<double>(), 0);
-  EXPECT_LE(bw["messages"]["received"].get<uint64_t>() + bw["messages"]["lost"].get<uint64_t>(), 200u);
+  EXPECT_LE(bw["messages"]["received"].get<uint64_t>() + bw["messages"]["lost"].get<uint64_t>(),
+            200u);
   EXPECT_EQ(doc["results"][2]["test"], "conf");
 }
 
@@ -129,8 +132,8 @@ TEST(E2eSocket, CsvSaysTheDirection) {
   TempDir tmp;
   // -R applies to every test of the command line (tcp_lat and tcp_bi_bw warn and ignore it):
   // the one-way forward test runs apart.
-  RunOutput r = run({"--loopback", "-t", "0.2", "-R", "--csv", "-", "--json",
-                     tmp.file("r.json"), "tcp_lat", "tcp_bw", "tcp_bi_bw"});
+  RunOutput r = run({"--loopback", "-t", "0.2", "-R", "--csv", "-", "--json", tmp.file("r.json"),
+                     "tcp_lat", "tcp_bw", "tcp_bi_bw"});
   RunOutput forward = run({"--loopback", "-t", "0.2", "--csv", "-", "tcp_bw"});
   ASSERT_EQ(forward.exit_code, 0) << forward.err;
   auto table = [](const std::string& text) {
@@ -180,8 +183,8 @@ TEST(E2eSocket, LoopOverMessageSizes) {
 }
 
 TEST(E2eSocket, NestedLoopsRunEveryCombination) {
-  RunOutput r = run({"--loopback", "-oo", "msg_size:1:2", "-oo", "no_msgs:10:30:10", "--json",
-                     "-", "tcp_lat"});
+  RunOutput r = run(
+      {"--loopback", "-oo", "msg_size:1:2", "-oo", "no_msgs:10:30:10", "--json", "-", "tcp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json doc = json::parse(r.out);
   ASSERT_EQ(doc["results"].size(), 6u);
@@ -193,9 +196,9 @@ TEST(E2eSocket, NestedLoopsRunEveryCombination) {
 TEST(E2eSocket, VerboseShowsDistributionAndCpu) {
   RunOutput r = run({"--loopback", "-n", "300", "-v", "--percentiles", "50,99.9", "tcp_lat"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* name : {"msg_rate", "latency_min", "latency_max", "latency_stddev",
-                           "latency_p50", "latency_p99_9", "loc_cpus_used", "rem_cpus_used",
-                           "loc_proc_cpus_used", "no_msgs"}) {
+  for (const char* name :
+       {"msg_rate", "latency_min", "latency_max", "latency_stddev", "latency_p50", "latency_p99_9",
+        "loc_cpus_used", "rem_cpus_used", "loc_proc_cpus_used", "no_msgs"}) {
     EXPECT_TRUE(contains(r.out, "    " + std::string(name) + " ")) << name << "\n" << r.out;
   }
   EXPECT_FALSE(contains(r.out, "latency_p90")) << r.out;
@@ -234,7 +237,8 @@ TEST(E2eSocket, InterfaceAndBindChooseThePath) {
   ServerProcess server;
   RunOutput iface = run({"127.0.0.1%lo", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
   EXPECT_EQ(iface.exit_code, 0) << iface.err;
-  RunOutput bind = run({"127.0.0.1", "--bind", "127.0.0.1", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
+  RunOutput bind =
+      run({"127.0.0.1", "--bind", "127.0.0.1", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
   EXPECT_EQ(bind.exit_code, 0) << bind.err;
   RunOutput bad_iface = run({"127.0.0.1%nosuch0", "-lp", server.port_arg(), "-n", "20", "tcp_lat"});
   EXPECT_NE(bad_iface.exit_code, 0);
@@ -243,9 +247,13 @@ TEST(E2eSocket, InterfaceAndBindChooseThePath) {
 
 TEST(E2eSocket, MissingKernelProtocolsFailWithTheirName) {
   ServerProcess server;
-  for (const auto& [test, proto] : std::vector<std::pair<std::string, std::string>>{
-           {"sctp_lat", "SCTP"}, {"sctp_bw", "SCTP"}, {"sdp_lat", "SDP"},
-           {"sdp_bw", "SDP"}, {"rds_lat", "RDS"}, {"rds_bw", "RDS"}}) {
+  for (const auto& [test, proto] :
+       std::vector<std::pair<std::string, std::string>>{{"sctp_lat", "SCTP"},
+                                                        {"sctp_bw", "SCTP"},
+                                                        {"sdp_lat", "SDP"},
+                                                        {"sdp_bw", "SDP"},
+                                                        {"rds_lat", "RDS"},
+                                                        {"rds_bw", "RDS"}}) {
     RunOutput r = run({"127.0.0.1", "-lp", server.port_arg(), "-t", "0.2", test}, 30);
     if (r.exit_code == 0) {
       // This kernel has the protocol after all: then it must have measured something.
@@ -396,7 +404,8 @@ TEST(E2eSocket, SilentServerTimesOutInsteadOfHanging) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   listen(fd, 4);
   auto t0 = std::chrono::steady_clock::now();
-  RunOutput r = run({"127.0.0.1", "-lp", std::to_string(ntohs(a.sin_port)), "-to", "1", "tcp_lat"}, 30);
+  RunOutput r =
+      run({"127.0.0.1", "-lp", std::to_string(ntohs(a.sin_port)), "-to", "1", "tcp_lat"}, 30);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   close(fd);
   EXPECT_EQ(r.exit_code, 1);

@@ -26,8 +26,8 @@ class Streams : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Streams, EveryStreamCountsAndTheAggregateIsTheirSum) {
   ServerProcess server;
-  json doc = run_json({"localhost", "-lp", server.port_arg(), "-t", "0.5", "--streams", "3",
-                       GetParam()});
+  json doc =
+      run_json({"localhost", "-lp", server.port_arg(), "-t", "0.5", "--streams", "3", GetParam()});
   ASSERT_EQ(doc["results"].size(), 1u);
   const json& r = doc["results"][0];
   ASSERT_EQ(r["status"], "ok") << r;
@@ -54,8 +54,8 @@ INSTANTIATE_TEST_SUITE_P(Sockets, Streams, ::testing::Values("tcp_bw", "udp_bw")
 // --stream_sender round_robin: one thread writes every stream in turn; each stream still
 // counts its own bytes, both ends agree, and the run says which sender it took.
 TEST_P(Streams, OneRoundRobinSenderCountsEveryStream) {
-  json doc = run_json({"--loopback", "-t", "0.3", "--streams", "3", "--stream_sender",
-                       "round_robin", GetParam()});
+  json doc = run_json(
+      {"--loopback", "-t", "0.3", "--streams", "3", "--stream_sender", "round_robin", GetParam()});
   ASSERT_EQ(doc["results"].size(), 1u);
   const json& r = doc["results"][0];
   ASSERT_EQ(r["status"], "ok") << r;
@@ -75,8 +75,8 @@ TEST_P(Streams, OneRoundRobinSenderCountsEveryStream) {
 
 // -n counts per stream in either sender.
 TEST(Streams, RoundRobinSendsTheCountOnEveryStream) {
-  json doc = run_json({"--loopback", "-n", "500", "-m", "1024", "--streams", "2",
-                       "--stream_sender", "round_robin", "tcp_bw"});
+  json doc = run_json({"--loopback", "-n", "500", "-m", "1024", "--streams", "2", "--stream_sender",
+                       "round_robin", "tcp_bw"});
   const json& r = doc["results"][0];
   ASSERT_EQ(r["status"], "ok") << r;
   ASSERT_EQ(r["streams"].size(), 2u) << r;

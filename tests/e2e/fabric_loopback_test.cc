@@ -159,9 +159,9 @@ TEST_P(FabricLoopbackTest, SendWriteReadAtomic) {
   *operand = 5;
   *result = 0;
   ASSERT_EQ(PostRetry([&] {
-              return fi_fetch_atomic(a_.ep->ep(), operand, 1, a_.mr->desc(), result,
-                                     a_.mr->desc(), a_.peer, a_.remote->addr(kSize),
-                                     a_.remote->key(), FI_UINT64, FI_SUM, &ctx_[0]);
+              return fi_fetch_atomic(a_.ep->ep(), operand, 1, a_.mr->desc(), result, a_.mr->desc(),
+                                     a_.peer, a_.remote->addr(kSize), a_.remote->key(), FI_UINT64,
+                                     FI_SUM, &ctx_[0]);
             }),
             0);
   WaitOne(a_);

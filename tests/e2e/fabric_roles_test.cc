@@ -9,13 +9,13 @@
 #include <thread>
 #include <vector>
 
-#include "engine/test_context.h"
-#include "options/option_table.h"
 #include "e2e_util.h"
+#include "engine/test_context.h"
 #include "fabric/fabric_tests.h"
 #include "fabric/provider.h"
 #include "net/control.h"
 #include "net/socket.h"
+#include "options/option_table.h"
 
 namespace fabperf {
 namespace {
@@ -44,8 +44,8 @@ RunOptions make_params(const std::string& provider, uint64_t msg_size) {
 }
 
 // What the engine does around a role: run it, and on failure tell the peer.
-Status run_role(const TestSpec& spec, Role role, const RunOptions& params, Fd fd,
-                SideStats* stats, uint64_t* samples) {
+Status run_role(const TestSpec& spec, Role role, const RunOptions& params, Fd fd, SideStats* stats,
+                uint64_t* samples) {
   ControlChannel channel(fd.release());
   channel.set_peer_label(role == Role::kClient ? "server" : "client");
   TestContext ctx(role, spec, params, channel, channel.peer_host());
@@ -71,13 +71,12 @@ PairOutcome run_pair(const TestSpec& spec, const RunOptions& params) {
       out.server = fd.status();
       return;
     }
-    out.server = run_role(spec, Role::kServer, params, std::move(*fd), &out.server_stats,
-                          nullptr);
+    out.server = run_role(spec, Role::kServer, params, std::move(*fd), &out.server_stats, nullptr);
   });
   auto fd = connect_tcp("127.0.0.1", port, ConnectOptions{});
   if (fd.ok()) {
-    out.client = run_role(spec, Role::kClient, params, std::move(*fd), &out.client_stats,
-                          &out.samples);
+    out.client =
+        run_role(spec, Role::kClient, params, std::move(*fd), &out.client_stats, &out.samples);
   } else {
     out.client = fd.status();
   }
@@ -112,16 +111,19 @@ TEST_P(FabricRolesTest, RunsAndVerifies) {
   auto flake = [&](const Status& s) {
     return !s.ok() && testing::known_provider_flake(c.provider, c.test, s.message());
   };
-  for (int again = 0; again < testing::kProviderFlakeReruns && (flake(out.client) || flake(out.server)); ++again) {
-    std::cerr << c.provider << " failed (a known provider defect), run again: "
-              << out.client.message() << " / " << out.server.message() << "\n";
+  for (int again = 0;
+       again < testing::kProviderFlakeReruns && (flake(out.client) || flake(out.server)); ++again) {
+    std::cerr << c.provider
+              << " failed (a known provider defect), run again: " << out.client.message() << " / "
+              << out.server.message() << "\n";
     out = run_pair(*spec, params);
   }
   ASSERT_TRUE(out.client.ok()) << "client: " << out.client.message();
   ASSERT_TRUE(out.server.ok()) << "server: " << out.server.message();
   EXPECT_EQ(out.client_stats.verify_errors, 0u);
   EXPECT_EQ(out.server_stats.verify_errors, 0u);
-  EXPECT_EQ(out.client_stats.info.value("provider", ""), out.server_stats.info.value("provider", ""));
+  EXPECT_EQ(out.client_stats.info.value("provider", ""),
+            out.server_stats.info.value("provider", ""));
   switch (spec->kind) {
     case TestKind::kLatency:
       EXPECT_EQ(out.samples, 300u);
@@ -195,8 +197,7 @@ TEST(FabricRolesErrors, UcAndXrcExplainWhy) {
     ASSERT_NE(spec, nullptr) << name;
     PairOutcome out = run_pair(*spec, make_params("", 1));
     EXPECT_EQ(out.client.code(), Code::kUnsupported) << name;
-    EXPECT_NE(out.client.message().find("libfabric has no such endpoint type"),
-              std::string::npos)
+    EXPECT_NE(out.client.message().find("libfabric has no such endpoint type"), std::string::npos)
         << out.client.message();
   }
 }

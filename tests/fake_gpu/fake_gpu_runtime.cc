@@ -133,8 +133,9 @@ __attribute__((visibility("default"))) int cudaFree(void* p) {
 __attribute__((visibility("default"))) int cudaMemcpy(void* dst, const void* src, size_t n,
                                                       int kind) {
   State& s = state();
-  if (kind == kHostToDevice ? !s.on_device(dst, n) : kind == kDeviceToHost ? !s.on_device(src, n)
-                                                                          : true) {
+  if (kind == kHostToDevice   ? !s.on_device(dst, n)
+      : kind == kDeviceToHost ? !s.on_device(src, n)
+                              : true) {
     return kErrorInvalidValue;
   }
   auto* d = static_cast<uint8_t*>(dst);

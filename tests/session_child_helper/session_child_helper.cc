@@ -68,7 +68,8 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
   }
   if (test == "alloc") {
     volatile int sink_value = touch_megabytes(params.value("mib", uint64_t{64}));
-    sink.send({{"allocated_mib", params.value("mib", uint64_t{64})}, {"v", sink_value}}).ignore_error();
+    sink.send({{"allocated_mib", params.value("mib", uint64_t{64})}, {"v", sink_value}})
+        .ignore_error();
     if (params.value("then_spin", false)) {
       spin_forever();
     }
@@ -103,7 +104,8 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     sink.send({{"uid", getuid()},
                {"euid", geteuid()},
                {"open_error", open_errno != 0 ? strerror(open_errno) : ""},
-               {"regained_root", regained}}).ignore_error();
+               {"regained_root", regained}})
+        .ignore_error();
     wait_control(control_fd, 30);
     return 0;
   }
@@ -128,7 +130,8 @@ int stand_in_entry(int control_fd, const json& request, ResultSink& sink) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
       sink.fail(Status::failed(std::string("mmap of ") + std::to_string(bytes) +
-                               " bytes failed: " + strerror(errno))).ignore_error();
+                               " bytes failed: " + strerror(errno)))
+          .ignore_error();
       return 1;
     }
     sink.send({{"mapped", bytes}}).ignore_error();

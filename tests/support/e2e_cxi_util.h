@@ -19,7 +19,7 @@ std::string slurp(const std::string& path);
 
 // The libfabric tests are in this build (the fab_* tools run them).
 bool have_rdm_tests();
-#define REQUIRE_RDM()                                                       \
+#define REQUIRE_RDM() \
   if (!have_rdm_tests()) GTEST_SKIP() << "this build has no rdm_* tests"
 
 // Lines of `text` that match `re` whole.

@@ -1,9 +1,9 @@
 // StridedClock: the amortised clock of the socket send and receive loops.
+#include "core/clock.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
-#include "core/clock.h"
 
 namespace fabperf {
 namespace {

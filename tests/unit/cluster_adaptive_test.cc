@@ -37,13 +37,13 @@ Driven drive(const FabricModel& m, uint64_t seed = 5) {
   }
   auto topo = std::make_shared<const Topology>(m.topology());
   run.topology = topo;
-  run.tests.emplace_back("tcp_lat",
-                         FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
-                         m.hosts(), MatrixLayout::kSparse);
-  run.tests.emplace_back("tcp_bw",
-                         FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s",
-                                   Better::kHigher, false},
-                         m.hosts(), MatrixLayout::kSparse);
+  run.tests.emplace_back(
+      "tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
+      m.hosts(), MatrixLayout::kSparse);
+  run.tests.emplace_back(
+      "tcp_bw",
+      FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false},
+      m.hosts(), MatrixLayout::kSparse);
   AdaptivePlan plan(topo, seed, false);
   uint64_t draw = 1;
   for (int guard = 0; guard < 1000; ++guard) {
@@ -74,7 +74,9 @@ Driven drive(const FabricModel& m, uint64_t seed = 5) {
 }
 
 json dragonfly(int groups, int switches, int hosts) {
-  return {{"kind", "dragonfly"}, {"groups", groups}, {"switches_per_group", switches},
+  return {{"kind", "dragonfly"},
+          {"groups", groups},
+          {"switches_per_group", switches},
           {"hosts_per_switch", hosts}};
 }
 

@@ -21,7 +21,8 @@ using fabperf::testing::TempDir;
 using nlohmann::json;
 
 const FigureDef kLat{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true};
-const FigureDef kBw{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false};
+const FigureDef kBw{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher,
+                    false};
 
 // Every pair of the model measured once; `rename` renames host 0 (a host in one run only);
 // `sparse` keeps every fifth pair only (the JSON then has "pairs", not "values").
@@ -54,7 +55,8 @@ MatrixRun run_of(const json& faults, uint64_t seed, const std::string& rename = 
   for (int a = 0; a < 64; ++a) {
     for (int b = a + 1; b < 64; ++b) {
       if (sparse && k++ % 5 != 0) continue;
-      for (TestColumn& t : run.tests) t.matrix.set(a, b, m->measure(t.figure.kind, a, b, draw++, 0));
+      for (TestColumn& t : run.tests)
+        t.matrix.set(a, b, m->measure(t.figure.kind, a, b, draw++, 0));
     }
   }
   run.judge();
@@ -67,7 +69,9 @@ std::string written(const MatrixRun& run, const TempDir& dir, const std::string&
   return dir.file(name);
 }
 
-std::vector<BaselineTest> both() { return {{"tcp_lat", "latency_ns.p50"}, {"tcp_bw", "bandwidth.recv_Bps"}}; }
+std::vector<BaselineTest> both() {
+  return {{"tcp_lat", "latency_ns.p50"}, {"tcp_bw", "bandwidth.recv_Bps"}};
+}
 
 TEST(ClusterBaseline, RefusesOtherTestsFiguresAndFiles) {
   TempDir dir;
@@ -83,7 +87,8 @@ TEST(ClusterBaseline, RefusesOtherTestsFiguresAndFiles) {
   auto figure = load_baseline(path, {{"tcp_bw", "msg_rate"}});
   ASSERT_FALSE(figure.ok());
   EXPECT_NE(figure.status().message().find("not tcp_bw (msg_rate)"), std::string::npos);
-  fabperf::testing::write_file(dir.file("pair.json"), "{\"tool\":\"fabperf\",\"results\":[]}", 0644);
+  fabperf::testing::write_file(dir.file("pair.json"), "{\"tool\":\"fabperf\",\"results\":[]}",
+                               0644);
   auto pair = load_baseline(dir.file("pair.json"), both());
   ASSERT_FALSE(pair.ok());
   EXPECT_NE(pair.status().message().find("not the --json report of a --matrix run"),
@@ -96,8 +101,10 @@ TEST(ClusterBaseline, RefusesOtherTestsFiguresAndFiles) {
 TEST(ClusterBaseline, NamesRegressionsAndImprovementsWithTheirSize) {
   TempDir dir;
   // Before: node n00005 slow. Now: it is mended, and switch g02s01 has gone slow.
-  MatrixRun before = run_of(json::parse(R"([{"kind": "slow_node", "host": "n00005", "factor": 3}])"), 1);
-  MatrixRun now = run_of(json::parse(R"([{"kind": "slow_switch", "switch": "g02s01", "factor": 2}])"), 2);
+  MatrixRun before =
+      run_of(json::parse(R"([{"kind": "slow_node", "host": "n00005", "factor": 3}])"), 1);
+  MatrixRun now =
+      run_of(json::parse(R"([{"kind": "slow_switch", "switch": "g02s01", "factor": 2}])"), 2);
   auto base = load_baseline(written(before, dir, "before.json"), both());
   ASSERT_TRUE(base.ok()) << base.status().message();
   json c = compare_with_baseline(now, **base);
@@ -148,7 +155,8 @@ TEST(ClusterBaseline, HostsInOneRunOnlyAreListedAndSparseValuesRead) {
   uint64_t compared = c["tests"][0]["pairs_compared"];
   EXPECT_GT(compared, 300u);
   EXPECT_LT(compared, 64u * 63 / 2 / 5 + 1);
-  EXPECT_NE(baseline_text(c).find("1 host only in this run: newhost; 1 host only in the baseline: n00000"),
+  EXPECT_NE(baseline_text(c).find(
+                "1 host only in this run: newhost; 1 host only in the baseline: n00000"),
             std::string::npos)
       << baseline_text(c);
 }

@@ -30,10 +30,10 @@ double bw(const FabricModel& m, int a, int b, uint64_t draw = 1) {
 }
 
 TEST(ClusterFabricModel, ReadsTheReferenceExample) {
-  json doc = fabric_model(4096,
-                          {{"kind", "dragonfly"}, {"groups", 16}, {"switches_per_group", 16},
-                           {"hosts_per_switch", 16}},
-                          json::parse(R"([
+  json doc = fabric_model(
+      4096,
+      {{"kind", "dragonfly"}, {"groups", 16}, {"switches_per_group", 16}, {"hosts_per_switch", 16}},
+      json::parse(R"([
     {"kind": "slow_link",     "hosts": ["n00012", "n03311"], "factor": 3},
     {"kind": "flapping_link", "hosts": ["n00400", "n00877"], "factor": 4, "fraction": 0.3},
     {"kind": "slow_node",     "host": "n00100", "factor": 2.5},
@@ -73,7 +73,7 @@ TEST(ClusterFabricModel, EachFaultSlowsWhatItTouches) {
   EXPECT_NEAR(lat(m, 0, 3), same, 1e-6);
   EXPECT_NEAR(lat(m, 0, 4), group, 1e-6);
   EXPECT_NEAR(lat(m, 0, 20), other, 1e-6);
-  EXPECT_NEAR(lat(m, 5, 4), 2 * same, 1e-6);     // the slow node, on every pair
+  EXPECT_NEAR(lat(m, 5, 4), 2 * same, 1e-6);  // the slow node, on every pair
   EXPECT_NEAR(lat(m, 5, 40), 2 * other, 1e-6);
   EXPECT_NEAR(lat(m, 16, 17), 3 * same, 1e-6);   // inside the slow switch: once
   EXPECT_NEAR(lat(m, 16, 40), 3 * other, 1e-6);  // and every pair leaving it
@@ -83,7 +83,7 @@ TEST(ClusterFabricModel, EachFaultSlowsWhatItTouches) {
   EXPECT_NEAR(lat(m, 0, 32), other, 1e-6);       // g00 - g02
   EXPECT_NEAR(lat(m, 2, 1), 11 * same, 1e-6);    // the pair's own, either way round
   EXPECT_NEAR(bw(m, 0, 3), 190e9 / 8, 1);
-  EXPECT_NEAR(bw(m, 16, 17), 190e9 / 8 / 3, 1);  // bandwidth divided
+  EXPECT_NEAR(bw(m, 16, 17), 190e9 / 8 / 3, 1);                                 // bandwidth divided
   EXPECT_NEAR(m.measure(FigureKind::kRecvBandwidth, 0, 3, 1, 1e9), 1e9, 1e-3);  // a shared link
 }
 
@@ -121,9 +121,9 @@ TEST(ClusterFabricModel, FatTreeUplinkSparesTheLeafInside) {
   json faults = json::parse(R"([{"kind": "slow_uplink", "leaf": "leaf002", "factor": 3}])");
   FabricModel m = parsed(fabric_model(64, small_fat_tree_topology(), faults, 0.0));
   EXPECT_EQ(m.topology().switches()[2].name, "leaf002");
-  EXPECT_NEAR(lat(m, 8, 9), 1800, 1e-6);       // inside leaf002
-  EXPECT_NEAR(lat(m, 8, 0), 3 * 2900, 1e-6);   // leaving it
-  EXPECT_NEAR(lat(m, 0, 20), 2900, 1e-6);      // elsewhere
+  EXPECT_NEAR(lat(m, 8, 9), 1800, 1e-6);      // inside leaf002
+  EXPECT_NEAR(lat(m, 8, 0), 3 * 2900, 1e-6);  // leaving it
+  EXPECT_NEAR(lat(m, 0, 20), 2900, 1e-6);     // elsewhere
 }
 
 TEST(ClusterFabricModel, BadFilesAreRefusedWithTheirPlace) {
@@ -167,7 +167,9 @@ TEST(ClusterFabricModel, BadFilesAreRefusedWithTheirPlace) {
        "faults[0].groups: group g07 does not exist"},
       {fault({{"kind", "slow_link"}, {"hosts", {"n00001", "n00001"}}, {"factor", 2}}),
        "faults[0].hosts: names n00001 twice"},
-      {fault({{"kind", "flapping_link"}, {"hosts", {"n00001", "n00002"}}, {"factor", 2},
+      {fault({{"kind", "flapping_link"},
+              {"hosts", {"n00001", "n00002"}},
+              {"factor", 2},
               {"fraction", 1.5}}),
        "faults[0].fraction: 1.5 is out of range"},
       {fault({{"kind", "dead_node"}, {"host", "n00001"}, {"factor", 2}}),
@@ -181,10 +183,10 @@ TEST(ClusterFabricModel, BadFilesAreRefusedWithTheirPlace) {
         << c.want << " <- " << m.status().message();
     EXPECT_EQ(m.status().message().rfind("m.json: ", 0), 0u) << m.status().message();
   }
-  json fat = fabric_model(64, small_fat_tree_topology(),
-                          json::array({{{"kind", "slow_local_link"},
-                                        {"switches", {"leaf000", "leaf001"}},
-                                        {"factor", 2}}}));
+  json fat = fabric_model(
+      64, small_fat_tree_topology(),
+      json::array(
+          {{{"kind", "slow_local_link"}, {"switches", {"leaf000", "leaf001"}}, {"factor", 2}}}));
   EXPECT_FALSE(FabricModel::parse(fat.dump(), "m.json").ok());
   auto missing = FabricModel::load("/nonexistent/fabric.json");
   ASSERT_FALSE(missing.ok());

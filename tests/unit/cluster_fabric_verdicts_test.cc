@@ -32,16 +32,17 @@ MatrixRun run_over(const FabricModel& m, int passes = 1, bool with_topology = tr
   run.pattern = "all";
   run.passes = static_cast<uint64_t>(passes);
   const int n = m.hosts();
-  for (int r = 0; r < n; ++r) run.ranks.push_back({r, m.host_names()[static_cast<size_t>(r)],
-                                                   !m.dead(r), m.dead(r) ? "dead" : ""});
+  for (int r = 0; r < n; ++r)
+    run.ranks.push_back(
+        {r, m.host_names()[static_cast<size_t>(r)], !m.dead(r), m.dead(r) ? "dead" : ""});
   if (with_topology) run.topology = std::make_shared<const Topology>(m.topology());
-  run.tests.emplace_back("tcp_lat",
-                         FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
-                         n, MatrixLayout::kTriangle);
-  run.tests.emplace_back("tcp_bw",
-                         FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s",
-                                   Better::kHigher, false},
-                         n, MatrixLayout::kTriangle);
+  run.tests.emplace_back(
+      "tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
+      n, MatrixLayout::kTriangle);
+  run.tests.emplace_back(
+      "tcp_bw",
+      FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false}, n,
+      MatrixLayout::kTriangle);
   uint64_t draw = 1;
   for (int p = 0; p < passes; ++p) {
     for (int a = 0; a < n; ++a) {
@@ -66,8 +67,9 @@ std::vector<json> of_kind(const MatrixRun& run, const std::string& kind) {
 }
 
 TEST(ClusterFabricVerdicts, SlowSwitchIsNamedNotItsNodes) {
-  FabricModel m = model_of(small_dragonfly_topology(),
-                           json::parse(R"([{"kind": "slow_switch", "switch": "g01s02", "factor": 2}])"));
+  FabricModel m =
+      model_of(small_dragonfly_topology(),
+               json::parse(R"([{"kind": "slow_switch", "switch": "g01s02", "factor": 2}])"));
   MatrixRun run = run_over(m);
   auto switches = of_kind(run, "switch");
   ASSERT_EQ(switches.size(), 1u) << findings_json(run).dump(1);
@@ -115,16 +117,19 @@ TEST(ClusterFabricVerdicts, LocalLinkGlobalLinkNodeAndUnreachable) {
   EXPECT_EQ(nodes[0]["host"], "n00005");
   EXPECT_EQ(nodes[0]["tests"], (json{"tcp_lat", "tcp_bw"}));
   EXPECT_TRUE(nodes[0]["firm"].get<bool>());
-  json score = score_findings(all, json::array({m.fault_json(m.faults()[0]), m.fault_json(m.faults()[1]),
-                                                m.fault_json(m.faults()[2]), m.fault_json(m.faults()[3])}),
-                              false);
+  json score =
+      score_findings(all,
+                     json::array({m.fault_json(m.faults()[0]), m.fault_json(m.faults()[1]),
+                                  m.fault_json(m.faults()[2]), m.fault_json(m.faults()[3])}),
+                     false);
   EXPECT_EQ(score["found"], 4);
   EXPECT_EQ(score["false"], 0);
 }
 
 TEST(ClusterFabricVerdicts, ALinkOnlyWhenItsSlownessIsConfirmed) {
-  FabricModel m = model_of(small_dragonfly_topology(),
-                           json::parse(R"([{"kind": "slow_link", "hosts": ["n00003", "n00040"], "factor": 3}])"));
+  FabricModel m = model_of(
+      small_dragonfly_topology(),
+      json::parse(R"([{"kind": "slow_link", "hosts": ["n00003", "n00040"], "factor": 3}])"));
   // Measured once, never alone: a suspect of its test, not a finding.
   MatrixRun once = run_over(m);
   EXPECT_TRUE(of_kind(once, "link").empty()) << findings_json(once).dump(1);
@@ -161,8 +166,9 @@ TEST(ClusterFabricVerdicts, FlappingLinkIsSlowInMoreRunsThanNoise) {
 }
 
 TEST(ClusterFabricVerdicts, WithoutLevelsTheFindingsAreThePerLinkAndNodeVerdicts) {
-  FabricModel m = model_of(small_dragonfly_topology(),
-                           json::parse(R"([{"kind": "slow_node", "host": "n00007", "factor": 5}])"));
+  FabricModel m =
+      model_of(small_dragonfly_topology(),
+               json::parse(R"([{"kind": "slow_node", "host": "n00007", "factor": 5}])"));
   MatrixRun run = run_over(m, 1, false);
   auto nodes = of_kind(run, "node");
   ASSERT_EQ(nodes.size(), 1u) << findings_json(run).dump(1);

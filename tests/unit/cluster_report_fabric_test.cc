@@ -25,19 +25,20 @@ using nlohmann::json;
 
 // A fat tree of `hosts` hosts (16 a leaf), every `stride`-th pair measured once.
 MatrixRun tree_run(int hosts, const json& faults, int stride) {
-  json doc = fabric_model(hosts, {{"kind", "fat_tree"}, {"leaves", hosts / 16}, {"hosts_per_leaf", 16},
-                                  {"spines", 2}},
-                          faults, 0.02);
+  json doc = fabric_model(
+      hosts, {{"kind", "fat_tree"}, {"leaves", hosts / 16}, {"hosts_per_leaf", 16}, {"spines", 2}},
+      faults, 0.02);
   auto m = FabricModel::parse(doc.dump(), "m.json");
   EXPECT_TRUE(m.ok()) << m.status().message();
   MatrixRun run;
   run.started = "2026-01-01T00:00:00Z";
   run.pattern = "all";
-  for (int r = 0; r < hosts; ++r) run.ranks.push_back({r, m->host_names()[static_cast<size_t>(r)], true, ""});
+  for (int r = 0; r < hosts; ++r)
+    run.ranks.push_back({r, m->host_names()[static_cast<size_t>(r)], true, ""});
   run.topology = std::make_shared<const Topology>(m->topology());
-  run.tests.emplace_back("tcp_lat",
-                         FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
-                         hosts, stride > 1 ? MatrixLayout::kSparse : MatrixLayout::kTriangle);
+  run.tests.emplace_back(
+      "tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
+      hosts, stride > 1 ? MatrixLayout::kSparse : MatrixLayout::kTriangle);
   uint64_t draw = 1, k = 0;
   for (int a = 0; a < hosts; ++a) {
     for (int b = a + 1; b < hosts; ++b) {
@@ -60,7 +61,8 @@ json written(const MatrixRun& run, const TempDir& dir, const std::string& name) 
 const json* section_ending(const json& model, const std::string& suffix) {
   for (const json& s : model["sections"]) {
     std::string id = s["id"];
-    if (id.size() >= suffix.size() && id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    if (id.size() >= suffix.size() &&
+        id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0) {
       return &s;
     }
   }
@@ -69,7 +71,8 @@ const json* section_ending(const json& model, const std::string& suffix) {
 
 TEST(ClusterReportFabric, LargeJobByLeafWithDrillDownAndFindings) {
   TempDir dir;
-  MatrixRun run = tree_run(320, json::parse(R"([{"kind": "slow_switch", "switch": "leaf007", "factor": 3}])"), 1);
+  MatrixRun run = tree_run(
+      320, json::parse(R"([{"kind": "slow_switch", "switch": "leaf007", "factor": 3}])"), 1);
   json doc = written(run, dir, "m.json");
   auto model = report::build_report_model({{"run", doc}});
   ASSERT_TRUE(model.ok()) << model.status().message();
@@ -117,13 +120,16 @@ TEST(ClusterReportFabric, Log16ValuesRoundTrip) {
   }
   EXPECT_FALSE(report::base64_decode("ab$d").has_value());
   json test = {{"values_log16",
-                {{"min", 100}, {"ratio", code.ratio()},
-                 {"rows", {report::base64_encode(std::vector<uint8_t>{0, 0, 1, 0}.data(), 4),
-                           report::base64_encode(std::vector<uint8_t>{2, 0, 0, 0}.data(), 4)}}}}};
+                {{"min", 100},
+                 {"ratio", code.ratio()},
+                 {"rows",
+                  {report::base64_encode(std::vector<uint8_t>{0, 0, 1, 0}.data(), 4),
+                   report::base64_encode(std::vector<uint8_t>{2, 0, 0, 0}.data(), 4)}}}}};
   std::vector<std::tuple<size_t, size_t, std::optional<double>>> got;
-  ASSERT_TRUE(report::for_each_matrix_value(test, 2, [&](size_t a, size_t b, std::optional<double> v) {
-                got.emplace_back(a, b, v);
-              }).ok());
+  ASSERT_TRUE(
+      report::for_each_matrix_value(test, 2, [&](size_t a, size_t b, std::optional<double> v) {
+        got.emplace_back(a, b, v);
+      }).ok());
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(std::get<2>(got[0]), std::nullopt);  // code 1: failed
   EXPECT_NEAR(*std::get<2>(got[1]), 100, 1e-9);  // code 2: the minimum
@@ -132,7 +138,8 @@ TEST(ClusterReportFabric, Log16ValuesRoundTrip) {
 TEST(ClusterReportFabric, BaselineDifferenceIsDrawn) {
   TempDir dir;
   MatrixRun before = tree_run(64, json::array(), 1);
-  MatrixRun now = tree_run(64, json::parse(R"([{"kind": "slow_uplink", "leaf": "leaf001", "factor": 2}])"), 1);
+  MatrixRun now =
+      tree_run(64, json::parse(R"([{"kind": "slow_uplink", "leaf": "leaf001", "factor": 2}])"), 1);
   EXPECT_TRUE(write_matrix_json(before, dir.file("b.json")).ok());
   auto base = load_baseline(dir.file("b.json"), {{"tcp_lat", "latency_ns.p50"}});
   ASSERT_TRUE(base.ok()) << base.status().message();

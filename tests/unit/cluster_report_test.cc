@@ -31,9 +31,13 @@ MatrixRun sample_run() {
   run.pairs_planned = 10;
   run.complete = true;
   for (int r = 0; r < 5; ++r) run.ranks.push_back({r, "n" + std::to_string(r), true, ""});
-  run.tests.emplace_back("tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true}, 5);
-  run.tests.emplace_back("tcp_bw", FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false},
-                         5);
+  run.tests.emplace_back(
+      "tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
+      5);
+  run.tests.emplace_back(
+      "tcp_bw",
+      FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false},
+      5);
   FigureMatrix& lat = run.tests[0].matrix;
   FigureMatrix& bw = run.tests[1].matrix;
   for (int a = 0; a < 5; ++a) {
@@ -282,9 +286,13 @@ TEST(ClusterReport, DISABLED_Rank0At4096Ranks) {
   MatrixRun run;
   run.pattern = "all";
   for (int r = 0; r < n; ++r) run.ranks.push_back({r, "node" + std::to_string(r), true, ""});
-  run.tests.emplace_back("tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true}, n);
-  run.tests.emplace_back("tcp_bw", FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false},
-                         n);
+  run.tests.emplace_back(
+      "tcp_lat", FigureDef{FigureKind::kLatencyP50, "latency_ns.p50", "ns", Better::kLower, true},
+      n);
+  run.tests.emplace_back(
+      "tcp_bw",
+      FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false},
+      n);
   for (int a = 0; a < n; ++a) {
     for (int b = a + 1; b < n; ++b) {
       run.tests[0].matrix.set(a, b, 2000 + (a * 31 + b * 17) % 400);

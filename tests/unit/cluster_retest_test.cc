@@ -35,13 +35,13 @@ MatrixRun run_with_retests(const FabricModel& rounds, const FabricModel& alone, 
   run.pattern = "all";
   run.passes = static_cast<uint64_t>(passes);
   const int n = rounds.hosts();
-  for (int r = 0; r < n; ++r) run.ranks.push_back({r, rounds.host_names()[static_cast<size_t>(r)],
-                                                   true, ""});
+  for (int r = 0; r < n; ++r)
+    run.ranks.push_back({r, rounds.host_names()[static_cast<size_t>(r)], true, ""});
   run.topology = std::make_shared<const Topology>(rounds.topology());
-  run.tests.emplace_back("tcp_bw",
-                         FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s",
-                                   Better::kHigher, false},
-                         n, MatrixLayout::kTriangle);
+  run.tests.emplace_back(
+      "tcp_bw",
+      FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false}, n,
+      MatrixLayout::kTriangle);
   TestColumn& t = run.tests[0];
   uint64_t draw = 1;
   for (int p = 0; p < passes; ++p) {
@@ -124,7 +124,8 @@ TEST(ClusterRetest, ClassBaselineWeighsEachLinkOnceNotEachPair) {
   FabricModel m = model_of(json::parse(R"([
       {"kind": "slow_uplink", "groups": ["g00", "g01"], "factor": 2.2},
       {"kind": "slow_uplink", "groups": ["g00", "g02"], "factor": 2.25},
-      {"kind": "slow_uplink", "groups": ["g00", "g03"], "factor": 3.4}])"), 0.02);
+      {"kind": "slow_uplink", "groups": ["g00", "g03"], "factor": 3.4}])"),
+                           0.02);
   MatrixRun run;
   run.pattern = "adaptive";
   const int n = m.hosts();
@@ -132,10 +133,10 @@ TEST(ClusterRetest, ClassBaselineWeighsEachLinkOnceNotEachPair) {
     run.ranks.push_back({r, m.host_names()[static_cast<size_t>(r)], true, ""});
   }
   run.topology = std::make_shared<const Topology>(m.topology());
-  run.tests.emplace_back("tcp_bw",
-                         FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s",
-                                   Better::kHigher, false},
-                         n, MatrixLayout::kTriangle);
+  run.tests.emplace_back(
+      "tcp_bw",
+      FigureDef{FigureKind::kRecvBandwidth, "bandwidth.recv_Bps", "B/s", Better::kHigher, false}, n,
+      MatrixLayout::kTriangle);
   TestColumn& t = run.tests[0];
   uint64_t draw = 1;
   for (int a = 0; a < n; ++a) {

@@ -63,7 +63,8 @@ TEST(ClusterTopology, MalformedFilesNameTheLine) {
     const char* want;
   };
   for (const Case& c : {
-           Case{"SwitchName=s1 Nodes=n1\nSwitchName=s2 Nodez=n2\n", "topo: line 2: unknown key Nodez"},
+           Case{"SwitchName=s1 Nodes=n1\nSwitchName=s2 Nodez=n2\n",
+                "topo: line 2: unknown key Nodez"},
            Case{"SwitchName=s1 Nodes=n1\nSwitchName=top Switches=s[1-2]\n",
                 "topo: line 2: switch s2 is not defined"},
            Case{"SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n2\n",
@@ -113,7 +114,8 @@ Topology small_dragonfly() {
   Topology t(TopologyKind::kDragonfly);
   for (int g = 0; g < 3; ++g) {
     t.add_group("g" + std::to_string(g));
-    for (int s = 0; s < 2; ++s) t.add_switch("g" + std::to_string(g) + "s" + std::to_string(s), g, -1);
+    for (int s = 0; s < 2; ++s)
+      t.add_switch("g" + std::to_string(g) + "s" + std::to_string(s), g, -1);
   }
   std::vector<std::string> hosts;
   for (int h = 0; h < 12; ++h) {
@@ -173,7 +175,8 @@ TEST(ClusterTopology, TreePathsClimbToTheCommonSwitch) {
   auto uplinks = [&](int a, int b) {
     std::vector<std::string> out;
     for (const Element& e : path_of(*t, a, b)) {
-      if (e.kind == ElementKind::kUplink) out.push_back(t->switches()[static_cast<size_t>(e.a)].name);
+      if (e.kind == ElementKind::kUplink)
+        out.push_back(t->switches()[static_cast<size_t>(e.a)].name);
     }
     return out;
   };

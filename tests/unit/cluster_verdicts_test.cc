@@ -284,8 +284,8 @@ TEST(ClusterVerdicts, FigureValuesFromTheResult) {
   r.figures.has_bandwidth = true;
   r.figures.recv_Bps = 7e9;
   r.figures.msg_rate = 12;
-  TestSpec lat_test{"x_lat", TransportFamily::kSocket, TestKind::kLatency, "x", "", {}, 1,
-                    nullptr, nullptr};
+  TestSpec lat_test{"x_lat", TransportFamily::kSocket, TestKind::kLatency, "x", "", {}, 1, nullptr,
+                    nullptr};
   TestSpec bw_test = lat_test, mr_test = lat_test;
   bw_test.kind = TestKind::kBandwidth;
   mr_test.kind = TestKind::kMsgRate;

@@ -1,11 +1,11 @@
 // Unit tests of core/coding.h: each byte order's layout, round trips at every width, and the
 // two wire formats that use it (net/control's frame header, qperf's request) laid out by it.
+#include "core/coding.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
-
-#include "core/coding.h"
 
 namespace fabperf {
 namespace {

@@ -1,6 +1,5 @@
 // Unit tests: qperf's grammar, the option table's spellings, loops and parameter resolution.
 #include "cli/command_line.h"
-#include "cli/help.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +7,7 @@
 
 #include "app/all_tests.h"
 #include "app/mode_table.h"
+#include "cli/help.h"
 #include "cli/run_plan.h"
 #include "options/run_options_json.h"
 
@@ -46,9 +46,9 @@ TEST(CommandLine, TrailingOptionsApplyToEveryTest) {
 }
 
 TEST(CommandLine, QperfMultiLetterSpellings) {
-  auto cl = parse({"h", "-lp", "4000", "-vvu", "-cp1", "-lcp1", "-rcp", "0", "-ar1", "-lca",
-                   "1", "-rca", "any", "-lto", "3", "-rto", "4s", "-uu", "-un", "-ub", "-e", "5",
-                   "tcp_lat"});
+  auto cl = parse({"h",    "-lp",  "4000", "-vvu", "-cp1", "-lcp1", "-rcp",   "0",
+                   "-ar1", "-lca", "1",    "-rca", "any",  "-lto",  "3",      "-rto",
+                   "4s",   "-uu",  "-un",  "-ub",  "-e",   "5",     "tcp_lat"});
   ASSERT_TRUE(cl.ok()) << cl.status().message();
   const auto& as = cl->tests[0].assignments;
   EXPECT_EQ(std::get<uint64_t>(find(as, "listen_port")->value), 4000u);
@@ -226,9 +226,9 @@ TEST(CommandLine, RepeatRunsThePlanInRounds) {
     order.push_back(std::string(r.spec->name) + " " + std::to_string(r.repetition) + "/" +
                     std::to_string(r.repetitions));
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"tcp_lat 1/3", "udp_lat 1/3", "tcp_lat 2/3",
-                                             "udp_lat 2/3", "tcp_lat 3/3", "udp_lat 3/3",
-                                             "conf 1/1", "quit 1/1"}));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"tcp_lat 1/3", "udp_lat 1/3", "tcp_lat 2/3", "udp_lat 2/3",
+                                      "tcp_lat 3/3", "udp_lat 3/3", "conf 1/1", "quit 1/1"}));
   auto once = repeat_plan(*plan, 1);
   ASSERT_TRUE(once.ok());
   EXPECT_EQ(once->size(), plan->size());
@@ -258,23 +258,23 @@ TEST(Options, EverySpellingIsUniqueAndResolvable) {
 // The typed structs and the table agree: every field has exactly one row, which names it.
 TEST(Options, EveryFieldHasOneRow) {
   size_t fields = 0;
-#define FABPERF_CHECK(type, name)                                                   \
-  {                                                                                 \
-    ++fields;                                                                       \
-    const OptionSpec* spec = find_option(#name);                                    \
-    ASSERT_NE(spec, nullptr) << #name;                                              \
-    EXPECT_EQ(&option_of(&RunOptions::name), spec) << #name;                        \
-    EXPECT_TRUE(spec->is_run_option()) << #name;                                    \
+#define FABPERF_CHECK(type, name)                            \
+  {                                                          \
+    ++fields;                                                \
+    const OptionSpec* spec = find_option(#name);             \
+    ASSERT_NE(spec, nullptr) << #name;                       \
+    EXPECT_EQ(&option_of(&RunOptions::name), spec) << #name; \
+    EXPECT_TRUE(spec->is_run_option()) << #name;             \
   }
   FABPERF_RUN_OPTION_FIELDS(FABPERF_CHECK)
 #undef FABPERF_CHECK
-#define FABPERF_CHECK(type, name)                                                   \
-  {                                                                                 \
-    ++fields;                                                                       \
-    const OptionSpec* spec = find_option(#name);                                    \
-    ASSERT_NE(spec, nullptr) << #name;                                              \
-    EXPECT_EQ(&option_of(&ProgramOptions::name), spec) << #name;                    \
-    EXPECT_FALSE(spec->is_run_option()) << #name;                                   \
+#define FABPERF_CHECK(type, name)                                \
+  {                                                              \
+    ++fields;                                                    \
+    const OptionSpec* spec = find_option(#name);                 \
+    ASSERT_NE(spec, nullptr) << #name;                           \
+    EXPECT_EQ(&option_of(&ProgramOptions::name), spec) << #name; \
+    EXPECT_FALSE(spec->is_run_option()) << #name;                \
   }
   FABPERF_PROGRAM_OPTION_FIELDS(FABPERF_CHECK)
 #undef FABPERF_CHECK

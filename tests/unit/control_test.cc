@@ -40,10 +40,14 @@ TEST(ControlFrame, RejectsBadHeaders) {
   std::vector<uint8_t> good = encode_frame(MsgType::kHello, nlohmann::json::object());
   auto bad_magic = good;
   bad_magic[0] = 'X';
-  EXPECT_NE(decode_frame_header(bad_magic.data(), bad_magic.size()).status().message().find("bad magic"),
-            std::string::npos);
+  EXPECT_NE(
+      decode_frame_header(bad_magic.data(), bad_magic.size()).status().message().find("bad magic"),
+      std::string::npos);
   const char* http = "GET / HTTP/1.1\r\n";
-  EXPECT_NE(decode_frame_header(reinterpret_cast<const uint8_t*>(http), 16).status().message().find("HTTP"),
+  EXPECT_NE(decode_frame_header(reinterpret_cast<const uint8_t*>(http), 16)
+                .status()
+                .message()
+                .find("HTTP"),
             std::string::npos);
   auto version = good;
   version[5] = 99;

@@ -1,14 +1,13 @@
 // Tests for CPU accounting: /proc/stat parsing, cpu_between arithmetic and the JSON form.
 #include "stats/cpu.h"
 
+#include <gtest/gtest.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "core/clock.h"
 
@@ -54,10 +53,10 @@ TEST(ParseProcStatTest, NoTrailingNewline) {
 }
 
 TEST(ParseProcStatTest, RejectsGarbage) {
-  for (const char* text : {"", "\n", "cpu", "cpu 1 2 3\n", "cpu0 1 2 3 4 5\n", "intr 1 2 3 4\n",
-                           "cpu 1 2 x 4\n", "cpu 1 2 -3 4\n", "cpu 1 2 3 4.5\n",
-                           "cpu 1 2 3 99999999999999999999999\n", "cpux 1 2 3 4\n",
-                           "\ncpu 1 2 3 4\n", "garbage"}) {
+  for (const char* text :
+       {"", "\n", "cpu", "cpu 1 2 3\n", "cpu0 1 2 3 4 5\n", "intr 1 2 3 4\n", "cpu 1 2 x 4\n",
+        "cpu 1 2 -3 4\n", "cpu 1 2 3 4.5\n", "cpu 1 2 3 99999999999999999999999\n",
+        "cpux 1 2 3 4\n", "\ncpu 1 2 3 4\n", "garbage"}) {
     const Result<ProcStatTicks> r = parse_proc_stat(text);
     EXPECT_FALSE(r.ok()) << '"' << text << '"';
   }

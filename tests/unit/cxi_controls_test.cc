@@ -50,8 +50,8 @@ TEST(CxiControls, SvcIdBecomesTheAuthKeyUnlessTheDefaultService) {
   o.svc_id = 7;
   EXPECT_EQ(cxi_controls(o, CxiOp::kWrite, false).svc_id, std::optional<uint32_t>(7));
   // Service 1, the default service, is the provider's own choice.
-  EXPECT_FALSE(cxi_controls(with({{"svc_id", uint64_t{1}}}), CxiOp::kWrite, false)
-                   .svc_id.has_value());
+  EXPECT_FALSE(
+      cxi_controls(with({{"svc_id", uint64_t{1}}}), CxiOp::kWrite, false).svc_id.has_value());
   EXPECT_EQ(sizeof(CxiAuthKey), 8u);  // struct cxi_auth_key { uint32_t; uint16_t; }
 }
 
@@ -104,8 +104,8 @@ TEST(CxiControls, UnrestrictedAsksWriteOrderingAndReliableAtomics) {
 
 TEST(CxiControls, MatchingUsesStandardMrsUnrestrictedWithoutIdc) {
   CxiControls c = cxi_controls(with({{"matching", true}}), CxiOp::kAtomic, true);
-  EXPECT_EQ(c.env, (Env{{"FI_CXI_OPTIMIZED_MRS", "0"},
-                        {"FI_CXI_DISABLE_NON_INJECT_AMO_IDC", "1"}}));
+  EXPECT_EQ(c.env,
+            (Env{{"FI_CXI_OPTIMIZED_MRS", "0"}, {"FI_CXI_DISABLE_NON_INJECT_AMO_IDC", "1"}}));
   EXPECT_TRUE(c.no_inject);
   EXPECT_EQ(c.tx_op_flags, 0u);
 }
@@ -135,9 +135,8 @@ TEST(CxiControls, WarningsNameTheSwitchesAndTheProvider) {
             "-v/--svc-id, --no-idc, --no-ll: cxi provider only; not applied on provider "
             "tcp;ofi_rxm");
   EXPECT_EQ(cxi_switch_warning(c, "cxi"), "");
-  EXPECT_EQ(cxi_switch_warning(cxi_controls(default_run_options(Dialect::kCxi), CxiOp::kWrite,
-                                            true),
-                               "shm"),
+  EXPECT_EQ(cxi_switch_warning(
+                cxi_controls(default_run_options(Dialect::kCxi), CxiOp::kWrite, true), "shm"),
             "");  // nothing given, nothing said
 }
 

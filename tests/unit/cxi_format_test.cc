@@ -2,6 +2,8 @@
 // byte, and every tool's summary block and table as the originals' format strings
 // (shs-libcxi utils/*.c, print_loc_opts and print_bw_results in utils_common.c) lay them out,
 // written here from those strings; where ours differs on purpose (docs/cxi.md) the line says so.
+#include "cxi/cxi_format.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <fstream>
 
 #include "cli/tool_grammar.h"
-#include "cxi/cxi_format.h"
 #include "cxi/cxi_plan.h"
 
 namespace fabperf::cxi {
@@ -123,9 +124,12 @@ TEST(CxiFormat, PercentileColumnsFollowTheSixColumns) {
 }
 
 TEST(CxiFormat, OtherToolsLabels) {
-  EXPECT_EQ(latency_header(*find_tool("fab_read_lat"), {}).substr(0, 24), "RDMA Size[B]       Reads");
-  EXPECT_EQ(latency_header(*find_tool("fab_send_lat"), {}).substr(0, 24), "Send Size[B]       Sends");
-  EXPECT_EQ(latency_header(*find_tool("fab_atomic_lat"), {}).substr(0, 24), " AMO Size[B]         Ops");
+  EXPECT_EQ(latency_header(*find_tool("fab_read_lat"), {}).substr(0, 24),
+            "RDMA Size[B]       Reads");
+  EXPECT_EQ(latency_header(*find_tool("fab_send_lat"), {}).substr(0, 24),
+            "Send Size[B]       Sends");
+  EXPECT_EQ(latency_header(*find_tool("fab_atomic_lat"), {}).substr(0, 24),
+            " AMO Size[B]         Ops");
   EXPECT_EQ(sample_header(*find_tool("fab_read_lat")), "   ReadNum  Latency[us]\n");
 }
 
@@ -172,12 +176,13 @@ TEST(CxiFormat, CxiOnlySwitchesAreNotApplicableElsewhere) {
   EXPECT_NE(block.find("LL Cmd Launch    : Not Applicable\n"), std::string::npos);
   // With cxi the switch acts; without it IDC is Enabled whatever the sizes, as the originals
   // print their use_idc.
-  EXPECT_NE(summary_block(write_lat(), o.view(), cassini(false)).find("IDC              : Disabled\n"),
-            std::string::npos);
+  EXPECT_NE(
+      summary_block(write_lat(), o.view(), cassini(false)).find("IDC              : Disabled\n"),
+      std::string::npos);
   Parsed big = parse(write_lat(), {"h", "-s", "1024:4096"});
-  EXPECT_NE(summary_block(write_lat(), big.view(), cassini(false))
-                .find("IDC              : Enabled\n"),
-            std::string::npos);
+  EXPECT_NE(
+      summary_block(write_lat(), big.view(), cassini(false)).find("IDC              : Enabled\n"),
+      std::string::npos);
 }
 
 const std::string kDashes51 = std::string(51, '-') + "\n";
@@ -226,7 +231,8 @@ TEST(CxiFormat, WriteBwSummaryBlock) {
 // read_bw.c: no HRP or IDC line; Restricted, Bidirectional, Max RDMA Buf.
 TEST(CxiFormat, ReadBwSummaryBlock) {
   const Tool& bw = *find_tool("fab_read_bw");
-  std::string block = summary_block(bw, parse(bw, {"h", "-s", "4096", "-l", "8"}).view(), cassini(false));
+  std::string block =
+      summary_block(bw, parse(bw, {"h", "-s", "4096", "-l", "8"}).view(), cassini(false));
   EXPECT_EQ(block.rfind(kDashes51, 0), 0u);
   EXPECT_NE(block.find("    CXI RDMA Read Bandwidth Test\n"), std::string::npos) << block;
   EXPECT_NE(block.find("Test Type        : Iteration\n"
@@ -318,7 +324,8 @@ TEST(CxiFormat, AtomicLatSummaryBlock) {
   EXPECT_EQ(summary_block(amo, parse(amo, {"h", "-A", "CSWAP"}).view(), cassini(false)), expected);
   std::string a = summary_block(
       amo, parse(amo, {"h", "-A", "min", "-T", "int32", "--fetching"}).view(), cassini(false));
-  EXPECT_NE(a.find("Atomic Op        : FETCHING MIN \nAtomic Type      : INT32\n"), std::string::npos)
+  EXPECT_NE(a.find("Atomic Op        : FETCHING MIN \nAtomic Type      : INT32\n"),
+            std::string::npos)
       << a;
 }
 
@@ -474,7 +481,8 @@ TEST(CxiFormat, ServerBlockFromTheClientsView) {
     return block.substr(0, block.find("Local ("));
   };
   EXPECT_EQ(without_ends(s), without_ends(c));
-  EXPECT_NE(s.find("Test Type        : Duration\nDuration         : 1 seconds\n"), std::string::npos)
+  EXPECT_NE(s.find("Test Type        : Duration\nDuration         : 1 seconds\n"),
+            std::string::npos)
       << s;
   EXPECT_NE(s.find("Min Write Size   : 1\nMax Write Size   : 1024\n"), std::string::npos) << s;
   EXPECT_NE(s.find("Results Reported : All\n"), std::string::npos) << s;
@@ -523,7 +531,8 @@ TEST(CxiFormat, UsedBufferIsPageRounded) {
   EXPECT_EQ(rdma_buffer_used(8, 1, 64, 4294967296ull, 4096), 4096u);
   EXPECT_EQ(rdma_buffer_used(4096, 2, 64, 4294967296ull, 4096), 8192u);
   const Tool& bw = *find_tool("fab_write_bw");
-  std::string block = summary_block(bw, parse(bw, {"h", "-l", "1", "-s", "8"}).view(), cassini(false));
+  std::string block =
+      summary_block(bw, parse(bw, {"h", "-l", "1", "-s", "8"}).view(), cassini(false));
   EXPECT_NE(block.find("(" + std::to_string(sysconf(_SC_PAGE_SIZE)) + " used)"), std::string::npos)
       << block;
 }
@@ -532,7 +541,8 @@ TEST(CxiFormat, UsedBufferIsPageRounded) {
 TEST(CxiFormat, ListSizeSaysWhereTheProviderCapsIt) {
   const Tool& amo = *find_tool("fab_atomic_bw");
   SummaryView v = parse(amo, {"h", "--fetching"}).view();
-  EXPECT_NE(summary_block(amo, v, cassini(false)).find("List Size       : 4096\n"), std::string::npos);
+  EXPECT_NE(summary_block(amo, v, cassini(false)).find("List Size       : 4096\n"),
+            std::string::npos);
   v.asked.in_flight = 1024;
   EXPECT_NE(summary_block(amo, v, cassini(false))
                 .find("List Size       : 4096 (1024 in flight: the provider's transmit queue)\n"),

@@ -13,8 +13,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <string>
 #include <fstream>
+#include <string>
 #include <thread>
 
 #include "session_child_util.h"
@@ -81,14 +81,16 @@ TEST(DataLinkRecvSome, AStreamEndsAtEofAndTimesOutWhenNothingComes) {
 long settled_syscall(pid_t tid) {
   long last = -2;
   int same = 0;
-  bool settled = testing::wait_until([&] {
-    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
-    long nr = -1;
-    if (!(in >> nr)) nr = -1;
-    same = nr == last ? same + 1 : 0;
-    last = nr;
-    return nr >= 0 && same >= 5;
-  }, 10);
+  bool settled = testing::wait_until(
+      [&] {
+        std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+        long nr = -1;
+        if (!(in >> nr)) nr = -1;
+        same = nr == last ? same + 1 : 0;
+        last = nr;
+        return nr >= 0 && same >= 5;
+      },
+      10);
   return settled ? last : -1;
 }
 
@@ -156,7 +158,8 @@ TEST(DataLinkSendMsgs, AStreamBatchArrivesWholeAndInOrderThroughInterruptedWrite
   // Messages larger than the socket's buffer, and a signal that interrupts the writes while
   // the reader holds back: the batch goes on from where each partial write stopped.
   Pair p = blocking_pair("tcp", SOCK_STREAM);
-  struct sigaction act {}, old {};
+  struct sigaction act {
+  }, old{};
   act.sa_handler = [](int) {};  // no SA_RESTART: a blocked write returns what it wrote
   ASSERT_EQ(sigaction(SIGUSR2, &act, &old), 0);
   std::string message(1 << 20, '\0');

@@ -16,6 +16,7 @@
 // - `dir/` must be a directory; `a.{h,cc}` needs each of a.h and a.cc; a word with '*' or
 //   '?' must match at least one file.
 #include <glob.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -26,8 +27,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #ifndef FABPERF_SOURCE_DIR
 #error "FABPERF_SOURCE_DIR names the repository root (CMakeLists.txt sets it)"
@@ -136,8 +135,8 @@ std::vector<std::string> missing_paths(const fs::path& root, const std::string& 
   const std::set<std::string> at_root = entries_of(root);
   const std::set<std::string> in_src = entries_of(root / "src");
   const fs::path doc_dir = (root / doc).parent_path();
-  const std::set<std::string> beside = doc_dir == root ? std::set<std::string>{}
-                                                       : entries_of(doc_dir);
+  const std::set<std::string> beside =
+      doc_dir == root ? std::set<std::string>{} : entries_of(doc_dir);
   std::vector<std::string> missing;
   std::ifstream in(root / doc);
   std::string line;
@@ -229,13 +228,11 @@ TEST_F(DocPathsRule, PathsThatExistPass) {
 }
 
 TEST_F(DocPathsRule, StalePathsOfEveryFormAreNamed) {
-  std::vector<std::string> want = {"README.md:1: src/core/figures.cc",
-                                   "README.md:2: src/net/control.c",
-                                   "README.md:2: tests/e2e_util.h",
-                                   "README.md:3: engine/run_plan.cc",
-                                   "README.md:3: tests/unit/",
-                                   "README.md:4: tests/e2e/*_fuzz.cc",
-                                   "README.md:4: src/net/control.h/"};
+  std::vector<std::string> want = {
+      "README.md:1: src/core/figures.cc", "README.md:2: src/net/control.c",
+      "README.md:2: tests/e2e_util.h",    "README.md:3: engine/run_plan.cc",
+      "README.md:3: tests/unit/",         "README.md:4: tests/e2e/*_fuzz.cc",
+      "README.md:4: src/net/control.h/"};
   EXPECT_EQ(check("README.md",
                   "(see `src/core/figures.cc`).\n"
                   "src/net/control.{h,c} and tests/e2e_util.h:40\n"

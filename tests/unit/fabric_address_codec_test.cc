@@ -1,7 +1,7 @@
 // Hex encoding of endpoint names and memory keys for the control exchange.
-#include "fabric/address_codec.h"
-
 #include <gtest/gtest.h>
+
+#include "fabric/address_codec.h"
 
 namespace fabperf {
 namespace {
@@ -72,14 +72,15 @@ TEST(FabricAddressCodec, RejectsBadRegions) {
   EXPECT_FALSE(decode_region({{"addr", "0x10"}, {"len", 4}}, "region").ok());
   EXPECT_FALSE(decode_region({{"addr", 16}, {"key", "0x1"}, {"len", 4}}, "region").ok());
   EXPECT_FALSE(decode_region({{"addr", "0x10"}, {"key", "0x1"}, {"len", -4}}, "region").ok());
-  auto bad_key = decode_region(
-      {{"addr", "0x10"}, {"key", "0xzz"}, {"len", 4}}, "peer memory region");
+  auto bad_key =
+      decode_region({{"addr", "0x10"}, {"key", "0xzz"}, {"len", 4}}, "peer memory region");
   ASSERT_FALSE(bad_key.ok());
   EXPECT_NE(bad_key.status().message().find("peer memory region"), std::string::npos);
-  EXPECT_FALSE(decode_region({{"addr", "0x10"}, {"key", "0x1"}, {"len", 4}, {"raw_key", "abc"},
-                              {"raw_base", "0x0"}},
-                             "region")
-                   .ok());
+  EXPECT_FALSE(
+      decode_region(
+          {{"addr", "0x10"}, {"key", "0x1"}, {"len", 4}, {"raw_key", "abc"}, {"raw_base", "0x0"}},
+          "region")
+          .ok());
 }
 
 }  // namespace

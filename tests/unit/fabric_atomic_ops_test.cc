@@ -1,10 +1,10 @@
 // Atomic op/type/compare-op parsing and the combination rules.
-#include "fabric/atomic_ops.h"
-#include "options/option_table.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
+
+#include "fabric/atomic_ops.h"
+#include "options/option_table.h"
 
 namespace fabperf {
 namespace {
@@ -27,10 +27,10 @@ TEST(FabricAtomicOps, MapsEveryNamedOp) {
   struct Row {
     const char* name;
     fi_op op;
-  } rows[] = {{"MIN", FI_MIN},   {"MAX", FI_MAX},   {"SUM", FI_SUM},   {"LOR", FI_LOR},
-              {"LAND", FI_LAND}, {"BOR", FI_BOR},   {"BAND", FI_BAND}, {"LXOR", FI_LXOR},
-              {"BXOR", FI_BXOR}, {"SWAP", FI_ATOMIC_WRITE}, {"CSWAP", FI_CSWAP},
-              {"AXOR", FI_MSWAP}};
+  } rows[] = {{"MIN", FI_MIN},           {"MAX", FI_MAX},     {"SUM", FI_SUM},
+              {"LOR", FI_LOR},           {"LAND", FI_LAND},   {"BOR", FI_BOR},
+              {"BAND", FI_BAND},         {"LXOR", FI_LXOR},   {"BXOR", FI_BXOR},
+              {"SWAP", FI_ATOMIC_WRITE}, {"CSWAP", FI_CSWAP}, {"AXOR", FI_MSWAP}};
   for (const Row& row : rows) {
     auto spec = make_atomic_spec(row.name, "UINT32", "EQ", false);
     ASSERT_TRUE(spec.ok()) << row.name << ": " << spec.status().message();
@@ -45,8 +45,8 @@ TEST(FabricAtomicOps, CswapTakesTheCompareOpAndAlwaysFetches) {
   struct Row {
     const char* name;
     fi_op op;
-  } rows[] = {{"EQ", FI_CSWAP},       {"NE", FI_CSWAP_NE}, {"LE", FI_CSWAP_LE},
-              {"LT", FI_CSWAP_LT},    {"GE", FI_CSWAP_GE}, {"GT", FI_CSWAP_GT}};
+  } rows[] = {{"EQ", FI_CSWAP},    {"NE", FI_CSWAP_NE}, {"LE", FI_CSWAP_LE},
+              {"LT", FI_CSWAP_LT}, {"GE", FI_CSWAP_GE}, {"GT", FI_CSWAP_GT}};
   for (const Row& row : rows) {
     auto spec = make_atomic_spec("CSWAP", "INT64", row.name, false);
     ASSERT_TRUE(spec.ok()) << row.name;

@@ -212,14 +212,14 @@ TEST(FabricPeerCheckTest, AShmNameMustBeTheControlPeersProcess) {
   auto own = text_bytes("fi_shm://" + std::to_string(me) + ":" + uid + ":3");
   EXPECT_TRUE(check_fabric_peer(FI_ADDR_STR, "shm", own, peer, false).ok());
   // The bare form opens the same region.
-  EXPECT_TRUE(
-      check_fabric_peer(FI_ADDR_STR, "shm", text_bytes(std::to_string(me) + ":" + uid + ":0"), peer, false)
-          .ok());
+  EXPECT_TRUE(check_fabric_peer(FI_ADDR_STR, "shm",
+                                text_bytes(std::to_string(me) + ":" + uid + ":0"), peer, false)
+                  .ok());
   auto victim = text_bytes("fi_shm://" + std::to_string(other) + ":" + uid + ":0");
   Status s = check_fabric_peer(FI_ADDR_STR, "shm", victim, peer, true);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("provider shm: fi_shm://" + std::to_string(other) +
-                             ":" + uid + ":0 names process " + std::to_string(other)),
+  EXPECT_NE(s.message().find("provider shm: fi_shm://" + std::to_string(other) + ":" + uid +
+                             ":0 names process " + std::to_string(other)),
             std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("127.0.0.1 (process " + std::to_string(me) + ")"), std::string::npos)

@@ -1,9 +1,8 @@
 // Provider selection errors, huge-page checks and the session buffer's layout.
-#include "fabric/provider.h"
-
 #include <gtest/gtest.h>
 
 #include "fabric/memory.h"
+#include "fabric/provider.h"
 #include "fabric/session.h"
 
 namespace fabperf {
@@ -102,15 +101,17 @@ TEST(FabricMemory, SlotsAreSharedBeyondOneMebibyteUnlessVerifying) {
     bool verify;
     size_t slots;  // each side's, tx and rx alike
   };
-  for (const Case& c : {Case{64, 128, false, 128}, Case{4096, 128, false, 128},
-                        Case{65536, 128, false, 8}, Case{1 << 20, 128, false, 1},
-                        Case{4 << 20, 16, false, 1}, Case{1 << 20, 128, true, 128},
-                        Case{1 << 20, 1024, true, 512}}) {
+  for (const Case& c :
+       {Case{64, 128, false, 128}, Case{4096, 128, false, 128}, Case{65536, 128, false, 8},
+        Case{1 << 20, 128, false, 1}, Case{4 << 20, 16, false, 1}, Case{1 << 20, 128, true, 128},
+        Case{1 << 20, 1024, true, 512}}) {
     SessionNeeds needs;
     needs.tx_slots = needs.rx_slots = needs.tx_window = c.window;
     BufferLayout layout = BufferLayout::of(needs, c.msg_size, c.verify);
-    EXPECT_EQ(layout.tx_slots, c.slots) << c.msg_size << " x " << c.window << " verify " << c.verify;
-    EXPECT_EQ(layout.rx_slots, c.slots) << c.msg_size << " x " << c.window << " verify " << c.verify;
+    EXPECT_EQ(layout.tx_slots, c.slots)
+        << c.msg_size << " x " << c.window << " verify " << c.verify;
+    EXPECT_EQ(layout.rx_slots, c.slots)
+        << c.msg_size << " x " << c.window << " verify " << c.verify;
     EXPECT_EQ(layout.stride, (c.msg_size + 63) / 64 * 64);
     EXPECT_GE(layout.total(), 2 * c.slots * layout.stride);
   }

@@ -1,7 +1,7 @@
 // The fabric bandwidth tests' window and inject size per provider (fabric/window_defaults.h).
-#include "fabric/window_defaults.h"
-
 #include <gtest/gtest.h>
+
+#include "fabric/window_defaults.h"
 
 namespace fabperf {
 namespace {

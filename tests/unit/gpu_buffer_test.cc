@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "options/gpu_spec.h"
 #include "e2e_util.h"
 #include "fabric/gpu_runtime.h"
 #include "fabric/test_buffer.h"
+#include "options/gpu_spec.h"
 
 namespace fabperf {
 namespace {

@@ -1,7 +1,8 @@
 // GPU runtimes without a GPU: every way of failing says which piece is missing.
+#include "fabric/gpu_runtime.h"
+
 #include <gtest/gtest.h>
 
-#include "fabric/gpu_runtime.h"
 #include "fabric/provider.h"
 
 namespace fabperf {

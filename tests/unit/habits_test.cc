@@ -59,8 +59,8 @@ std::vector<std::string> warnings_of(std::vector<std::string> args, size_t test 
   EXPECT_TRUE(cl.ok()) << cl.status().message();
   std::vector<std::string> warnings;
   const TestRequest& req = cl->tests.at(test);
-  auto params = resolve_run(*all_tests().find(req.name), req.assignments, {}, Dialect::kQperf,
-                            &warnings);
+  auto params =
+      resolve_run(*all_tests().find(req.name), req.assignments, {}, Dialect::kQperf, &warnings);
   EXPECT_TRUE(params.ok()) << params.status().message();
   return warnings;
 }
@@ -69,8 +69,9 @@ std::vector<std::string> warnings_of(std::vector<std::string> args, size_t test 
 TEST(Habits, TimeBesideCountSaysWhichGoverns) {
   auto w = warnings_of({"h", "-t", "0.1", "-n", "50000", "tcp_lat"});
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_EQ(w[0], "warning: -t set but not used in test tcp_lat: -n 50000 governs (a run is "
-                  "limited by a count or a time, not both)");
+  EXPECT_EQ(w[0],
+            "warning: -t set but not used in test tcp_lat: -n 50000 governs (a run is "
+            "limited by a count or a time, not both)");
   EXPECT_TRUE(warnings_of({"h", "-n", "500", "tcp_lat"}).empty());
   EXPECT_TRUE(warnings_of({"h", "-t", "1", "tcp_lat"}).empty());
 }
@@ -103,9 +104,9 @@ TEST(Habits, DisplayOptionsArePositional) {
   ASSERT_EQ(plan->size(), 3u);
   ASSERT_TRUE((*plan)[0].display.has_value());
   EXPECT_FALSE((*plan)[0].display->stat);
-  EXPECT_TRUE((*plan)[1].display->stat);   // -vs before tcp_bw
+  EXPECT_TRUE((*plan)[1].display->stat);  // -vs before tcp_bw
   EXPECT_FALSE((*plan)[1].display->used);
-  EXPECT_TRUE((*plan)[2].display->stat);   // still in force
+  EXPECT_TRUE((*plan)[2].display->stat);  // still in force
   EXPECT_TRUE((*plan)[2].display->used);
   // Options after the last test apply to every test (fabperf keeps them; qperf drops them).
   for (const PlannedRun& run : *plan) EXPECT_EQ(run.display->precision, 5);

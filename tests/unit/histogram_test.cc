@@ -1,6 +1,8 @@
 // Tests for Histogram: bucket layout, percentile accuracy, merging and the validated JSON form.
 #include "stats/histogram.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,8 +10,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace fabperf {
 namespace {
@@ -78,8 +78,16 @@ TEST(HistogramTest, SmallValuesAreExact) {
 
 TEST(HistogramTest, BucketLayoutIsConsistent) {
   std::mt19937_64 rng(1);
-  std::vector<uint64_t> probes = {0, 1, 2047, 2048, 2049, 4095, 4096, Histogram::kMaxTrackable,
-                                  Histogram::kMaxTrackable - 1, 3600ull * 1000000000ull};
+  std::vector<uint64_t> probes = {0,
+                                  1,
+                                  2047,
+                                  2048,
+                                  2049,
+                                  4095,
+                                  4096,
+                                  Histogram::kMaxTrackable,
+                                  Histogram::kMaxTrackable - 1,
+                                  3600ull * 1000000000ull};
   for (int i = 0; i < 100000; ++i) probes.push_back(rng() >> (rng() % 64));
   for (uint64_t v : probes) {
     if (v > Histogram::kMaxTrackable) continue;
@@ -285,9 +293,9 @@ TEST(HistogramTest, FromJsonRejectsGarbage) {
 
   // Counts whose sum wraps must not be accepted as a small total.
   nlohmann::json overflow = good;
-  overflow["counts"] = nlohmann::json::array(
-      {nlohmann::json::array({1, uint64_t{1} << 63}), nlohmann::json::array({2, uint64_t{1} << 63}),
-       nlohmann::json::array({3, 3})});
+  overflow["counts"] = nlohmann::json::array({nlohmann::json::array({1, uint64_t{1} << 63}),
+                                              nlohmann::json::array({2, uint64_t{1} << 63}),
+                                              nlohmann::json::array({3, 3})});
   overflow["count"] = 3;
   EXPECT_FALSE(Histogram::from_json(overflow).ok());
 }

@@ -20,10 +20,10 @@ TEST(HostNoiseParse, SchedstatPressureLoadavg) {
   EXPECT_FALSE(parse_schedstat("", &wait));
   EXPECT_FALSE(parse_schedstat("12", &wait));
   int64_t total = 0;
-  EXPECT_TRUE(parse_cpu_pressure(
-      "some avg10=78.27 avg60=26.24 avg300=7.15 total=27267547\n"
-      "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
-      &total));
+  EXPECT_TRUE(
+      parse_cpu_pressure("some avg10=78.27 avg60=26.24 avg300=7.15 total=27267547\n"
+                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                         &total));
   EXPECT_EQ(total, 27267547);
   EXPECT_FALSE(parse_cpu_pressure("full avg10=0 total=5\n", &total));
   EXPECT_FALSE(parse_cpu_pressure("some avg10=1\n", &total));
@@ -47,8 +47,8 @@ TEST(HostNoiseRead, ThisThreadAndTheHost) {
   EXPECT_GE(h.cpus_allowed, 1u);
 }
 
-NoiseSnapshot at(int64_t wall_ns, uint64_t invol, int64_t wait_ns, uint64_t steal,
-                 uint64_t total, int64_t pressure_us) {
+NoiseSnapshot at(int64_t wall_ns, uint64_t invol, int64_t wait_ns, uint64_t steal, uint64_t total,
+                 int64_t pressure_us) {
   NoiseSnapshot s;
   s.wall_ns = wall_ns;
   s.thread.involuntary = invol;
@@ -73,8 +73,8 @@ TEST(HostNoise, FiguresOverARun) {
   EXPECT_EQ(n.voluntary, 2468u);
   EXPECT_NEAR(n.wait_s, 0.2, 1e-12);
   EXPECT_NEAR(n.wait_share(), 0.1, 1e-12);
-  EXPECT_DOUBLE_EQ(n.steal_pct, 5);           // 20 of 400 ticks
-  EXPECT_NEAR(n.pressure_pct, 20, 1e-9);      // 0.4 s of 2 s
+  EXPECT_DOUBLE_EQ(n.steal_pct, 5);       // 20 of 400 ticks
+  EXPECT_NEAR(n.pressure_pct, 20, 1e-9);  // 0.4 s of 2 s
   // Counters that went backwards (a reset) read as nothing, not as wrapped.
   HostNoise back = noise_between(at(0, 50, 9, 5, 100, 10), at(1'000'000'000, 40, 1, 1, 50, 5));
   EXPECT_EQ(back.involuntary, 0u);
@@ -191,8 +191,7 @@ TEST(PollerCheck, TwoPollersOnOneCpuWarnBeforeTheRun) {
   const TestSpec& lat = test_named("tcp_lat");
   // Both sides on this host pinned to CPU 0 and spinning.
   std::string w = poller_warning(lat, side(true, "0"), side(true, "0"), true, 2);
-  EXPECT_NE(w.find("2 busy-polling threads (client 1, server 1) on 1 CPU"), std::string::npos)
-      << w;
+  EXPECT_NE(w.find("2 busy-polling threads (client 1, server 1) on 1 CPU"), std::string::npos) << w;
   // Each its own CPU, or on different hosts, or blocking: nothing to say.
   EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "1"), true, 2), "");
   EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "0"), false, 2), "");

@@ -2,11 +2,11 @@
 // histograms that merge to the run's histogram, and the figures derived from a record.
 #include "engine/interval.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace fabperf {
 namespace {

@@ -1,6 +1,8 @@
 // Tests for LatencyRecorder, LatencySummary and the percentile option helpers.
 #include "stats/latency.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,8 +10,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace fabperf {
 namespace {
@@ -336,7 +336,6 @@ TEST(LatencyRecorderTest, FromJsonRejectsGarbage) {
   }
 }
 
-
 // Replaces one random node of j with a random value of a random type.
 void Mutate(nlohmann::json* j, std::mt19937_64* rng) {
   nlohmann::json* node = j;
@@ -346,15 +345,33 @@ void Mutate(nlohmann::json* j, std::mt19937_64* rng) {
     node = &*it;
   }
   switch ((*rng)() % 9) {
-    case 0: *node = nullptr; break;
-    case 1: *node = -static_cast<int64_t>((*rng)() % 1000) - 1; break;
-    case 2: *node = (*rng)(); break;
-    case 3: *node = static_cast<double>((*rng)() % 1000) / 7.0; break;
-    case 4: *node = "garbage"; break;
-    case 5: *node = nlohmann::json::array({(*rng)(), (*rng)() % 3}); break;
-    case 6: *node = nlohmann::json::object(); break;
-    case 7: *node = (*rng)() % Histogram::kBucketCount; break;
-    default: *node = 1e300; break;
+    case 0:
+      *node = nullptr;
+      break;
+    case 1:
+      *node = -static_cast<int64_t>((*rng)() % 1000) - 1;
+      break;
+    case 2:
+      *node = (*rng)();
+      break;
+    case 3:
+      *node = static_cast<double>((*rng)() % 1000) / 7.0;
+      break;
+    case 4:
+      *node = "garbage";
+      break;
+    case 5:
+      *node = nlohmann::json::array({(*rng)(), (*rng)() % 3});
+      break;
+    case 6:
+      *node = nlohmann::json::object();
+      break;
+    case 7:
+      *node = (*rng)() % Histogram::kBucketCount;
+      break;
+    default:
+      *node = 1e300;
+      break;
   }
 }
 

@@ -3,10 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "options/option_table.h"
-#include "options/run_options_json.h"
 #include "app/all_tests.h"
 #include "engine/test_context.h"
+#include "options/option_table.h"
+#include "options/run_options_json.h"
 
 namespace fabperf {
 namespace {
@@ -21,7 +21,8 @@ const TestSpec& tcp_bw() { return *all_tests().find("tcp_bw"); }
 
 TEST(ServerLimits, DefaultsAcceptOrdinaryRuns) {
   ServerLimits limits;
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), RunCost{}).ok());
+  EXPECT_TRUE(
+      check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), RunCost{}).ok());
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 1 << 30}}), RunCost{}).ok());
 }
 
@@ -44,7 +45,8 @@ TEST(ServerLimits, TimeCountAndTimeout) {
   EXPECT_NE(t.message().find("-t 11 s exceeds this server's limit of 10 s"), std::string::npos)
       << t.message();
   // With -n the duration is not -t's.
-  EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"time", 11}, {"no_msgs", 10}}), RunCost{}).ok());
+  EXPECT_TRUE(
+      check_request(limits, tcp_bw(), request({{"time", 11}, {"no_msgs", 10}}), RunCost{}).ok());
   Status n = check_request(limits, tcp_bw(), request({{"no_msgs", 1001}}), RunCost{});
   EXPECT_NE(n.message().find("--max_msgs"), std::string::npos) << n.message();
   Status w = check_request(limits, tcp_bw(), request({{"warmup", 5000}}), RunCost{});
@@ -92,7 +94,8 @@ TEST(ServerLimits, MemoryAloneAndTogether) {
   EXPECT_NE(alone.message().find("--max_memory"), std::string::npos) << alone.message();
   EXPECT_NE(alone.message().find("refused"), std::string::npos);
   // What fits alone but not beside the other sessions is "busy, try again".
-  Status together = check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{40 << 20, 0, 0});
+  Status together =
+      check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{40 << 20, 0, 0});
   EXPECT_NE(together.message().find("server busy"), std::string::npos) << together.message();
   EXPECT_NE(together.message().find("try again"), std::string::npos);
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{}).ok());

@@ -1,6 +1,8 @@
 // Unit tests: a measured loop's own thread (engine/measuring_thread.h). The body runs on
 // another thread whose table holds the test's data descriptors, the control channel's and
 // the reporters' sink descriptors, and no other; its status and its exceptions come back.
+#include "engine/measuring_thread.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -9,7 +11,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/measuring_thread.h"
 #include "net/control.h"
 #include "options/option_table.h"
 #include "socket_pair.h"
@@ -21,8 +22,8 @@ Status no_role(TestContext&) { return Status::success(); }
 
 // A context on one end of a socketpair, standing for the control connection.
 struct Context {
-  TestSpec spec{"t", TransportFamily::kSocket, TestKind::kLatency, "tcp", "", {}, 1,
-                no_role, no_role};
+  TestSpec spec{"t",    TransportFamily::kSocket, TestKind::kLatency, "tcp", "", {}, 1, no_role,
+                no_role};
   RunOptions opts = default_run_options();
   SocketPair control_pair;
   ControlChannel channel;
@@ -69,9 +70,9 @@ TEST(MeasuringThread, TheTableHoldsTheDataTheControlAndTheSinksAlone) {
 
 TEST(MeasuringThread, AnExceptionInTheBodyIsThrownToTheCaller) {
   Context c(Role::kServer);
-  EXPECT_THROW(run_measuring_thread(c.ctx, {}, []() -> Status {
-                 throw std::runtime_error("thrown on the measuring thread");
-               }),
+  EXPECT_THROW(run_measuring_thread(
+                   c.ctx, {},
+                   []() -> Status { throw std::runtime_error("thrown on the measuring thread"); }),
                std::runtime_error);
 }
 

@@ -3,6 +3,8 @@
 // rule alone ends a loop, the message under way then is not counted, EOF and -n end it, a
 // server answers only the peer it serves, and qperf's rule ends on its timer, stamps its end
 // at the deadline when it noticed late, and gives up on a silent peer.
+#include "socket/message_loops.h"
+
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,7 +18,6 @@
 #include "net/socket.h"
 #include "qperf_wire/control.h"
 #include "qperf_wire/end_rule.h"
-#include "socket/message_loops.h"
 #include "socket/sock_protocol.h"
 #include "socket/socket_link.h"
 
@@ -209,8 +210,8 @@ ControlPair control_pair() {
   ControlPair p;
   auto listener = listen_tcp("127.0.0.1", 0, 1);
   EXPECT_TRUE(listener.ok()) << listener.status().message();
-  auto c = connect_tcp("127.0.0.1", local_address(listener->get()).port(),
-                       ConnectOptions{1, 5, "", ""});
+  auto c =
+      connect_tcp("127.0.0.1", local_address(listener->get()).port(), ConnectOptions{1, 5, "", ""});
   EXPECT_TRUE(c.ok()) << c.status().message();
   auto s = accept_until(listener->get(), Deadline::After(5), nullptr);
   EXPECT_TRUE(s.ok()) << s.status().message();

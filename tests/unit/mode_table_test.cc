@@ -26,9 +26,9 @@ Mode mode_of(const std::string& program, std::vector<std::string> args) {
 }
 
 TEST(ModeTable, EveryModeHasOneRow) {
-  const Mode all[] = {Mode::kServe,    Mode::kClient,  Mode::kLoopback,    Mode::kReport,
-                      Mode::kCompare,  Mode::kMatrix,  Mode::kListFabrics, Mode::kHelp,
-                      Mode::kVersion,  Mode::kHeatsink, Mode::kStat,       Mode::kSessionChild};
+  const Mode all[] = {Mode::kServe,   Mode::kClient,   Mode::kLoopback,    Mode::kReport,
+                      Mode::kCompare, Mode::kMatrix,   Mode::kListFabrics, Mode::kHelp,
+                      Mode::kVersion, Mode::kHeatsink, Mode::kStat,        Mode::kSessionChild};
   for (Mode m : all) {
     int rows = 0;
     for (const ModeRow& row : mode_table()) rows += row.mode == m;

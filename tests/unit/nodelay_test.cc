@@ -21,8 +21,8 @@ RunParams resolve(const std::string& test, std::vector<std::string> args,
   auto cl = parse_command_line(args, all_tests().names());
   EXPECT_TRUE(cl.ok()) << cl.status().message();
   if (!cl.ok()) return {};
-  auto params = resolve_run(*all_tests().find(test), cl->tests[0].assignments, {},
-                            Dialect::kQperf, warnings);
+  auto params =
+      resolve_run(*all_tests().find(test), cl->tests[0].assignments, {}, Dialect::kQperf, warnings);
   EXPECT_TRUE(params.ok()) << params.status().message();
   return params.ok() ? *params : RunParams{};
 }

@@ -1,6 +1,8 @@
 // Unit tests: a measuring thread's private descriptor table (core/private_fds.h). The thread
 // keeps what it was told to and nothing else, the rest of the process is untouched, and a
 // descriptor another thread closes is really closed (its peer sees EOF) while the thread runs.
+#include "core/private_fds.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -11,7 +13,6 @@
 #include <future>
 #include <thread>
 
-#include "core/private_fds.h"
 #include "socket_pair.h"
 
 namespace fabperf {

@@ -1,11 +1,10 @@
 // Unit tests of the one reader of saved run documents: every bad input named by file and field,
 // never an abort (review N6: "1e999999" ended `fabperf report` with SIGABRT).
-#include "report/run_document.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "report/run_document.h"
 #include "report_docs_util.h"
 
 namespace fabperf::report {
@@ -43,8 +42,8 @@ TEST(ReportDocumentTest, ANumberNoDoubleHoldsIsNamedByItsField) {
 }
 
 TEST(ReportDocumentTest, OtherErrorsNameTheFileAndWhere) {
-  EXPECT_EQ(error_of(R"({"tool": "fabperf", "schema": 2, "results": [)").rfind(
-                "run.json: truncated: the JSON ends after ", 0),
+  EXPECT_EQ(error_of(R"({"tool": "fabperf", "schema": 2, "results": [)")
+                .rfind("run.json: truncated: the JSON ends after ", 0),
             0u);
   EXPECT_NE(error_of(R"({"tool": "fabperf", "results": [1, }")").find("(field results[1])"),
             std::string::npos);
@@ -56,8 +55,7 @@ TEST(ReportDocumentTest, OtherErrorsNameTheFileAndWhere) {
 TEST(ReportDocumentTest, AFileThatCannotBeReadIsNamed) {
   auto doc = read_run_document("/nonexistent/dir/run.json", "run");
   ASSERT_FALSE(doc.ok());
-  EXPECT_EQ(doc.status().message().rfind("/nonexistent/dir/run.json: cannot read the file", 0),
-            0u);
+  EXPECT_EQ(doc.status().message().rfind("/nonexistent/dir/run.json: cannot read the file", 0), 0u);
 }
 
 }  // namespace

@@ -448,8 +448,9 @@ TEST(ReportModelResults, HostNoiseGetsABanner) {
   json noisy = latency_result("tcp_lat", 1, {5000, 6000}, 0.5);
   noisy["host_noise"] = {
       {"verdict", "noisy"},
-      {"loc", {{"verdict", "noisy"},
-               {"causes", {{{"cause", "cpu_wait"}, {"text", "waited for a CPU 53% of the run"}}}}}},
+      {"loc",
+       {{"verdict", "noisy"},
+        {"causes", {{{"cause", "cpu_wait"}, {"text", "waited for a CPU 53% of the run"}}}}}},
       {"rem", {{"verdict", "quiet"}, {"causes", json::array()}}}};
   json quiet = latency_result("udp_lat", 1, {5000}, 0.5);
   quiet["host_noise"] = {{"verdict", "quiet"}};
@@ -541,7 +542,7 @@ namespace {
 // microseconds into milliseconds; the axis ends at the bulk's fence, outliers past it.
 TEST(ChartModel, UnitsFromTheBulkAndAxisLimits) {
   EXPECT_EQ(bulk_unit("ns", {7000, 8000, 9000, 2e6}).name, "\u00b5s");
-  EXPECT_EQ(latency_unit(2e6).name, "ms");  // what the largest would have chosen
+  EXPECT_EQ(latency_unit(2e6).name, "ms");                // what the largest would have chosen
   EXPECT_EQ(bulk_unit("Bps", {0, 0, 2e9}).name, "GB/s");  // zeros are no bulk
   EXPECT_EQ(bulk_unit("ns", {}).name, "ns");
   EXPECT_DOUBLE_EQ(bulk_of({5, 1, 3}), 3);
@@ -585,8 +586,8 @@ TEST(ReportModelCompare, TwoRunsAreGroupsWithARatioChartAndTheirDifferences) {
   const json* ratio = find_chart(*sec, "ratio");
   ASSERT_NE(abs, nullptr);
   ASSERT_NE(ratio, nullptr);
-  EXPECT_EQ((*abs)["y"]["unit"], "\u00b5s");   // not ms, for all the 2 ms p99
-  ASSERT_TRUE((*abs)["y"].contains("max"));      // which sits on the axis' edge
+  EXPECT_EQ((*abs)["y"]["unit"], "\u00b5s");  // not ms, for all the 2 ms p99
+  ASSERT_TRUE((*abs)["y"].contains("max"));   // which sits on the axis' edge
   EXPECT_LT((*abs)["y"]["max"].get<double>(), 2000);
   for (const json& s : (*abs)["series"]) {
     EXPECT_TRUE(s.contains("run")) << s["label"];
@@ -634,8 +635,8 @@ TEST(ReportModelCompare, RepetitionsAreDrawnAsOneDistribution) {
   const json& rows = (*dist)["tables"][0]["rows"];
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0][0]["t"], "tcp_lat (3 repetitions)");
-  EXPECT_EQ(rows[0][1]["v"], 300);          // samples of all three
-  EXPECT_EQ(rows[0][2]["v"], 5000);         // the smallest of all (half of 10 us)
+  EXPECT_EQ(rows[0][1]["v"], 300);                         // samples of all three
+  EXPECT_EQ(rows[0][2]["v"], 5000);                        // the smallest of all (half of 10 us)
   EXPECT_NEAR(rows[0][3]["v"].get<double>(), 10247.5, 1);  // the mean of all
   // The p50 of every sample: the second repetition's middle, not any one's own p50.
   const json p50 = rows[0][4];

@@ -48,9 +48,9 @@ std::string region(pid_t pid, uid_t uid, int index) {
 
 TEST_F(ShmCleanupTest, RemovesOnlyThePidsRegionsThatTheNamedOwnerOwns) {
   const uid_t other = uid_ + 1;
-  for (const std::string& name : {region(4321, uid_, 0), region(4321, uid_, 7),
-                                  region(43210, uid_, 0), region(4321, other, 0),
-                                  std::to_string(4321) + ":" + std::to_string(uid_) + ":0x"}) {
+  for (const std::string& name :
+       {region(4321, uid_, 0), region(4321, uid_, 7), region(43210, uid_, 0),
+        region(4321, other, 0), std::to_string(4321) + ":" + std::to_string(uid_) + ":0x"}) {
     touch(name);
   }
   fs::create_symlink(root_ / "shm" / region(43210, uid_, 0), root_ / "shm" / region(4321, uid_, 3));
@@ -58,8 +58,8 @@ TEST_F(ShmCleanupTest, RemovesOnlyThePidsRegionsThatTheNamedOwnerOwns) {
   std::vector<std::string> removed = remove_shm_files_of(4321, uid_, shm());
   std::sort(removed.begin(), removed.end());
   EXPECT_EQ(removed, (std::vector<std::string>{region(4321, uid_, 0), region(4321, uid_, 7)}));
-  EXPECT_TRUE(exists(region(43210, uid_, 0)));  // another pid
-  EXPECT_TRUE(exists(region(4321, other, 0)));   // named for another uid
+  EXPECT_TRUE(exists(region(43210, uid_, 0)));                         // another pid
+  EXPECT_TRUE(exists(region(4321, other, 0)));                         // named for another uid
   EXPECT_TRUE(fs::is_symlink(root_ / "shm" / region(4321, uid_, 3)));  // never followed
 }
 

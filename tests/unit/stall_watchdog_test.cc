@@ -38,9 +38,9 @@ std::pair<ssize_t, int> watched_recv(StallWatchdog& dog, int fd) {
 }
 
 TEST(StallWatchdog, PeriodIsAQuarterOfTheLimitAndAtLeast100Ms) {
-  EXPECT_EQ(StallWatchdog::period_ns(5'000'000'000), 1'250'000'000);    // the default -to 5
+  EXPECT_EQ(StallWatchdog::period_ns(5'000'000'000), 1'250'000'000);  // the default -to 5
   EXPECT_EQ(StallWatchdog::period_ns(60'000'000'000), 15'000'000'000);
-  EXPECT_EQ(StallWatchdog::period_ns(200'000'000), 100'000'000);        // at least 100 ms
+  EXPECT_EQ(StallWatchdog::period_ns(200'000'000), 100'000'000);  // at least 100 ms
   EXPECT_EQ(StallWatchdog::period_ns(1'000'000), 100'000'000);
 }
 

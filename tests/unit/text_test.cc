@@ -14,15 +14,24 @@ TEST(PrintableTest, TerminalControlsBecomeQuestionMarks) {
   EXPECT_EQ(printable(std::string("a\0b\x7f", 4)), "a?b?");
   EXPECT_EQ(printable("tab\there\nnext\r"), "tab?here?next?");
   // C1 controls in UTF-8 (U+009B is an 8-bit CSI), the line separators, bidi overrides.
-  EXPECT_EQ(printable("\xc2\x9b" "2J"), "?2J");
-  EXPECT_EQ(printable("a\xe2\x80\xa8" "b\xe2\x80\xae" "c\xe2\x81\xa6"), "a?b?c?");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "2J"),
+            "?2J");
+  EXPECT_EQ(printable("a\xe2\x80\xa8"
+                      "b\xe2\x80\xae"
+                      "c\xe2\x81\xa6"),
+            "a?b?c?");
 }
 
 TEST(PrintableTest, UTF8StaysAndEverythingElseIsEscaped) {
   const std::string text = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80";
   EXPECT_EQ(printable(text), text);
-  EXPECT_EQ(printable("\x9b" "x\xff\xc3"), "?x??");          // stray bytes, a cut sequence
-  EXPECT_EQ(printable("\xc0\xaf" "\xed\xa0\x80"), "?????");  // overlong, surrogate
+  EXPECT_EQ(printable("\x9b"
+                      "x\xff\xc3"),
+            "?x??");  // stray bytes, a cut sequence
+  EXPECT_EQ(printable("\xc0\xaf"
+                      "\xed\xa0\x80"),
+            "?????");  // overlong, surrogate
 }
 
 TEST(PrintableTest, CutsAtMaxAndSaysSo) {

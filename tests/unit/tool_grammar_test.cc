@@ -143,8 +143,9 @@ TEST(ToolGrammar, ValidationMessages) {
             "fab_write_lat: unrecognized option '--bogus'\n"
             "Try 'fab_write_lat --help' for more information.");
   EXPECT_EQ(error_of("fab_write_lat", {"--iter=3"}), "(accepted)");  // a unique prefix
-  EXPECT_EQ(error_of("fab_write_lat", {"-b"}),
-            "fab_write_lat: invalid option -- 'b'\nTry 'fab_write_lat --help' for more information.");
+  EXPECT_EQ(
+      error_of("fab_write_lat", {"-b"}),
+      "fab_write_lat: invalid option -- 'b'\nTry 'fab_write_lat --help' for more information.");
   EXPECT_EQ(error_of("fab_write_lat", {"-n"}), "fab_write_lat: option requires an argument -- 'n'");
   EXPECT_EQ(error_of("fab_write_lat", {"--report-all=1"}),
             "fab_write_lat: option '--report-all' doesn't allow an argument");
@@ -154,7 +155,8 @@ TEST(ToolGrammar, ValidationMessages) {
 }
 
 TEST(ToolGrammar, AtomicNamesAreChecked) {
-  EXPECT_EQ(error_of("fab_atomic_bw", {"-A", "NAND"}).substr(0, 32), "Invalid atomic operation: NAND (");
+  EXPECT_EQ(error_of("fab_atomic_bw", {"-A", "NAND"}).substr(0, 32),
+            "Invalid atomic operation: NAND (");
   EXPECT_EQ(error_of("fab_atomic_bw", {"-T", "INT7"}).substr(0, 26), "Invalid atomic type: INT7 ");
   auto o = parse("fab_atomic_lat", {"-A", "cswap", "-C", "lt", "-T", "float"});
   ASSERT_TRUE(o.ok());
