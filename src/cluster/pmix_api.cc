@@ -65,15 +65,7 @@ const PmixApi* pmix_api(std::string* error) {
   return &loaded.api;
 }
 
-}  // namespace fabperf::cluster
-
-// LeakSanitizer (the sanitizer suite): libpmix 4.2 keeps a few strings it never frees
-// (pmix_rte_init, pmix_bfrops_base_value_load strdup them; 5 bytes a process). They are
-// its own, not fabperf's: suppressed by module, so fabperf's leaks are still found. Without
-// ASan nothing calls this.
-extern "C" const char* __lsan_default_suppressions() { return "leak:libpmix.so\n"; }
-
-namespace fabperf::cluster {
+// LeakSanitizer's suppression of libpmix's own strings: src/sanitizer/lsan_suppressions.cc.
 
 bool pmix_launched() {
   return std::getenv("PMIX_RANK") != nullptr || std::getenv("PMIX_NAMESPACE") != nullptr;
