@@ -113,7 +113,9 @@ TEST(QperfWireAgree, BothDirectionsReadLikeQperfAgainstQperf) {
     from_qperf_text(qq, stock_stock);
     args[1] = ours.port_arg();
     RunOutput qf = run(args, 60, qperf_program());
-    ASSERT_EQ(qf.exit_code, 0) << qf.err << ours.log();
+    ASSERT_EQ(qf.exit_code, 0) << "qperf said:\n"
+                               << qf.out << qf.err << "\nfabperf server:\n"
+                               << ours.log();
     from_qperf_text(qf, stock_ours);
     std::vector<std::string> fargs = {"127.0.0.1", "-lp", stock.port_arg(), "--qperf_server",
                                       "-t",        "0.5", "--json",         "-"};
