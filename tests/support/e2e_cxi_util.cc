@@ -59,7 +59,10 @@ CxiServer::CxiServer(const std::string& name, std::vector<std::string> extra) {
     execv(program.c_str(), argv.data());
     _exit(127);
   }
-  for (int i = 0; i < 400 && !contains(slurp(out_path_), "for client to connect"); ++i) {
+  // Up when it says so; an ASan build on a loaded machine may take seconds. A server that
+  // exits (its port taken meanwhile) ends the wait, and the test reads its words.
+  for (int i = 0; i < 6000 && !contains(slurp(out_path_), "for client to connect"); ++i) {
+    if (wait(0) >= 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -73,10 +76,12 @@ CxiServer::~CxiServer() {
 }
 
 int CxiServer::wait(double timeout_s) {
-  for (int i = 0; i < timeout_s * 50 && status_ < 0; ++i) {
+  for (int i = 0; status_ < 0; ++i) {  // looks at least once, so wait(0) asks without waiting
     int st = 0;
     if (waitpid(pid_, &st, WNOHANG) == pid_) {
       status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    } else if (i >= timeout_s * 50) {
+      break;
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

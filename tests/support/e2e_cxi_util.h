@@ -33,7 +33,7 @@ class CxiServer {
   CxiServer(const CxiServer&) = delete;
   CxiServer& operator=(const CxiServer&) = delete;
   std::string port() const { return std::to_string(port_); }
-  // Exit status once it ends on its own (-1: still running after timeout_s).
+  // Exit status once it ends on its own (-1: still running after timeout_s; 0: look once).
   int wait(double timeout_s = 20);
   std::string output() const { return slurp(out_path_); }
 

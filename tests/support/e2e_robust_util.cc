@@ -115,8 +115,8 @@ int Proc::wait(double timeout_s) {
 }
 
 LoggedServer::LoggedServer(std::vector<std::string> extra_args) {
-  // free_port() races with everything else on the machine: another process may take the
-  // port before the server binds it. Then the server exits, and we try another port.
+  // free_port() races with the other tests' servers: one may take the port before ours binds
+  // it. Then our server exits, and we try another port.
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = free_port();
     std::vector<std::string> args = {"-lp", std::to_string(port_)};

@@ -108,18 +108,6 @@ RunOutput run(const std::vector<std::string>& args, double timeout_s, const std:
   return result;
 }
 
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 namespace {
 
 bool bindable(int type, int port) {
@@ -133,13 +121,32 @@ bool bindable(int type, int port) {
   return ok;
 }
 
+// A port the kernel picks (bind to 0): in the ephemeral range, where any process's outgoing
+// connection may take it before our server binds it. Only the last resort.
+int ephemeral_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
 }  // namespace
 
+int free_port() { return free_port_range(1); }
+
 int free_port_range(int n) {
-  // 20000-32767 lies below Linux's default ephemeral range (32768-60999). Start at a point
-  // of this process's own, so tests running side by side try different ports.
+  // 20000-32767 lies below Linux's default ephemeral range (32768-60999): a port there is
+  // taken only by a listener, never by some process's outgoing connection. Start at a point of
+  // this process's own, moved on at every call, so tests running side by side, and two calls
+  // of one test made before either server binds, try different ports.
+  static int calls = 0;
   const int lo = 20000, span = 12000;
-  int start = lo + static_cast<int>(getpid() * 7919 % span);
+  int start = lo + static_cast<int>((getpid() * 7919L + 613L * calls++) % span);
   for (int k = 0; k < span; k += n) {
     int first = lo + (start - lo + k) % (span - n);
     bool all = true;
@@ -148,18 +155,26 @@ int free_port_range(int n) {
     }
     if (all) return first;
   }
-  return free_port();
+  return ephemeral_port();
 }
 
 ServerProcess::ServerProcess(std::vector<std::string> extra_args) {
-  port_ = free_port();
-  std::vector<std::string> args = {"-lp", std::to_string(port_)};
-  args.insert(args.end(), extra_args.begin(), extra_args.end());
-  int devnull = open("/dev/null", O_WRONLY);
-  pid_ = spawn(fabperf_bin(), args, devnull, devnull);
-  close(devnull);
-  for (int i = 0; i < 200 && !port_open(port_); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  // A server that finds its port taken (another test's listener got there between our check
+  // and its bind) exits at once: then try another port. Otherwise wait for the listener on an
+  // event, with a deadline generous enough for an ASan build on a loaded machine.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    port_ = free_port();
+    status_ = -1;
+    std::vector<std::string> args = {"-lp", std::to_string(port_)};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    int devnull = open("/dev/null", O_WRONLY);
+    pid_ = spawn(fabperf_bin(), args, devnull, devnull);
+    close(devnull);
+    const int64_t deadline = now_ms() + 60'000;
+    while (!port_open(port_) && now_ms() < deadline && wait_exit(0) < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    if (status_ < 0) return;  // listening, or still starting at the deadline: the test says
   }
 }
 
@@ -177,15 +192,15 @@ bool ServerProcess::running() const { return status_ < 0 && kill(pid_, 0) == 0; 
 int ServerProcess::wait_exit(double timeout_s) {
   if (status_ >= 0) return status_;
   int64_t deadline = now_ms() + static_cast<int64_t>(timeout_s * 1000);
-  while (now_ms() < deadline) {
+  for (;;) {  // looks at least once, so wait_exit(0) asks without waiting
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       return status_;
     }
+    if (now_ms() >= deadline) return -1;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return -1;
 }
 
 bool known_provider_flake(const std::string& provider, const std::string& test,

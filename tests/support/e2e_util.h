@@ -21,13 +21,14 @@ std::string fabperf_bin();
 RunOutput run(const std::vector<std::string>& args, double timeout_s = 60,
               const std::string& program = "");
 
-// A free TCP port on 127.0.0.1 (bind to 0, read it, close).
+// A TCP and UDP port free on 127.0.0.1, below the kernel's ephemeral range (free_port_range(1)).
 int free_port();
 // The first of `n` consecutive ports free for TCP and UDP on 127.0.0.1, below the kernel's
 // ephemeral range, where the connections of tests running beside this one cannot land.
 int free_port_range(int n);
 
-// A fabperf server process on a free port, stopped (SIGTERM, then SIGKILL) at destruction.
+// A fabperf server process on a free port, stopped (SIGTERM, then SIGKILL) at destruction. A
+// server that exits at start (its port taken meanwhile) is started again on another port.
 class ServerProcess {
  public:
   explicit ServerProcess(std::vector<std::string> extra_args = {});
@@ -35,7 +36,8 @@ class ServerProcess {
   int port() const { return port_; }
   int pid() const { return pid_; }
   bool running() const;
-  // Waits for the server to exit on its own; returns its exit code or -1 on timeout.
+  // Waits for the server to exit on its own; returns its exit code or -1 on timeout (0: look
+  // once).
   int wait_exit(double timeout_s);
   std::string port_arg() const { return std::to_string(port_); }
 
