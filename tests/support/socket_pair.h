@@ -1,11 +1,15 @@
-// Unit-test support: a connected pair of Unix stream sockets, closed at the end of the scope,
-// and whether a descriptor is open in the calling thread's table.
+// Unit-test support: connected pairs of sockets, each end closed at the end of the scope (a Unix
+// stream pair, a loopback TCP connection, a DataLink on one end of a socketpair), and whether a
+// descriptor is open in the calling thread's table.
 #pragma once
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "net/socket.h"
+#include "socket/socket_link.h"
 
 namespace fabperf {
 
@@ -24,5 +28,20 @@ struct SocketPair {
 };
 
 inline bool open_here(int fd) { return fcntl(fd, F_GETFD) != -1; }
+
+// Two ends of one TCP connection on 127.0.0.1 (a control connection's shape); a failure to set
+// it up fails the calling test.
+struct TcpPair {
+  Fd client, server;
+};
+TcpPair loopback_tcp_pair();
+
+// A DataLink of `protocol` (blocking, not busy-polling, waiting at most `look_s` per receive)
+// on one end of a socketpair of `type`; the test drives the other end, `peer`.
+struct LinkPair {
+  DataLink link;
+  Fd peer;
+};
+LinkPair link_pair(const char* protocol, int type, double look_s);
 
 }  // namespace fabperf

@@ -1,37 +1,58 @@
-// Unit tests of core/coding.h: each byte order's layout, round trips at every width, and the
-// two wire formats that use it (net/control's frame header, qperf's request) laid out by it.
+// Unit tests of core/coding.h: each byte order's layout (one parameterised case per order),
+// round trips at every width, and unaligned and 64-bit values.
 #include "core/coding.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace fabperf {
 namespace {
 
-TEST(Coding, LittleEndianPutsTheLowestByteFirst) {
-  uint8_t b[8] = {};
-  encode_le32(b, 0x01020304u);
-  const uint8_t want[4] = {0x04, 0x03, 0x02, 0x01};
-  EXPECT_EQ(memcmp(b, want, 4), 0);
-  EXPECT_EQ(decode_le32(b), 0x01020304u);
-  encode_le16(b, 0xbeef);
-  EXPECT_EQ(b[0], 0xef);
-  EXPECT_EQ(b[1], 0xbe);
+// One byte order's 16- and 32-bit coders and the layout each must give.
+struct ByteOrder {
+  const char* name;
+  void (*encode32)(uint8_t*, uint32_t);
+  uint32_t (*decode32)(const uint8_t*);
+  void (*encode16)(uint8_t*, uint16_t);
+  uint16_t (*decode16)(const uint8_t*);
+  uint8_t want32[4];  // 0x01020304
+  uint8_t want16[2];  // 0xbeef
+};
+
+class CodingOrder : public ::testing::TestWithParam<ByteOrder> {};
+
+TEST_P(CodingOrder, LaysOutTheBytesInItsOrderAndReadsThemBack) {
+  const ByteOrder& o = GetParam();
+  uint8_t b[4] = {};
+  o.encode32(b, 0x01020304u);
+  EXPECT_EQ(memcmp(b, o.want32, 4), 0);
+  EXPECT_EQ(o.decode32(b), 0x01020304u);
+  o.encode16(b, 0xbeef);
+  EXPECT_EQ(memcmp(b, o.want16, 2), 0);
+  EXPECT_EQ(o.decode16(b), 0xbeef);
 }
 
-TEST(Coding, BigEndianPutsTheHighestByteFirst) {
-  uint8_t b[4] = {};
-  encode_be32(b, 0x01020304u);
-  const uint8_t want[4] = {0x01, 0x02, 0x03, 0x04};
-  EXPECT_EQ(memcmp(b, want, 4), 0);
-  EXPECT_EQ(decode_be32(b), 0x01020304u);
-  encode_be16(b, 0xbeef);
-  EXPECT_EQ(b[0], 0xbe);
-  EXPECT_EQ(b[1], 0xef);
-  EXPECT_EQ(decode_be16(b), 0xbeef);
-}
+INSTANTIATE_TEST_SUITE_P(Coding, CodingOrder,
+                         ::testing::Values(ByteOrder{"little_endian",
+                                                     encode_le32,
+                                                     decode_le32,
+                                                     encode_le16,
+                                                     decode_le16,
+                                                     {0x04, 0x03, 0x02, 0x01},
+                                                     {0xef, 0xbe}},
+                                           ByteOrder{"big_endian",
+                                                     encode_be32,
+                                                     decode_be32,
+                                                     encode_be16,
+                                                     decode_be16,
+                                                     {0x01, 0x02, 0x03, 0x04},
+                                                     {0xbe, 0xef}}),
+                         [](const ::testing::TestParamInfo<ByteOrder>& info) {
+                           return std::string(info.param.name);
+                         });
 
 TEST(Coding, EveryWidthRoundTripsAndWritesNoMore) {
   const uint64_t value = 0x8877665544332211ull;

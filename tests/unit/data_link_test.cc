@@ -20,25 +20,13 @@
 #include "session_child_util.h"
 #include "socket/sock_protocol.h"
 #include "socket/socket_link.h"
+#include "socket_pair.h"
 
 namespace fabperf {
 namespace {
 
-struct Pair {
-  DataLink link;
-  Fd peer;
-};
-
-// A blocking (not busy-polling) link on one end of a socketpair; the test uses the other.
-Pair blocking_pair(const char* protocol, int type, double timeout_s = 10.0) {
-  int fds[2];
-  EXPECT_EQ(socketpair(AF_UNIX, type, 0, fds), 0);
-  return Pair{DataLink(*find_socket_protocol(protocol), Fd(fds[0]), SockAddr{}, false, timeout_s),
-              Fd(fds[1])};
-}
-
 TEST(DataLinkRecvSome, AStreamTakesWhatIsQueuedWithoutWaitingForTheRest) {
-  Pair p = blocking_pair("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 10.0);
   ASSERT_EQ(write(p.peer.get(), "hello", 5), 5);
   char buf[64];
   auto got = p.link.recv_some(buf, sizeof buf);
@@ -50,7 +38,7 @@ TEST(DataLinkRecvSome, AStreamTakesWhatIsQueuedWithoutWaitingForTheRest) {
 }
 
 TEST(DataLinkRecvSome, AStreamWaitsForDataThatComesLater) {
-  Pair p = blocking_pair("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 10.0);
   int peer = p.peer.get();
   // Written after the receive has begun waiting (or before: either way it must be read).
   std::thread writer([peer] {
@@ -65,7 +53,7 @@ TEST(DataLinkRecvSome, AStreamWaitsForDataThatComesLater) {
 }
 
 TEST(DataLinkRecvSome, AStreamEndsAtEofAndTimesOutWhenNothingComes) {
-  Pair p = blocking_pair("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 10.0);
   char buf[64];
   auto quiet = p.link.recv_some(buf, sizeof buf, 0.05);
   ASSERT_FALSE(quiet.ok());
@@ -96,7 +84,7 @@ long settled_syscall(pid_t tid) {
 
 // Where a receive with nothing queued waits: the system call its thread sleeps in.
 long waits_in(const char* protocol, int type) {
-  Pair p = blocking_pair(protocol, type);
+  LinkPair p = link_pair(protocol, type, 10.0);
   std::atomic<pid_t> tid{0};
   std::thread reader([&] {
     tid = static_cast<pid_t>(syscall(SYS_gettid));
@@ -125,7 +113,7 @@ TEST(DataLinkRecvSome, AStreamWaitsInPollADatagramInRecv) {
 }
 
 TEST(DataLinkRecvSome, ADatagramLinkReceivesOneDatagramAtATime) {
-  Pair p = blocking_pair("udp", SOCK_DGRAM);
+  LinkPair p = link_pair("udp", SOCK_DGRAM, 10.0);
   ASSERT_EQ(write(p.peer.get(), "one", 3), 3);
   ASSERT_EQ(write(p.peer.get(), "three", 5), 5);
   char buf[64];
@@ -157,7 +145,7 @@ std::string read_all(int fd, size_t want) {
 TEST(DataLinkSendMsgs, AStreamBatchArrivesWholeAndInOrderThroughInterruptedWrites) {
   // Messages larger than the socket's buffer, and a signal that interrupts the writes while
   // the reader holds back: the batch goes on from where each partial write stopped.
-  Pair p = blocking_pair("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 10.0);
   struct sigaction act {
   }, old{};
   act.sa_handler = [](int) {};  // no SA_RESTART: a blocked write returns what it wrote
@@ -194,7 +182,7 @@ TEST(DataLinkSendMsgs, AStreamBatchArrivesWholeAndInOrderThroughInterruptedWrite
 }
 
 TEST(DataLinkSendMsgs, ADatagramBatchIsOneDatagramPerMessage) {
-  Pair p = blocking_pair("udp", SOCK_DGRAM);
+  LinkPair p = link_pair("udp", SOCK_DGRAM, 10.0);
   auto sent = p.link.send_msgs("abc", 3, 5);
   ASSERT_TRUE(sent.ok()) << sent.status().message();
   EXPECT_EQ(*sent, 5u);
@@ -207,7 +195,7 @@ TEST(DataLinkSendMsgs, ADatagramBatchIsOneDatagramPerMessage) {
 
 TEST(DataLinkSendMsgs, AStalledBatchEndsAtTheTimeout) {
   // Nobody reads: the batch's first blocked write is interrupted by the stall watchdog.
-  Pair p = blocking_pair("tcp", SOCK_STREAM, 0.3);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 0.3);
   std::string message(65536, 'x');
   const auto start = std::chrono::steady_clock::now();
   auto sent = p.link.send_msgs(message.data(), message.size(), 1000);

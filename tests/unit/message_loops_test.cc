@@ -20,6 +20,7 @@
 #include "qperf_wire/end_rule.h"
 #include "socket/sock_protocol.h"
 #include "socket/socket_link.h"
+#include "socket_pair.h"
 
 namespace fabperf {
 namespace {
@@ -45,20 +46,8 @@ struct CountingRule {
   }
 };
 
-struct Pair {
-  DataLink link;
-  Fd peer;
-};
-
-Pair pair_of(const char* protocol, int type, double look_s = 0.01) {
-  int fds[2];
-  EXPECT_EQ(socketpair(AF_UNIX, type, 0, fds), 0);
-  return Pair{DataLink(*find_socket_protocol(protocol), Fd(fds[0]), SockAddr{}, false, look_s),
-              Fd(fds[1])};
-}
-
 TEST(MessageLoops, TheRuleAloneEndsASenderAndTheMessageUnderWayIsNotCounted) {
-  Pair p = pair_of("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 0.01);
   std::vector<char> buf(100, 'x');
   // Each message asks the rule three times (loop, send, after): the twelfth question, right
   // after the fourth message went, ends the phase, and that message is not counted.
@@ -74,7 +63,7 @@ TEST(MessageLoops, TheRuleAloneEndsASenderAndTheMessageUnderWayIsNotCounted) {
 }
 
 TEST(MessageLoops, ASinkCountsWholeMessagesAndEndsAtEndOfFile) {
-  Pair p = pair_of("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 0.01);
   // 5 messages of 64 bytes written in pieces that cut across messages, then EOF.
   std::vector<char> out(5 * 64, 'a');
   for (size_t off = 0; off < out.size(); off += 48) {
@@ -93,7 +82,7 @@ TEST(MessageLoops, ASinkCountsWholeMessagesAndEndsAtEndOfFile) {
 }
 
 TEST(MessageLoops, MaxMessagesEndsTheLoopThroughTheRule) {
-  Pair p = pair_of("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 0.01);
   std::vector<char> out(10 * 8, 'b');
   ASSERT_EQ(write(p.peer.get(), out.data(), out.size()), static_cast<ssize_t>(out.size()));
   std::vector<char> buf(8);
@@ -110,7 +99,7 @@ TEST(MessageLoops, MaxMessagesEndsTheLoopThroughTheRule) {
 
 TEST(MessageLoops, ABlockedReceiveReturnsToTheRuleWhenNothingMoves) {
   // The peer sends nothing: the watchdog wakes the receive, the rule hears waited() and ends.
-  Pair p = pair_of("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 0.01);
   std::vector<char> buf(8);
   CountingRule rule{3};
   LoopCounts counts;
@@ -122,7 +111,7 @@ TEST(MessageLoops, ABlockedReceiveReturnsToTheRuleWhenNothingMoves) {
 }
 
 TEST(MessageLoops, APingLoopTimesEachRoundTripAgainstAnEcho) {
-  Pair p = pair_of("tcp", SOCK_STREAM);
+  LinkPair p = link_pair("tcp", SOCK_STREAM, 0.01);
   int peer = p.peer.get();
   std::thread echo([peer] {
     char b[16];
@@ -189,7 +178,7 @@ TEST(MessageLoops, ADatagramServerAnswersOnlyThePeerItServesAndFixesOnIt) {
 }
 
 TEST(MessageLoops, OnlyWholeMessagesCountWhereAskedAShortOneIsAnError) {
-  Pair p = pair_of("udp", SOCK_DGRAM);
+  LinkPair p = link_pair("udp", SOCK_DGRAM, 0.01);
   ASSERT_EQ(write(p.peer.get(), "1234", 4), 4);
   ASSERT_EQ(write(p.peer.get(), "12345678", 8), 8);
   std::vector<char> buf(8);
@@ -202,26 +191,8 @@ TEST(MessageLoops, OnlyWholeMessagesCountWhereAskedAShortOneIsAnError) {
   EXPECT_EQ(counts.received.bytes, 8u);
 }
 
-// qperf's rule, over a loopback control pair.
-struct ControlPair {
-  Fd client, server;
-};
-ControlPair control_pair() {
-  ControlPair p;
-  auto listener = listen_tcp("127.0.0.1", 0, 1);
-  EXPECT_TRUE(listener.ok()) << listener.status().message();
-  auto c =
-      connect_tcp("127.0.0.1", local_address(listener->get()).port(), ConnectOptions{1, 5, "", ""});
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  auto s = accept_until(listener->get(), Deadline::After(5), nullptr);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  p.client = std::move(*c);
-  p.server = std::move(*s);
-  return p;
-}
-
 TEST(QperfEndRule, EndsOnItsTimerAndStampsTheDeadlineWhenItNoticedLate) {
-  ControlPair p = control_pair();
+  TcpPair p = loopback_tcp_pair();  // qperf's rule, over a control connection
   qperf_wire::QperfControl ctl(p.server.get(), "client");
   qperf_wire::EndRule rule(0.05, ctl, nullptr);
   rule.start();
@@ -236,7 +207,7 @@ TEST(QperfEndRule, EndsOnItsTimerAndStampsTheDeadlineWhenItNoticedLate) {
 }
 
 TEST(QperfEndRule, AStopRequestEndsItAtOnce) {
-  ControlPair p = control_pair();
+  TcpPair p = loopback_tcp_pair();
   qperf_wire::QperfControl ctl(p.server.get(), "client");
   std::atomic<bool> stop{false};
   qperf_wire::EndRule rule(100, ctl, &stop);
@@ -249,7 +220,7 @@ TEST(QperfEndRule, AStopRequestEndsItAtOnce) {
 }
 
 TEST(QperfEndRule, ASilentPeerEndsItWithATimeoutAfterTheIdleLimit) {
-  ControlPair p = control_pair();
+  TcpPair p = loopback_tcp_pair();
   qperf_wire::QperfControl ctl(p.server.get(), "client");
   qperf_wire::EndRule rule(0, ctl, nullptr);  // no timer: only silence can end it
   rule.set_idle_limit(0.05);
@@ -265,7 +236,7 @@ TEST(QperfEndRule, ASilentPeerEndsItWithATimeoutAfterTheIdleLimit) {
 }
 
 TEST(QperfEndRule, PeerGoneEndsIt) {
-  ControlPair p = control_pair();
+  TcpPair p = loopback_tcp_pair();
   qperf_wire::QperfControl ctl(p.server.get(), "client");
   qperf_wire::EndRule rule(100, ctl, nullptr);
   rule.start();

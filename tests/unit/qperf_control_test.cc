@@ -9,31 +9,13 @@
 #include "net/socket.h"
 #include "qperf_wire/control.h"
 #include "qperf_wire/wire.h"
+#include "socket_pair.h"
 
 namespace fabperf::qperf_wire {
 namespace {
 
-// Two ends of one TCP connection on 127.0.0.1.
-struct Pair {
-  Fd client, server;
-};
-
-Pair make_pair() {
-  Pair p;
-  auto listener = listen_tcp("127.0.0.1", 0, 1);
-  EXPECT_TRUE(listener.ok()) << listener.status().message();
-  uint16_t port = local_address(listener->get()).port();
-  auto c = connect_tcp("127.0.0.1", port, ConnectOptions{1, 5, "", ""});
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  auto s = accept_until(listener->get(), Deadline::After(5), nullptr);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  p.client = std::move(*c);
-  p.server = std::move(*s);
-  return p;
-}
-
 TEST(QperfControl, FixedSizeMessagesAndTheirDeadline) {
-  Pair p = make_pair();
+  TcpPair p = loopback_tcp_pair();
   QperfControl server(p.server.get(), "client");
   QperfControl client(p.client.get(), "server");
   uint8_t port[kPortSize];
@@ -51,7 +33,7 @@ TEST(QperfControl, FixedSizeMessagesAndTheirDeadline) {
 }
 
 TEST(QperfControl, SyncComparesTheText) {
-  Pair p = make_pair();
+  TcpPair p = loopback_tcp_pair();
   QperfControl server(p.server.get(), "client");
   QperfControl client(p.client.get(), "server");
   std::thread peer([&] { EXPECT_TRUE(server.sync(kSyncBefore, 2).ok()); });
@@ -65,7 +47,7 @@ TEST(QperfControl, SyncComparesTheText) {
 }
 
 TEST(QperfControl, AnErrorTravelsAsUrgentByteAndText) {
-  Pair p = make_pair();
+  TcpPair p = loopback_tcp_pair();
   QperfControl server(p.server.get(), "client");
   QperfControl client(p.client.get(), "server");
   // Bytes sent before the error are not part of it: the receiver skips to the urgent mark.
@@ -79,7 +61,7 @@ TEST(QperfControl, AnErrorTravelsAsUrgentByteAndText) {
 }
 
 TEST(QperfControl, APeersFinishIsNotedAndTheWaitGoesOn) {
-  Pair p = make_pair();
+  TcpPair p = loopback_tcp_pair();
   QperfControl server(p.server.get(), "client");
   QperfControl client(p.client.get(), "server");
   client.send_finished();
@@ -98,7 +80,7 @@ TEST(QperfControl, APeersFinishIsNotedAndTheWaitGoesOn) {
 }
 
 TEST(QperfControl, CheckReportsAClosedPeer) {
-  Pair p = make_pair();
+  TcpPair p = loopback_tcp_pair();
   QperfControl server(p.server.get(), "client");
   p.client.reset();
   Status s;
