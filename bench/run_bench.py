@@ -21,6 +21,16 @@ from fabric_table import table as fabric_table  # noqa: E402
 EXTRAS = ("memory", "micro")
 
 
+def git_commit():
+    """The tree's commit, or "unknown" where there is no git (a copy on another machine: set
+    BENCH_COMMIT there)."""
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                              text=True).stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
 def median(xs):
     return statistics.median(xs) if xs else None
 
@@ -179,8 +189,7 @@ def main():
     argv = shlex.join(["python3"] + sys.argv)
     command = os.environ.get("BENCH_COMMAND") or argv
     os.makedirs(args.out, exist_ok=True)
-    commit = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = os.environ.get("BENCH_COMMIT") or git_commit()
     for name in names:
         if name in EXTRAS:
             continue
