@@ -102,7 +102,11 @@ nlohmann::json intervals_json(const std::vector<IntervalSummary>& intervals) {
   return out;
 }
 
-nlohmann::json result_to_json(const TestResult& r) {
+namespace {
+
+// What was run and how: the test, its outcome, its parameters (both sides'), --loop's values
+// and --repeat's place.
+nlohmann::json run_head_json(const TestResult& r) {
   nlohmann::json j = {{"test", r.test}, {"status", run_status_name(r.status)}};
   if (!r.error.empty()) j["error"] = r.error;
   // The measured phase as it really ran (an interrupted run's figures cover this much).
@@ -133,12 +137,11 @@ nlohmann::json result_to_json(const TestResult& r) {
     j["repetition"] = r.repetition;
     j["repetitions"] = r.repetitions;
   }
-  if (r.spec != nullptr && r.spec->misc == MiscAction::kConf) {
-    j["conf"] = {{"loc", r.conf_local}, {"rem", r.conf_remote}};
-    return j;
-  }
-  if (r.spec == nullptr || r.spec->kind == TestKind::kMisc) return j;
-  if (r.status == RunStatus::kNotRun) return j;  // nothing was measured
+  return j;
+}
+
+// The figures: latency with its histogram, bandwidth and its direction, per-stream rates.
+void add_figures(const TestResult& r, nlohmann::json& j) {
   const Figures& f = r.figures;
   if (f.latency) {
     nlohmann::json lat = f.latency->to_json();
@@ -173,6 +176,12 @@ nlohmann::json result_to_json(const TestResult& r) {
     }
     j["streams"] = streams;
   }
+}
+
+// The conditions of the measurement: how the sides waited and where they ran, the loop's
+// kind, the messages, CPU, TCP's counters and the data check.
+void add_conditions(const TestResult& r, nlohmann::json& j) {
+  const Figures& f = r.figures;
   // How the sides waited (busy-poll or blocking) and where they ran (-ca, and its effect).
   auto mode_of = [](const RunOptions& o) { return o.cq_poll ? "poll" : "block"; };
   j["mode"] = mode_of(r.local_opts);
@@ -198,6 +207,10 @@ nlohmann::json result_to_json(const TestResult& r) {
     if (r.rem.tcp.valid()) j["tcp"]["rem"] = r.rem.tcp.to_json();
   }
   if (f.has_verify) j["verify"] = {{"checked", f.verify_checked}, {"errors", f.verify_errors}};
+}
+
+// Each side's own record: intervals, counters, host noise and what the side chose (info).
+void add_sides(const TestResult& r, nlohmann::json& j) {
   if (!r.intervals.empty()) j["intervals"] = intervals_json(r.intervals);
   // The server's own view of each interval (a receiving server's loss and jitter).
   if (!r.server_intervals.empty()) {
@@ -220,6 +233,21 @@ nlohmann::json result_to_json(const TestResult& r) {
   }
   if (!r.loc.info.empty() || !r.rem.info.empty())
     j["info"] = {{"loc", r.loc.info}, {"rem", r.rem.info}};
+}
+
+}  // namespace
+
+nlohmann::json result_to_json(const TestResult& r) {
+  nlohmann::json j = run_head_json(r);
+  if (r.spec != nullptr && r.spec->misc == MiscAction::kConf) {
+    j["conf"] = {{"loc", r.conf_local}, {"rem", r.conf_remote}};
+    return j;
+  }
+  if (r.spec == nullptr || r.spec->kind == TestKind::kMisc) return j;
+  if (r.status == RunStatus::kNotRun) return j;  // nothing was measured
+  add_figures(r, j);
+  add_conditions(r, j);
+  add_sides(r, j);
   return j;
 }
 
