@@ -273,6 +273,129 @@ nlohmann::json result_notes(const std::vector<ResultRef>& refs) {
   return notes;
 }
 
+// What the runs give the page as they are read: the tests in the order first met, each
+// test's drawable results, every result (the table), what matrix documents measured.
+struct PageParts {
+  std::vector<std::string> labels;
+  std::vector<std::string> test_order;
+  std::vector<std::string> title_parts;  // what matrix documents measured
+  std::map<std::string, std::vector<ResultRef>> by_test;
+  std::vector<ResultRef> every;
+  bool interrupted = false;
+};
+
+// Which variables tell one pair run's results of one test apart (test -> variables).
+std::map<std::string, std::set<std::string>> varying_variables(const nlohmann::json& doc) {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> seen;  // test->var->values
+  for (const nlohmann::json& r : doc["results"]) {
+    const std::string test = string_at(r, "test");
+    if (auto p = r.find("params"); p != r.end() && p->is_object() && p->contains("msg_size")) {
+      seen[test]["msg_size"].insert(text_of((*p)["msg_size"]));
+    }
+    if (auto l = r.find("loop"); l != r.end() && l->is_object()) {
+      for (auto it = l->begin(); it != l->end(); ++it) seen[test][it.key()].insert(text_of(*it));
+    }
+  }
+  std::map<std::string, std::set<std::string>> varying;
+  for (const auto& [test, vars] : seen) {
+    for (const auto& [var, values] : vars) {
+      if (values.size() > 1) varying[test].insert(var);
+    }
+  }
+  return varying;
+}
+
+// A matrix document: its sections, and its tests for the title.
+void add_matrix_run(const RunDocument& run, size_t index, size_t run_count, nlohmann::json& model,
+                    PageParts& parts) {
+  const nlohmann::json& m = run.doc["matrix"];
+  if (auto tests = m.find("tests"); tests != m.end() && tests->is_array()) {
+    for (const nlohmann::json& t : *tests) {
+      const std::string name = "matrix " + string_at(t, "test");
+      if (std::find(parts.title_parts.begin(), parts.title_parts.end(), name) ==
+          parts.title_parts.end()) {
+        parts.title_parts.push_back(name);
+      }
+    }
+  }
+  for (nlohmann::json& sec :
+       matrix_sections(m, run_count > 1 ? run.label : "", "r" + std::to_string(index))) {
+    model["sections"].push_back(std::move(sec));
+  }
+}
+
+// A pair run's results: each labelled by what tells it apart, its noise banner, and the
+// measured ones kept for their test's charts.
+void add_pair_results(const RunDocument& run, size_t index, size_t run_count, nlohmann::json& model,
+                      PageParts& parts) {
+  std::map<std::string, std::set<std::string>> varying = varying_variables(run.doc);
+  for (const nlohmann::json& r : run.doc["results"]) {
+    const std::string test = string_at(r, "test");
+    std::string label = variant_label(r, varying[test]);
+    // --repeat: each repetition its own series, numbered.
+    if (auto n = number_at(r, "repetitions"); n && *n > 1) {
+      label = (label.empty() ? test : label) + " #" +
+              format_value(number_at(r, "repetition").value_or(0), {"", 1}, 6);
+    }
+    if (run_count > 1) label = run.label + (label.empty() ? "" : " " + label);
+    const std::string status = string_at(r, "status");
+    // An interrupted result's figures are real, over the time it ran: drawn, and said so.
+    if (status == "interrupted") label += (label.empty() ? test : "") + " (interrupted)";
+    ResultRef ref{index, &r, label.empty() ? test : label};
+    parts.every.push_back(ref);
+    // A run measured under host noise gets a banner at the top of the page (the JSON's
+    // host_noise verdict, each noisy side's causes).
+    if (std::string banner = noise_banner(ref); !banner.empty()) {
+      model["banners"].push_back(banner);
+    }
+    if (status != "ok" && status != "interrupted") continue;
+    if (!parts.by_test.count(test)) parts.test_order.push_back(test);
+    parts.by_test[test].push_back(ref);
+  }
+}
+
+std::string page_title(const PageParts& parts, size_t run_count) {
+  std::string title;
+  for (const std::string& t : parts.title_parts) title += (title.empty() ? "" : ", ") + t;
+  for (const std::string& t : parts.test_order) title += (title.empty() ? "" : ", ") + t;
+  if (run_count > 1) {
+    title = std::to_string(run_count) + " runs" + (title.empty() ? "" : ": " + title);
+  }
+  return "fabperf report" + (title.empty() ? "" : ": " + title) +
+         (parts.interrupted ? " (interrupted)" : "");
+}
+
+// One test's sections: its sweep, its latency distributions (repetitions merged), its
+// intervals, each carrying the notes every reader of this test's charts must see.
+void add_test_sections(const std::string& test, const std::string& id, const PageParts& parts,
+                       nlohmann::json& model) {
+  const std::vector<ResultRef>& refs = parts.by_test.at(test);
+  const size_t first = model["sections"].size();
+  if (auto s = sweep_section(test, refs, parts.labels, id + "-sweep")) {
+    model["sections"].push_back(std::move(*s));
+  }
+  std::vector<ResultRef> with_latency;
+  for (const ResultRef& r : refs) {
+    if (r.result->contains("latency_ns") && (*r.result)["latency_ns"].is_object()) {
+      with_latency.push_back(r);
+    }
+  }
+  std::deque<nlohmann::json> merged;
+  if (!with_latency.empty()) {
+    model["sections"].push_back(
+        latency_section(test, merge_repetitions(with_latency, &merged), id + "-latency"));
+  }
+  if (auto s = interval_section(test, refs, id + "-intervals")) {
+    model["sections"].push_back(std::move(*s));
+  }
+  // What a reader of any of this test's charts must know: cut short, or shared the server.
+  const nlohmann::json notes = result_notes(refs);
+  for (size_t i = first; i < model["sections"].size(); ++i) {
+    nlohmann::json& sec_notes = model["sections"][i]["notes"];
+    sec_notes.insert(sec_notes.begin(), notes.begin(), notes.end());
+  }
+}
+
 }  // namespace
 
 Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) {
@@ -280,116 +403,30 @@ Result<nlohmann::json> build_report_model(const std::vector<RunDocument>& runs) 
                           {"runs", nlohmann::json::array()},
                           {"banners", nlohmann::json::array()},
                           {"sections", nlohmann::json::array()}};
-  std::vector<std::string> labels;
-  std::vector<std::string> test_order;
-  std::vector<std::string> title_parts;  // what matrix documents measured
-  std::map<std::string, std::vector<ResultRef>> by_test;
-  std::vector<ResultRef> every;
-  bool interrupted = false;
+  PageParts parts;
   for (size_t run = 0; run < runs.size(); ++run) {
     const nlohmann::json& doc = runs[run].doc;
     if (Status s = check_run_document(doc); !s.ok()) return s.prefixed(runs[run].label);
     const bool matrix = doc.contains("matrix");
-    labels.push_back(runs[run].label);
+    parts.labels.push_back(runs[run].label);
     const std::string status = run_status(doc);
-    if (status == "interrupted") interrupted = true;
+    if (status == "interrupted") parts.interrupted = true;
     model["runs"].push_back({{"label", runs[run].label},
                              {"mode", matrix ? "matrix" : "pair"},
                              {"status", status},
                              {"header", run_header(doc)}});
     if (matrix) {
-      const nlohmann::json& m = doc["matrix"];
-      if (auto tests = m.find("tests"); tests != m.end() && tests->is_array()) {
-        for (const nlohmann::json& t : *tests) {
-          const std::string name = "matrix " + string_at(t, "test");
-          if (std::find(title_parts.begin(), title_parts.end(), name) == title_parts.end()) {
-            title_parts.push_back(name);
-          }
-        }
-      }
-      for (nlohmann::json& sec : matrix_sections(
-               doc["matrix"], runs.size() > 1 ? runs[run].label : "", "r" + std::to_string(run))) {
-        model["sections"].push_back(std::move(sec));
-      }
-      continue;
-    }
-    // Which variables tell this run's results of one test apart.
-    std::map<std::string, std::set<std::string>> varying;
-    std::map<std::string, std::map<std::string, std::set<std::string>>>
-        seen;  // test -> var -> values
-    for (const nlohmann::json& r : doc["results"]) {
-      const std::string test = string_at(r, "test");
-      if (auto p = r.find("params"); p != r.end() && p->is_object() && p->contains("msg_size")) {
-        seen[test]["msg_size"].insert(text_of((*p)["msg_size"]));
-      }
-      if (auto l = r.find("loop"); l != r.end() && l->is_object()) {
-        for (auto it = l->begin(); it != l->end(); ++it) seen[test][it.key()].insert(text_of(*it));
-      }
-    }
-    for (const auto& [test, vars] : seen) {
-      for (const auto& [var, values] : vars) {
-        if (values.size() > 1) varying[test].insert(var);
-      }
-    }
-    for (const nlohmann::json& r : doc["results"]) {
-      const std::string test = string_at(r, "test");
-      std::string label = variant_label(r, varying[test]);
-      // --repeat: each repetition its own series, numbered.
-      if (auto n = number_at(r, "repetitions"); n && *n > 1) {
-        label = (label.empty() ? test : label) + " #" +
-                format_value(number_at(r, "repetition").value_or(0), {"", 1}, 6);
-      }
-      if (runs.size() > 1) label = runs[run].label + (label.empty() ? "" : " " + label);
-      const std::string status = string_at(r, "status");
-      // An interrupted result's figures are real, over the time it ran: drawn, and said so.
-      if (status == "interrupted") label += (label.empty() ? test : "") + " (interrupted)";
-      ResultRef ref{run, &r, label.empty() ? test : label};
-      every.push_back(ref);
-      // A run measured under host noise gets a banner at the top of the page (the JSON's
-      // host_noise verdict, each noisy side's causes).
-      if (std::string banner = noise_banner(ref); !banner.empty()) {
-        model["banners"].push_back(banner);
-      }
-      if (status != "ok" && status != "interrupted") continue;
-      if (!by_test.count(test)) test_order.push_back(test);
-      by_test[test].push_back(ref);
+      add_matrix_run(runs[run], run, runs.size(), model, parts);
+    } else {
+      add_pair_results(runs[run], run, runs.size(), model, parts);
     }
   }
-  std::string title;
-  for (const std::string& t : title_parts) title += (title.empty() ? "" : ", ") + t;
-  for (const std::string& t : test_order) title += (title.empty() ? "" : ", ") + t;
-  if (runs.size() > 1)
-    title = std::to_string(runs.size()) + " runs" + (title.empty() ? "" : ": " + title);
-  model["title"] = "fabperf report" + (title.empty() ? "" : ": " + title) +
-                   (interrupted ? " (interrupted)" : "");
-
+  model["title"] = page_title(parts, runs.size());
   size_t n = 0;
-  for (const std::string& test : test_order) {
-    const std::vector<ResultRef>& refs = by_test[test];
-    const std::string id = "t" + std::to_string(n++);
-    const size_t first = model["sections"].size();
-    if (auto s = sweep_section(test, refs, labels, id + "-sweep"))
-      model["sections"].push_back(std::move(*s));
-    std::vector<ResultRef> with_latency;
-    for (const ResultRef& r : refs) {
-      if (r.result->contains("latency_ns") && (*r.result)["latency_ns"].is_object())
-        with_latency.push_back(r);
-    }
-    std::deque<nlohmann::json> merged;
-    if (!with_latency.empty()) {
-      model["sections"].push_back(
-          latency_section(test, merge_repetitions(with_latency, &merged), id + "-latency"));
-    }
-    if (auto s = interval_section(test, refs, id + "-intervals"))
-      model["sections"].push_back(std::move(*s));
-    // What a reader of any of this test's charts must know: cut short, or shared the server.
-    const nlohmann::json notes = result_notes(refs);
-    for (size_t i = first; i < model["sections"].size(); ++i) {
-      nlohmann::json& sec_notes = model["sections"][i]["notes"];
-      sec_notes.insert(sec_notes.begin(), notes.begin(), notes.end());
-    }
+  for (const std::string& test : parts.test_order) {
+    add_test_sections(test, "t" + std::to_string(n++), parts, model);
   }
-  if (!every.empty()) model["sections"].push_back(results_section(every, "results"));
+  if (!parts.every.empty()) model["sections"].push_back(results_section(parts.every, "results"));
   // Several pair runs: what differs between them, shown above everything else.
   std::vector<RunDocument> pairs;
   for (const RunDocument& r : runs) {
