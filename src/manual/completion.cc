@@ -40,40 +40,45 @@ std::string value_arms(const std::map<std::string, std::vector<std::string>>& va
   return out;
 }
 
-}  // namespace
+// fabperf's grammar's words: every spelling (-m, --msg_size, --loc_msg_size, -lcp1 ...), the
+// dashed forms, those that take an argument, and what each argument completes to.
+struct QperfWords {
+  std::set<std::string> words, dashed, takes_arg;
+  std::map<std::string, std::vector<std::string>> values;
+};
 
-std::string bash_completion(const TestRegistry& tests) {
-  std::vector<std::string> topics = {"categories", "examples", "opts", "options", "tests"};
-  for (const std::string& n : tests.names()) topics.push_back(n);
-
-  // fabperf's grammar: every spelling (-m, --msg_size, --loc_msg_size, -lcp1 ...).
-  std::set<std::string> qperf_words, dashed_words, arg_spellings;
-  std::map<std::string, std::vector<std::string>> qperf_values;
-  // -oo's loop variables ("msg_size:"), as -oo takes them (command_line.cc).
-  std::vector<std::string> loop_vars;
+// -oo's loop variables ("msg_size:"), as -oo takes them (command_line.cc).
+std::vector<std::string> loop_variables() {
+  std::vector<std::string> out;
   for (const OptionSpec& spec : option_table()) {
     if (spec.per_test && spec.is_run_option() &&
         (spec.type == OptType::kSize || spec.type == OptType::kCount ||
          spec.type == OptType::kTime)) {
-      loop_vars.push_back(std::string(spec.name) + ":");
+      out.push_back(std::string(spec.name) + ":");
     }
   }
+  return out;
+}
+
+QperfWords qperf_words(const std::vector<std::string>& help_topics) {
+  QperfWords q;
+  const std::vector<std::string> loop_vars = loop_variables();
   for (const Spelling& s : qperf_spellings()) {
-    qperf_words.insert(s.text);
+    q.words.insert(s.text);
     // --json-stream and --json_stream are one option: the dashed forms are offered once the
     // word being completed has a dash after its "--".
     std::string dashed = s.text;
     if (dashed.rfind("--", 0) == 0) std::replace(dashed.begin() + 2, dashed.end(), '_', '-');
-    dashed_words.insert(dashed);
+    q.dashed.insert(dashed);
     if (s.sets_on) continue;
     const std::string_view name = s.spec->name;
     if (s.spec->type != OptType::kFlag || name == "help") {
-      arg_spellings.insert(s.text);
-      if (dashed != s.text) arg_spellings.insert(dashed);
+      q.takes_arg.insert(s.text);
+      if (dashed != s.text) q.takes_arg.insert(dashed);
     }
     std::vector<std::string> list;
     if (name == "help") {
-      list = topics;
+      list = help_topics;
     } else if (name == "loop") {
       list = loop_vars;
     } else if (name == "provider") {
@@ -83,10 +88,66 @@ std::string bash_completion(const TestRegistry& tests) {
     } else {
       continue;
     }
-    qperf_values[s.text] = list;
-    if (dashed != s.text) qperf_values[dashed] = list;
+    q.values[s.text] = list;
+    if (dashed != s.text) q.values[dashed] = list;
   }
+  return q;
+}
 
+// One fab_* tool's arm of the script's `case $prog`: its spellings and their values.
+std::string tool_arm(const cxi::Tool& tool) {
+  std::set<std::string> words;
+  std::map<std::string, std::vector<std::string>> values;
+  for (const ToolSpelling& s : tool_spellings(tool.bit)) {
+    std::vector<std::string> spellings = {"--" + s.long_name};
+    if (s.cxi->short_name != 0) spellings.push_back(std::string("-") + s.cxi->short_name);
+    for (const std::string& sp : spellings) {
+      words.insert(sp);
+      if (!tool_takes_arg(s)) continue;
+      const bool provider = std::string_view(s.spec->name) == "provider";
+      values[sp] =
+          provider ? std::vector<std::string>{"$(_fabperf_providers)"} : values_of(*s.spec);
+    }
+  }
+  return std::string("    ") + tool.name + "|" + tool.original + ")\n" + "      opts=\"" +
+         join({words.begin(), words.end()}) + "\"\n" + "      case $prev in\n" +
+         value_arms(values) + "      esac ;;\n";
+}
+
+// fabperf's own arm: its options, its tests, and the host as the first plain word.
+std::string fabperf_arm(const QperfWords& q, const TestRegistry& tests) {
+  // `fabperf report RUN.json ... -o FILE.html`, `fabperf compare A.json B.json`: file names,
+  // bash's own completion.
+  std::string out =
+      "    *)\n      [[ ( ${COMP_WORDS[1]} == report || ${COMP_WORDS[1]} == compare ) && "
+      "$COMP_CWORD -gt 1 ]] && return\n";
+  out += "      opts=\"" + join({q.words.begin(), q.words.end()}) + "\"\n";
+  out += "      [[ $cur == --*-* ]] && opts=\"" + join({q.dashed.begin(), q.dashed.end()}) + "\"\n";
+  out += "      tests=\"" + join(tests.names()) + "\"\n";
+  // The first word that is no option or option argument is the server (qperf's grammar),
+  // unless --loopback or --matrix: there host names and `report`, never a test.
+  out += "      local argopts=\" " + join({q.takes_arg.begin(), q.takes_arg.end()}) +
+         " \" i w plain=0 hostless=\n";
+  out +=
+      "      for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do\n"
+      "        w=${COMP_WORDS[i]}\n"
+      "        [[ $w == --loopback || $w == --matrix ]] && hostless=1\n"
+      "        ((i >= COMP_CWORD)) && continue\n"
+      "        if [[ $argopts == *\" $w \"* ]]; then ((i++)); continue; fi\n"
+      "        [[ $w == -* ]] || ((plain++))\n"
+      "      done\n"
+      "      if [[ -z $hostless && $plain -eq 0 && $cur != -* ]]; then\n"
+      "        tests=\"report $(compgen -A hostname 2>/dev/null)\"\n"
+      "      fi\n";
+  out += "      case $prev in\n" + value_arms(q.values) + "      esac ;;\n";
+  return out;
+}
+
+}  // namespace
+
+std::string bash_completion(const TestRegistry& tests) {
+  std::vector<std::string> topics = {"categories", "examples", "opts", "options", "tests"};
+  for (const std::string& n : tests.names()) topics.push_back(n);
   std::string out =
       "# bash completion for fabperf and its fab_* links. Generated by fabperf_docgen from the\n"
       "# option table and the test registry: do not edit.\n"
@@ -103,53 +164,8 @@ std::string bash_completion(const TestRegistry& tests) {
       "  local prog=${COMP_WORDS[0]##*/} opts= tests= words=\n"
       "  COMPREPLY=()\n"
       "  case $prog in\n";
-  for (const cxi::Tool& tool : cxi::tools()) {
-    std::set<std::string> words;
-    std::map<std::string, std::vector<std::string>> values;
-    for (const ToolSpelling& s : tool_spellings(tool.bit)) {
-      std::vector<std::string> spellings = {"--" + s.long_name};
-      if (s.cxi->short_name != 0) spellings.push_back(std::string("-") + s.cxi->short_name);
-      for (const std::string& sp : spellings) {
-        words.insert(sp);
-        if (tool_takes_arg(s)) values[sp] = values_of(*s.spec);
-      }
-    }
-    for (const ToolSpelling& s : tool_spellings(tool.bit)) {
-      if (std::string_view(s.spec->name) != "provider" || !tool_takes_arg(s)) continue;
-      values["--" + s.long_name] = {"$(_fabperf_providers)"};
-      if (s.cxi->short_name != 0) {
-        values[std::string("-") + s.cxi->short_name] = {"$(_fabperf_providers)"};
-      }
-    }
-    out += std::string("    ") + tool.name + "|" + tool.original + ")\n";
-    out += "      opts=\"" + join({words.begin(), words.end()}) + "\"\n";
-    out += "      case $prev in\n" + value_arms(values) + "      esac ;;\n";
-  }
-  // `fabperf report RUN.json ... -o FILE.html`, `fabperf compare A.json B.json`: file names,
-  // bash's own completion.
-  out +=
-      "    *)\n      [[ ( ${COMP_WORDS[1]} == report || ${COMP_WORDS[1]} == compare ) && "
-      "$COMP_CWORD -gt 1 ]] && return\n";
-  out += "      opts=\"" + join({qperf_words.begin(), qperf_words.end()}) + "\"\n";
-  out += "      [[ $cur == --*-* ]] && opts=\"" + join({dashed_words.begin(), dashed_words.end()}) +
-         "\"\n";
-  out += "      tests=\"" + join(tests.names()) + "\"\n";
-  // The first word that is no option or option argument is the server (qperf's grammar),
-  // unless --loopback or --matrix: there host names and `report`, never a test.
-  out += "      local argopts=\" " + join({arg_spellings.begin(), arg_spellings.end()}) +
-         " \" i w plain=0 hostless=\n";
-  out +=
-      "      for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do\n"
-      "        w=${COMP_WORDS[i]}\n"
-      "        [[ $w == --loopback || $w == --matrix ]] && hostless=1\n"
-      "        ((i >= COMP_CWORD)) && continue\n"
-      "        if [[ $argopts == *\" $w \"* ]]; then ((i++)); continue; fi\n"
-      "        [[ $w == -* ]] || ((plain++))\n"
-      "      done\n"
-      "      if [[ -z $hostless && $plain -eq 0 && $cur != -* ]]; then\n"
-      "        tests=\"report $(compgen -A hostname 2>/dev/null)\"\n"
-      "      fi\n";
-  out += "      case $prev in\n" + value_arms(qperf_values) + "      esac ;;\n";
+  for (const cxi::Tool& tool : cxi::tools()) out += tool_arm(tool);
+  out += fabperf_arm(qperf_words(topics), tests);
   out +=
       "  esac\n"
       "  if [[ -n $words ]]; then\n"
