@@ -82,28 +82,64 @@ std::string layout(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
-std::string table_text(const json& doc, const json& t) {
-  const json& runs = doc["runs"];
-  const size_t n_runs = runs.size();
-  const double level = doc.value("confidence", 0.95);
-  std::vector<std::vector<double>> column_values(n_runs);
-  for (const json& row : t["rows"]) {
-    for (size_t i = 0; i < n_runs; ++i) {
-      if (row["cells"][i].contains("value")) column_values[i].push_back(row["cells"][i]["value"]);
+// One run's value in a row and its interval, each with its footnote marks.
+void add_cell(const json& row, size_t i, const DisplayUnit& unit, double level, Footnotes& notes,
+              std::vector<std::string>& line) {
+  const bool by_reps = row["basis"] == "repetitions";
+  const json& cell = row["cells"][i];
+  if (!cell.contains("value")) {
+    line.push_back("-" + notes.mark(cell.value("why", std::string("not measured"))));
+    line.push_back("");
+  } else {
+    std::string v = format_value(cell["value"], {"", unit.divisor}, 4);
+    if (cell.contains("note"))
+      v += notes.mark(cell["note"].get<std::string>() + ": its figures cover only the time it ran");
+    line.push_back(v);
+    std::string ci = row["basis"] == "single" ? "" : interval_text(cell);
+    if (!ci.empty() && cell.value("confidence", 1.0) < level - 1e-9) {
+      char buf[160];
+      std::snprintf(
+          buf, sizeof buf, "too few %s for a %.0f%% interval: the range shown covers %.1f%%",
+          by_reps ? "repetitions" : "samples", level * 100, cell.value("confidence", 0.0) * 100);
+      ci += notes.mark(buf);
     }
+    line.push_back(ci);
   }
-  std::vector<DisplayUnit> units;
-  for (size_t i = 0; i < n_runs; ++i) units.push_back(bulk_unit(t["unit"], column_values[i]));
+}
+
+// A run's difference from the first: the change with its p and n, or `~`, or `?` and why.
+std::string delta_cell(const json& row, size_t i, Footnotes& notes) {
+  const json& d = row["deltas"][i - 1];
+  std::string text;
+  const std::string verdict = d.value("verdict", std::string("?"));
+  if (verdict == "?") {
+    text = (d.contains("delta_pct") ? delta_text(d["delta_pct"]) + " " : std::string("")) + "?" +
+           notes.mark(d.value("why", std::string("no test")));
+  } else {
+    text = verdict == "~" ? "~" : delta_text(d.value("delta_pct", 0.0));
+    char buf[96];
+    const double n0 = row["cells"][0].value("n", 0.0), n1 = row["cells"][i].value("n", 0.0);
+    std::snprintf(
+        buf, sizeof buf, " (p=%.3f n=%s)", d.value("p", 1.0),
+        n0 == n1 ? count_text(n0).c_str() : (count_text(n0) + "+" + count_text(n1)).c_str());
+    text += buf;
+    if (d.value("regressed", false)) text += " !";
+  }
+  return text;
+}
+
+// The two header lines: each run's statistic and unit, its interval, its difference.
+void add_head(const json& t, const json& runs, const std::vector<DisplayUnit>& units,
+              std::vector<std::vector<std::string>>& rows, std::vector<bool>& right) {
   char stat_buf[32] = "";
-  if (t.value("quantile", 0.0) > 0)
+  if (t.value("quantile", 0.0) > 0) {
     std::snprintf(stat_buf, sizeof stat_buf, "p%g", t.value("quantile", 0.0));
+  }
   const std::string stat = stat_buf;
   const std::string base = runs[0]["label"];
-
-  std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head1 = {t["title"].get<std::string>()}, head2 = {""};
-  std::vector<bool> right = {false};
-  for (size_t i = 0; i < n_runs; ++i) {
+  right = {false};
+  for (size_t i = 0; i < runs.size(); ++i) {
     head1.push_back(runs[i]["label"]);
     head2.push_back((stat.empty() ? std::string("") : stat + " ") + "(" + units[i].name + ")");
     right.push_back(true);
@@ -118,50 +154,29 @@ std::string table_text(const json& doc, const json& t) {
   }
   rows.push_back(head1);
   rows.push_back(head2);
+}
+
+std::string table_text(const json& doc, const json& t) {
+  const json& runs = doc["runs"];
+  const size_t n_runs = runs.size();
+  const double level = doc.value("confidence", 0.95);
+  std::vector<std::vector<double>> column_values(n_runs);
+  for (const json& row : t["rows"]) {
+    for (size_t i = 0; i < n_runs; ++i) {
+      if (row["cells"][i].contains("value")) column_values[i].push_back(row["cells"][i]["value"]);
+    }
+  }
+  std::vector<DisplayUnit> units;
+  for (size_t i = 0; i < n_runs; ++i) units.push_back(bulk_unit(t["unit"], column_values[i]));
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;
+  add_head(t, runs, units, rows, right);
   Footnotes notes;
   for (const json& row : t["rows"]) {
     std::vector<std::string> line = {row["key"]};
-    const bool by_reps = row["basis"] == "repetitions";
     for (size_t i = 0; i < n_runs; ++i) {
-      const json& cell = row["cells"][i];
-      if (!cell.contains("value")) {
-        line.push_back("-" + notes.mark(cell.value("why", std::string("not measured"))));
-        line.push_back("");
-      } else {
-        std::string v = format_value(cell["value"], {"", units[i].divisor}, 4);
-        if (cell.contains("note"))
-          v += notes.mark(cell["note"].get<std::string>() +
-                          ": its figures cover only the time it ran");
-        line.push_back(v);
-        std::string ci = row["basis"] == "single" ? "" : interval_text(cell);
-        if (!ci.empty() && cell.value("confidence", 1.0) < level - 1e-9) {
-          char buf[160];
-          std::snprintf(buf, sizeof buf,
-                        "too few %s for a %.0f%% interval: the range shown covers %.1f%%",
-                        by_reps ? "repetitions" : "samples", level * 100,
-                        cell.value("confidence", 0.0) * 100);
-          ci += notes.mark(buf);
-        }
-        line.push_back(ci);
-      }
-      if (i == 0) continue;
-      const json& d = row["deltas"][i - 1];
-      std::string text;
-      const std::string verdict = d.value("verdict", std::string("?"));
-      if (verdict == "?") {
-        text = (d.contains("delta_pct") ? delta_text(d["delta_pct"]) + " " : std::string("")) +
-               "?" + notes.mark(d.value("why", std::string("no test")));
-      } else {
-        text = verdict == "~" ? "~" : delta_text(d.value("delta_pct", 0.0));
-        char buf[96];
-        const double n0 = row["cells"][0].value("n", 0.0), n1 = row["cells"][i].value("n", 0.0);
-        std::snprintf(
-            buf, sizeof buf, " (p=%.3f n=%s)", d.value("p", 1.0),
-            n0 == n1 ? count_text(n0).c_str() : (count_text(n0) + "+" + count_text(n1)).c_str());
-        text += buf;
-        if (d.value("regressed", false)) text += " !";
-      }
-      line.push_back(text);
+      add_cell(row, i, units[i], level, notes, line);
+      if (i > 0) line.push_back(delta_cell(row, i, notes));
     }
     rows.push_back(std::move(line));
   }
