@@ -42,6 +42,16 @@ TEST(Invocation, QperfGrammarResolvesThisProcesssRunOptions) {
   EXPECT_EQ(client.cl.tests[0].name, "tcp_lat");
 }
 
+TEST(Invocation, QperfClientsRunsArePlannedOnceAtTheFront) {
+  ModeCall c = resolved("fabperf", {"host", "--repeat", "2", "-oo", "msg_size:1:4:*2", "tcp_lat"});
+  ASSERT_EQ(c.cl.runs.size(), 6u);  // 3 sizes, 2 rounds
+  EXPECT_EQ(c.cl.runs.back().repetition, 2u);
+  EXPECT_EQ(c.cl.runs.back().params.local.msg_size, 4u);
+  EXPECT_TRUE(resolved("fabperf", {}).cl.runs.empty());  // a server plans nothing
+  EXPECT_NE(error_of("fabperf", {"host", "-oo", "msg_size:8:1", "tcp_lat"}).find("Init is above"),
+            std::string::npos);
+}
+
 TEST(Invocation, ToolGrammarPutsTheToolsDefaultsInForce) {
   const cxi::Tool& bw = *cxi::find_tool("fab_write_bw");
   ModeCall call = resolved("fab_write_bw", {"server"});
