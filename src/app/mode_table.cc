@@ -13,6 +13,7 @@
 #include "core/signals.h"
 #include "core/text.h"
 #include "cxi/cxi_main.h"
+#include "cxi/cxi_plan.h"
 #include "engine/misc_tests.h"
 #include "fabric/fabric_list.h"
 #include "qperf_wire/hooks.h"
@@ -29,12 +30,8 @@ namespace {
 // fabperf's client (and --loopback): its plan, the qperf text and the --json, --csv, --html
 // and --json-stream reporters beside it.
 Status run_qperf_client(ModeCall& call) {
-  const CommandLine& cl = call.cl;
+  const Invocation& cl = call.cl;
   const ProgramOptions& p = cl.program;
-  auto planned = plan_runs(cl, all_tests());
-  if (!planned.ok()) return Status::usage(planned.status().message());
-  auto plan = repeat_plan(*planned, p.repeat);
-  if (!plan.ok()) return Status::usage(plan.status().message());
   call.info.percentiles = *parse_percentiles(p.percentiles);
 
   // Text goes to standard output unless a machine format has taken it.
@@ -42,7 +39,7 @@ Status run_qperf_client(ModeCall& call) {
   outputs.own = make_qperf_text_reporter(display_of(p));
   auto reporters = make_reporters(std::move(outputs));
   if (!reporters.ok()) return reporters.status();
-  return run_client_mode(cl, *plan, call.info, *reporters, p.loopback, "fabperf", call.env);
+  return run_client_mode(cl, cl.runs, call.info, *reporters, p.loopback, "fabperf", call.env);
 }
 
 Status run_serve(ModeCall& call) {
@@ -127,7 +124,9 @@ Status resolve_qperf(ModeCall& call) {
     return with_subcommand_hint(Status::usage(parsed.status().message()),
                                 call.args.empty() ? "" : call.args[0]);
   }
-  call.cl = std::move(*parsed);
+  auto resolved = resolve_invocation(std::move(*parsed));
+  if (!resolved.ok()) return resolved.status();
+  call.cl = std::move(*resolved);
   const ProgramOptions& p = call.cl.program;
   if (p.help) {
     call.mode = Mode::kHelp;
@@ -144,6 +143,7 @@ Status resolve_qperf(ModeCall& call) {
                                 call.cl.host);
   } else {
     call.mode = p.loopback ? Mode::kLoopback : Mode::kClient;
+    return plan_invocation(call.cl, all_tests());
   }
   return Status::success();
 }
@@ -154,18 +154,26 @@ Status resolve_tool(ModeCall& call) {
   const bool pair = tool.kind == cxi::ToolKind::kLatency || tool.kind == cxi::ToolKind::kBandwidth;
   auto parsed = parse_tool_command_line(call.args, tool.bit, tool.name, pair);
   if (!parsed.ok()) return Status::usage(parsed.status().message());
-  call.cl = std::move(*parsed);
-  if (call.cl.program.help) {
+  const ProgramOptions& p = parsed->program;
+  if (p.help) {
     call.mode = Mode::kHelp;
-  } else if (call.cl.program.version) {
+  } else if (p.version) {
     call.mode = Mode::kVersion;
   } else if (pair) {
-    call.mode = call.cl.host.empty() ? Mode::kServe : Mode::kClient;
+    call.mode = parsed->host.empty() ? Mode::kServe : Mode::kClient;
   } else {
     call.mode = tool.kind == cxi::ToolKind::kLoopback   ? Mode::kLoopback
                 : tool.kind == cxi::ToolKind::kHeatsink ? Mode::kHeatsink
                                                         : Mode::kStat;
   }
+  // The tool's defaults are in force for the modes that run its test (a server takes its
+  // client's); a measuring mode settles the GPU type its buffers' indexes name.
+  const bool runs =
+      call.mode == Mode::kClient || call.mode == Mode::kLoopback || call.mode == Mode::kHeatsink;
+  auto resolved =
+      cxi::resolve_tool_invocation(tool, std::move(*parsed), mode_row(call.mode).measures, runs);
+  if (!resolved.ok()) return resolved.status();
+  call.cl = std::move(*resolved);
   return Status::success();
 }
 
@@ -229,7 +237,7 @@ void begin_measuring(ModeCall& call) {
   call.info.client = node_info();
   call.env = SessionEnv{&all_tests(), session_process_runner()};
   call.env.qperf = qperf_wire::hooks();  // stock qperf peers on the same port and behind the client
-  if (call.tool != nullptr) cxi::resolve_tool_options(*call.tool, call.cl);
+  if (call.tool != nullptr) cxi::note_tool_options(*call.tool, call.cl);
 }
 
 }  // namespace fabperf

@@ -182,14 +182,6 @@ ProgramOptions resolve_program(const std::vector<Assignment>& assignments, Diale
   return out;
 }
 
-RunOptions resolve_own_run_options(const std::vector<Assignment>& assignments, Dialect dialect) {
-  RunOptions out = default_run_options(dialect);
-  for (const Assignment& a : assignments) {
-    if (a.spec->is_run_option() && a.side != Side::kRemote) store(out, *a.spec, a.value, true);
-  }
-  return out;
-}
-
 Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                        const std::vector<std::string>& known_tests) {
   CommandLine cl;

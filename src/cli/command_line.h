@@ -54,10 +54,6 @@ Result<LoopSpec> parse_loop(const std::string& text);
 // as -v, included).
 ProgramOptions resolve_program(const std::vector<Assignment>& assignments, Dialect dialect);
 
-// This process's own run options (a server's -to, -ca ...): defaults, then every assignment
-// that is not for the remote side.
-RunOptions resolve_own_run_options(const std::vector<Assignment>& assignments, Dialect dialect);
-
 // Every spelling of this grammar, for "did you mean" and for help.
 std::vector<std::string> qperf_spelling_texts();
 

@@ -208,7 +208,7 @@ bool is_matrix_command(const CommandLine& cl) {
   return cl.program.matrix || !matrix_option_without_matrix(cl).empty();
 }
 
-Status run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
+Status run_matrix(const std::vector<std::string>& argv, const Invocation& cl,
                   const SessionEnv& env) {
   if (!cl.program.matrix) {
     return Status::usage(matrix_option_without_matrix(cl) +

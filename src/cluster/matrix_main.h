@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/invocation.h"
 #include "session/modes.h"
 
 namespace fabperf::cluster {
@@ -16,7 +17,7 @@ bool is_matrix_command(const CommandLine& cl);
 // The job: its outcome once it is done. `argv` is the command as typed (for the report); `env`
 // the app's tests and isolation of fabric runs. SIGINT/SIGTERM (core/signals.h) end the job
 // early, reported.
-Status run_matrix(const std::vector<std::string>& argv, const CommandLine& cl,
+Status run_matrix(const std::vector<std::string>& argv, const Invocation& cl,
                   const SessionEnv& env);
 
 }  // namespace fabperf::cluster

@@ -17,7 +17,7 @@ std::string matrix_option_without_matrix(const CommandLine& cl) {
   return "";
 }
 
-Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegistry& tests) {
+Result<MatrixOptions> matrix_options_from(const Invocation& cl, const TestRegistry& tests) {
   const ProgramOptions& p = cl.program;
   MatrixOptions o;
   if (!cl.host.empty() || p.loopback) {
@@ -85,7 +85,7 @@ Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegis
     }
     if (o.count == 0 && given(local, &RunOptions::no_msgs)) o.count = local.no_msgs;
   }
-  o.timeout_s = resolve_own_run_options(cl.assignments, cl.dialect).timeout;
+  o.timeout_s = cl.own.timeout;
   o.bind = p.bind;
   o.json = p.json;
   o.csv = p.csv;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/invocation.h"
 #include "cli/run_plan.h"
 #include "cluster/schedule.h"
 #include "cluster/verdicts.h"
@@ -52,7 +53,7 @@ std::string matrix_option_without_matrix(const CommandLine& cl);
 // Usage errors name the option: unknown pattern, options that make no sense with --matrix (a
 // host, --loopback, -oo, conf/quit, --auth_key_file, -lp), and whatever planning the tests
 // finds. (The tolerances' ranges are the option table's.)
-Result<MatrixOptions> matrix_options_from(const CommandLine& cl, const TestRegistry& tests);
+Result<MatrixOptions> matrix_options_from(const Invocation& cl, const TestRegistry& tests);
 
 // Fingerprint of what each rank would measure (tests and both sides' resolved options, not
 // where it listens), so ranks started with different command lines are found out.

@@ -69,7 +69,7 @@ Status check_free_hugepages(const Tool& tool, const SummaryView& view) {
 
 }  // namespace
 
-Status run_tool_client(const Tool& tool, CommandLine& cl, RunInfo& info, const SessionEnv& env,
+Status run_tool_client(const Tool& tool, Invocation& cl, RunInfo& info, const SessionEnv& env,
                        bool loopback) {
   auto plan = plan_tool(tool, cl, *env.tests);
   if (!plan.ok()) return fail(plan.status().message());  // the originals exit 1 for any error
@@ -115,9 +115,9 @@ namespace {
 // A fab_* server's own -t/-r/-g/-v/-d, as each of the originals' processes keeps its own:
 // they replace the client's on every run, and the client learns the buffers for its summary.
 // GPU buffers that cannot exist here are said at start.
-Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
+Result<OwnOptions> server_own_options(const Tool& tool, const Invocation& cl) {
   const ProgramOptions& p = cl.program;
-  const RunOptions mine = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+  const RunOptions& mine = cl.own;
   for (int64_t gpu : {p.tx_gpu, p.rx_gpu}) {
     if (gpu < 0) continue;
     auto spec = parse_gpu_spec(p.gpu_type.empty() ? std::to_string(gpu)
@@ -143,17 +143,16 @@ Result<OwnOptions> server_own_options(const Tool& tool, const CommandLine& cl) {
 
 bool is_cxi_program(const std::string& program) { return find_tool(program) != nullptr; }
 
-void resolve_tool_options(const Tool& tool, CommandLine& cl) {
+void note_tool_options(const Tool& tool, const Invocation& cl) {
   if (cl.program.emu_mode) {
     std::fprintf(stderr,
                  "%s: note: --emu-mode times runs on Cassini emulation hardware (the "
                  "NIC's elapsed-time CSR); it has no meaning here and is ignored\n",
                  tool.name);
   }
-  fill_discovered_gpu_type(cl.program);
 }
 
-Status run_tool_server(const Tool& tool, CommandLine& cl, const SessionEnv& env) {
+Status run_tool_server(const Tool& tool, const Invocation& cl, const SessionEnv& env) {
   auto own = server_own_options(tool, cl);
   if (!own.ok()) return fail(own.status().message());
   auto observer = make_tool_server_observer(tool, cl.program, stdout, gpus_found(cl.program));

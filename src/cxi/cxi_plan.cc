@@ -124,19 +124,24 @@ bool duration_given(const CommandLine& cl) {
   });
 }
 
-Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
-  ProgramOptions& p = cl.program;
-  const bool by_duration = duration_given(cl);
+namespace {
+
+// The tool's own defaults (iterations, size, list size, warm-up, its buffers' --gpu) under what
+// the user typed, and -n as iterations of the list. Usage error for -n with -D.
+Result<ToolDefaults> tool_defaults(const Tool& tool, const ProgramOptions& p,
+                                   const CommandLine& typed, const RunOptions& own) {
+  const bool by_duration = duration_given(typed);
   if (given(p, &ProgramOptions::iters) && by_duration && tool.kind != ToolKind::kHeatsink) {
     return Status::usage("-n/--iters and -D/--duration cannot both be given");
   }
-  if (!given(p, &ProgramOptions::iters)) p.iters = tool.iters;
-  RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+  ToolDefaults out;
+  const uint64_t iters = given(p, &ProgramOptions::iters) ? p.iters : tool.iters;
+  if (!given(p, &ProgramOptions::iters)) out.iters = tool.iters;
   if (by_duration && own.time <= 0) {
     return Status::usage("Invalid duration: " + option_value_text(OptionValue(own.time)) +
                          " (a duration is more than 0 seconds)");
   }
-  std::vector<Assignment> a;
+  std::vector<Assignment>& a = out.assignments;
   // fab_stat measures nothing: it has no list (0), and no window to assign.
   const bool bw = tool.kind != ToolKind::kLatency && tool.list_size > 0;
   uint64_t list = given(own, &RunOptions::tx_depth) ? own.tx_depth : tool.list_size;
@@ -151,8 +156,8 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
   // -n counts iterations; a bandwidth tool's iteration is a list of operations.
   const uint64_t per_iter = bw ? std::max<uint64_t>(list, 1) : 1;
   if (!by_duration) {
-    if (p.iters > UINT64_MAX / per_iter) return Status::usage("Invalid iteration count: too many");
-    a.push_back(assign(&RunOptions::no_msgs, p.iters * per_iter));
+    if (iters > UINT64_MAX / per_iter) return Status::usage("Invalid iteration count: too many");
+    a.push_back(assign(&RunOptions::no_msgs, iters * per_iter));
   }
   // Latency tools warm up with --warmup iterations. Bandwidth tools: the originals' lists
   // have no warm-up; --stream (fabperf's window) warms up with one list.
@@ -169,29 +174,39 @@ Status apply_tool_defaults(const Tool& tool, CommandLine& cl) {
       a.push_back(assign(&RunOptions::gpu, g, Side::kRemote));
     }
   }
-  // The user's own msg_size (-s N) comes after, and wins.
-  cl.assignments.insert(cl.assignments.begin(), a.begin(), a.end());
-  TestRequest& request = cl.tests.at(0);
-  request.assignments.insert(request.assignments.begin(), a.begin(), a.end());
-  request.name = p.bidirectional && tool.bi_test != nullptr ? tool.bi_test : tool.test;
-  return Status::success();
+  out.test = p.bidirectional && tool.bi_test != nullptr ? tool.bi_test : tool.test;
+  return out;
 }
 
-std::vector<uint64_t> tool_sizes(const CommandLine& cl) {
+}  // namespace
+
+Result<Invocation> resolve_tool_invocation(const Tool& tool, CommandLine parsed, bool measures,
+                                           bool runs) {
+  if (!measures && !runs) return resolve_invocation(std::move(parsed));
+  auto rule = [&tool, measures, runs](ProgramOptions& p, const CommandLine& typed,
+                                      const RunOptions& own) -> Result<ToolDefaults> {
+    // The GPU type a buffer's index names, before the buffers' --gpu texts are made from it.
+    if (measures) fill_discovered_gpu_type(p);
+    if (!runs) return ToolDefaults{};
+    return tool_defaults(tool, p, typed, own);
+  };
+  return resolve_invocation(std::move(parsed), rule);
+}
+
+std::vector<uint64_t> tool_sizes(const Invocation& inv) {
   std::vector<uint64_t> out;
-  if (!cl.tests.empty()) {
-    for (const LoopSpec& loop : cl.tests[0].loops) {
+  if (!inv.tests.empty()) {
+    for (const LoopSpec& loop : inv.tests[0].loops) {
       if (loop.var->field != FieldRef(&RunOptions::msg_size)) continue;
       for (const OptionValue& v : loop.values) out.push_back(std::get<uint64_t>(v));
     }
   }
-  if (out.empty()) out.push_back(resolve_own_run_options(cl.assignments, Dialect::kCxi).msg_size);
+  if (out.empty()) out.push_back(inv.own.msg_size);
   return out;
 }
 
-Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
-  FP_RETURN_IF_ERROR(apply_tool_defaults(tool, cl));
-  RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+Result<ToolPlan> plan_tool(const Tool& tool, Invocation& cl, const TestRegistry& tests) {
+  const RunOptions& own = cl.own;
   // GPU buffers that cannot exist here are said before anything else: the type, its runtime,
   // the device.
   for (const Assignment& a : cl.tests.at(0).assignments) {

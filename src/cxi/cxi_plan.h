@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/invocation.h"
 #include "cli/run_plan.h"
 #include "cxi/cxi_format.h"
 #include "cxi/cxi_tools.h"
@@ -25,21 +26,24 @@ struct ToolPlan {
   std::string cxi_warning;       // switches given that do not apply here ("" if none)
 };
 
-// The tool's defaults (iterations, size, list size) under the user's options; -n becomes
-// iterations of the list for bandwidth tools; -t/-r/-g become each side's --gpu; the provider
-// is chosen here (the best RDM provider with the tool's capabilities) so both sides and the
-// summary name the same one. Usage errors name the option as the originals do.
-Result<ToolPlan> plan_tool(const Tool& tool, CommandLine& cl, const TestRegistry& tests);
+// A tool's command line resolved (cli/invocation.h). `runs` (a client, fab_loopback_bw,
+// fab_heatsink_check): the tool's defaults (iterations, size, list size, warm-up, its buffers'
+// --gpu) go under the user's options, who win, and -n becomes iterations of the list for
+// bandwidth tools; usage error for -n with -D. `measures`: a GPU type the devices name is
+// settled (fill_discovered_gpu_type) first.
+Result<Invocation> resolve_tool_invocation(const Tool& tool, CommandLine parsed, bool measures,
+                                           bool runs);
 
-// The tool's own defaults (iterations, size, list size, warm-up), and -n as iterations of the
-// list, put in front of the user's options (which win), in place. Usage error for -n with -D.
-Status apply_tool_defaults(const Tool& tool, CommandLine& cl);
+// The runs of a resolved tool invocation; the provider is chosen here (the best RDM provider
+// with the tool's capabilities, named in `inv` when the user named none) so both sides and the
+// summary name the same one. Usage errors name the option as the originals do.
+Result<ToolPlan> plan_tool(const Tool& tool, Invocation& inv, const TestRegistry& tests);
 
 // -D was given (the run is timed, not counted).
 bool duration_given(const CommandLine& cl);
 
 // The sizes a command line runs: -s MIN[:MAX], else the one size in force.
-std::vector<uint64_t> tool_sizes(const CommandLine& cl);
+std::vector<uint64_t> tool_sizes(const Invocation& inv);
 
 // The --gpu text of this process's own buffer ("" in system memory), as the originals keep
 // -t/-r per process: the client's -t (the initiator's buffer, also for reads), the server's

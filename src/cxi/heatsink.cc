@@ -124,7 +124,7 @@ double counter_value(const Check& c) {
 
 bool hrp_in_use(const Check& c) { return c.cxi && !c.first.no_hrp && c.first.msg_size <= 2048; }
 
-Result<Check> prepare(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
+Result<Check> prepare(const Tool& tool, Invocation& cl, const TestRegistry& tests) {
   const ProgramOptions& o = cl.program;
   const bool timed = duration_given(cl);
   auto planned = plan_tool(tool, cl, tests);
@@ -376,7 +376,7 @@ bool print_verdicts(const Check& c, const Monitored& m) {
 
 }  // namespace
 
-Status run_heatsink_check(const Tool& tool, CommandLine& cl, const TestRegistry& tests) {
+Status run_heatsink_check(const Tool& tool, Invocation& cl, const TestRegistry& tests) {
   auto check = prepare(tool, cl, tests);
   if (!check.ok()) return Status::failed(check.status().message());
   Check& c = *check;

@@ -261,9 +261,9 @@ void print_traffic(const std::vector<Device>& devices, double pause) {
 
 }  // namespace
 
-Status run_stat(const Tool&, const CommandLine& cl) {
+Status run_stat(const Tool&, const Invocation& cl) {
   const ProgramOptions& o = cl.program;
-  RunOptions own = resolve_own_run_options(cl.assignments, Dialect::kCxi);
+  const RunOptions& own = cl.own;
   if (Status lib = libfabric_status(); !lib.ok()) return Status::failed(lib.message());
   std::vector<DomainInfo> shown_domains;
   for (const DomainInfo& d : list_domains(own.provider)) {

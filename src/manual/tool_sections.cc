@@ -2,6 +2,7 @@
 #include "manual/tool_sections.h"
 
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -105,11 +106,13 @@ std::string bandwidth_output(const Tool& tool) {
 // The client's summary and table header for `args` on a Slingshot node, as this tool prints
 // them ("" where the arguments are not the tool's).
 std::string client_text(const Tool& tool, const std::vector<std::string>& args) {
-  auto cl = parse_tool_command_line(args, tool.bit, tool.name, true);
-  if (!cl.ok() || !cxi::apply_tool_defaults(tool, *cl).ok()) return "";
-  RunOptions run = resolve_own_run_options(cl->assignments, Dialect::kCxi);
+  auto parsed = parse_tool_command_line(args, tool.bit, tool.name, true);
+  if (!parsed.ok()) return "";
+  // Resolved as the tool's client resolves it, but for the GPU type this machine's devices name.
+  auto cl = cxi::resolve_tool_invocation(tool, std::move(*parsed), false, true);
+  if (!cl.ok()) return "";
   std::vector<uint64_t> sizes = cxi::tool_sizes(*cl);
-  cxi::SummaryView view = cxi::own_summary_view(cl->program, run, cxi::duration_given(*cl),
+  cxi::SummaryView view = cxi::own_summary_view(cl->program, cl->own, cxi::duration_given(*cl),
                                                 sizes.front(), sizes.back());
   cxi::Endpoints ep{"cxi0", "cxi", false, "10.1.1.9 PID 4242", "10.1.1.8 PID 4200"};
   std::string out = cxi::summary_block(tool, view, ep);

@@ -15,9 +15,8 @@ namespace fabperf {
 
 namespace {
 
-Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv& env) {
-  RunOptions own = resolve_own_run_options(cl.assignments, cl.dialect);
-  auto options = server_options_from(cl.program, own.timeout, *env.tests);
+Result<ServerOptions> configured_server(const Invocation& cl, const SessionEnv& env) {
+  auto options = server_options_from(cl.program, cl.own.timeout, *env.tests);
   if (!options.ok()) return options.status();
   options->isolate = env.isolate;
   options->qperf = env.qperf;
@@ -26,7 +25,7 @@ Result<ServerOptions> configured_server(const CommandLine& cl, const SessionEnv&
 
 }  // namespace
 
-Status run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
+Status run_server_mode(const Invocation& cl, const SessionEnv& env, ServerObserver* observer,
                        const std::string& banner, const std::string& tool, const OwnOptions* own) {
   for (const Assignment& a : cl.assignments) {
     if (a.spec->scope == OptScope::kClient && a.spec->field != FieldRef(&ProgramOptions::version)) {
@@ -61,7 +60,7 @@ Status run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObser
   return Status::success();
 }
 
-Status run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
+Status run_client_mode(const Invocation& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
                        std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
                        const std::string& tool, const SessionEnv& env,
                        const nlohmann::json& own_options) {

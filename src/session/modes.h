@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_line.h"
+#include "cli/invocation.h"
 #include "cli/run_plan.h"
 #include "report/reporter.h"
 #include "session/server.h"
@@ -24,14 +24,14 @@ struct SessionEnv {
 // --once). `banner` is printed once listening ("" for none).
 // `tool` is a fab_* server's name (its clients must be the same tool), "" for fabperf's.
 // `own`: the server's own per-process options (a fab_* server's), or null.
-Status run_server_mode(const CommandLine& cl, const SessionEnv& env, ServerObserver* observer,
+Status run_server_mode(const Invocation& cl, const SessionEnv& env, ServerObserver* observer,
                        const std::string& banner, const std::string& tool = "",
                        const OwnOptions* own = nullptr);
 
 // Runs `plan` against cl.host, or against a server in this process when `loopback`. The
 // reporters get every result and finish() at the end, interrupted or not. Returns kFailed
 // when a run failed, kUsage for bad usage, kInterrupted when stopped.
-Status run_client_mode(const CommandLine& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
+Status run_client_mode(const Invocation& cl, const std::vector<PlannedRun>& plan, RunInfo& info,
                        std::vector<std::unique_ptr<Reporter>>& reporters, bool loopback,
                        const std::string& tool, const SessionEnv& env,
                        const nlohmann::json& own_options = nlohmann::json::object());

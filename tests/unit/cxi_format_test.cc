@@ -20,7 +20,7 @@ const Tool& write_lat() { return *find_tool("fab_write_lat"); }
 
 // A tool's command line as its summary sees it: this process's options, the run's, the sizes.
 struct Parsed {
-  CommandLine cl;
+  Invocation cl;
   RunOptions run;
   std::vector<uint64_t> sizes;
   SummaryView view() const {
@@ -31,9 +31,9 @@ struct Parsed {
 Parsed parse(const Tool& tool, std::vector<std::string> args) {
   auto cl = parse_tool_command_line(args, tool.bit, tool.name, true);
   EXPECT_TRUE(cl.ok()) << cl.status().message();
-  Parsed out{*cl, {}, {}};
-  EXPECT_TRUE(apply_tool_defaults(tool, out.cl).ok());
-  out.run = resolve_own_run_options(out.cl.assignments, Dialect::kCxi);
+  auto inv = resolve_tool_invocation(tool, *cl, false, true);
+  EXPECT_TRUE(inv.ok()) << inv.status().message();
+  Parsed out{*inv, inv->own, {}};
   out.sizes = tool_sizes(out.cl);
   return out;
 }
@@ -361,9 +361,9 @@ TEST(CxiFormat, LoopbackSummaryBlock) {
   const Tool& t = *find_tool("fab_loopback_bw");
   auto cl = parse_tool_command_line({}, t.bit, t.name, false);
   ASSERT_TRUE(cl.ok()) << cl.status().message();
-  Parsed o{*cl, {}, {}};
-  ASSERT_TRUE(apply_tool_defaults(t, o.cl).ok());
-  o.run = resolve_own_run_options(o.cl.assignments, Dialect::kCxi);
+  auto inv = resolve_tool_invocation(t, *cl, false, true);
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  Parsed o{*inv, inv->own, {}};
   o.sizes = tool_sizes(o.cl);
   Endpoints ep{"cxi0", "cxi", false, "", ""};
   std::string expected = kDashes51 +

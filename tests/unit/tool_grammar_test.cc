@@ -11,18 +11,15 @@ namespace fabperf::cxi {
 namespace {
 
 // The command line as a tool sees it, with its own defaults applied.
-Result<CommandLine> parse(const char* name, std::vector<std::string> args) {
+Result<Invocation> parse(const char* name, std::vector<std::string> args) {
   const Tool& tool = *find_tool(name);
   bool pair = tool.kind == ToolKind::kLatency || tool.kind == ToolKind::kBandwidth;
   auto cl = parse_tool_command_line(args, tool.bit, tool.name, pair);
-  if (!cl.ok()) return cl;
-  FP_RETURN_IF_ERROR(apply_tool_defaults(tool, *cl));
-  return cl;
+  if (!cl.ok()) return cl.status();
+  return resolve_tool_invocation(tool, std::move(*cl), false, true);
 }
 
-RunOptions run_of(const CommandLine& cl) {
-  return resolve_own_run_options(cl.assignments, Dialect::kCxi);
-}
+RunOptions run_of(const Invocation& cl) { return cl.own; }
 
 std::string error_of(const char* tool, std::vector<std::string> args) {
   auto o = parse(tool, args);
