@@ -150,7 +150,7 @@ void Agent::session_loop(ControlChannel& ch) {
         start_run(ch, body);
         break;
       case kAgentPing:
-        ch.send(kAgentPing,
+        ch.send(kAgentPong,
                 {{"pong", body.value("ping", uint64_t{0})}, {"busy", !worker_.done.load()}}, 2)
             .ignore_error();  // a broken connection is the next recv's to find
         break;
@@ -163,9 +163,11 @@ void Agent::session_loop(ControlChannel& ch) {
         end(Status::success());
         return;
       default:
-        ch.send_error(std::string("protocol error: unexpected ") + msg_type_name(frame->type), 1)
+        ch.send_error(std::string("protocol error: unexpected ") + msg_type_name(frame->type) +
+                          misdirected_note(frame->type, true),
+                      1)
             .ignore_error();
-        end(Status::failed("rank 0 sent an unexpected message"));
+        end(Status::failed(std::string("rank 0 sent an unexpected ") + msg_type_name(frame->type)));
         return;
     }
   }

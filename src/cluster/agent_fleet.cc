@@ -124,7 +124,7 @@ void AgentFleet::check_alive(const std::vector<int>& ranks, FleetEvents& events)
   }
   double wait = opts_.timeout_s;
   auto silent = collect(asked, Deadline::After(wait), events, [&](int, const Frame& f) {
-    return f.type == kAgentPing && f.body.value("pong", uint64_t{0}) == id;
+    return f.type == kAgentPong && f.body.value("pong", uint64_t{0}) == id;
   });
   if (events.stopping()) return;  // no time to listen: not hung
   for (int r : silent) {

@@ -13,13 +13,21 @@
 
 namespace fabperf::cluster {
 
-// The frame types the agent protocol reuses, with what each carries here.
-inline constexpr MsgType kAgentRun = MsgType::kRun;        // {"step","peer","test","name","time_s"}
-inline constexpr MsgType kAgentResult = MsgType::kResult;  // {"step","value"} or {"step","error"}
-inline constexpr MsgType kAgentPing = MsgType::kSync;      // {"ping": n}, answered {"pong": n}
-inline constexpr MsgType kAgentCancel = MsgType::kExchange;  // {"cancel": step}
-inline constexpr MsgType kAgentQuit = MsgType::kQuit;        // the job is over; answered BYE
-inline constexpr MsgType kAgentBye = MsgType::kBye;
+// The agent protocol's frames (net/control.h's own types for it), with what each carries.
+inline constexpr MsgType kAgentRun = MsgType::kAgentRun;  // {"step","peer","test","name","time_s"}
+inline constexpr MsgType kAgentResult =
+    MsgType::kAgentResult;                                  // {"step","value"} or {"step","error"}
+inline constexpr MsgType kAgentPing = MsgType::kAgentPing;  // {"ping": n}
+inline constexpr MsgType kAgentPong = MsgType::kAgentPong;  // {"pong": n, "busy": bool}
+inline constexpr MsgType kAgentCancel = MsgType::kAgentCancel;  // {"cancel": step}
+inline constexpr MsgType kAgentQuit = MsgType::kAgentQuit;      // the job is over; answered BYE
+inline constexpr MsgType kAgentBye = MsgType::kAgentBye;
+
+// The agent protocol's version, in the coordinator's HELLO ("matrix": {"protocol"}) and the
+// agent's AUTH ("agent_protocol"). 1 (no such field) reused the session's RUN, SYNC, EXCHANGE;
+// 2 has its own frame types. Every rank of a job runs the same fabperf, and a mismatch is
+// refused in the handshake rather than met as unknown frames later.
+inline constexpr int kAgentProtocolVersion = 2;
 
 // What the coordinator tells an agent when it connects.
 struct CoordinatorHello {

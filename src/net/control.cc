@@ -84,8 +84,43 @@ const char* msg_type_name(MsgType type) {
       return "QUEUED";
     case MsgType::kReport:
       return "REPORT";
+    case MsgType::kAgentRun:
+      return "AGENT_RUN";
+    case MsgType::kAgentResult:
+      return "AGENT_RESULT";
+    case MsgType::kAgentPing:
+      return "AGENT_PING";
+    case MsgType::kAgentPong:
+      return "AGENT_PONG";
+    case MsgType::kAgentCancel:
+      return "AGENT_CANCEL";
+    case MsgType::kAgentQuit:
+      return "AGENT_QUIT";
+    case MsgType::kAgentBye:
+      return "AGENT_BYE";
   }
   return "UNKNOWN";
+}
+
+bool is_agent_message(MsgType type) {
+  return type >= MsgType::kAgentRun && type <= MsgType::kAgentBye;
+}
+
+std::string misdirected_note(MsgType got, bool agent_connection) {
+  // The handshake's frames and ERROR are the two protocols' common ground.
+  if (got == MsgType::kHello || got == MsgType::kWelcome || got == MsgType::kAuth ||
+      got == MsgType::kError) {
+    return "";
+  }
+  if (is_agent_message(got) && !agent_connection) {
+    return " (a --matrix agent protocol message, on a session's connection: the peer is a "
+           "--matrix rank 0 or agent, not a fabperf client or server)";
+  }
+  if (!is_agent_message(got) && agent_connection) {
+    return " (a session message, on a --matrix agent's connection: the peer is a fabperf client "
+           "or server, not a --matrix rank 0 or agent)";
+  }
+  return "";
 }
 
 std::vector<uint8_t> encode_frame(MsgType type, const nlohmann::json& body) {
@@ -124,7 +159,7 @@ Result<FrameHeader> decode_frame_header(const uint8_t* data, size_t size) {
                           "): upgrade the side with the older fabperf");
   }
   if (h.type < static_cast<uint16_t>(MsgType::kHello) ||
-      h.type > static_cast<uint16_t>(MsgType::kReport)) {
+      h.type > static_cast<uint16_t>(kLastMsgType)) {
     return Status::failed("unknown message type " + std::to_string(h.type));
   }
   if (h.length > kMaxFrameBody) {
@@ -281,7 +316,8 @@ Result<nlohmann::json> ControlChannel::expect(MsgType type, double timeout_s) {
   if (!frame.ok()) return frame.status();
   if (frame->type != type) {
     return Status::failed(std::string("protocol error: expected ") + msg_type_name(type) +
-                          " from " + peer_label_ + ", got " + msg_type_name(frame->type));
+                          " from " + peer_label_ + ", got " + msg_type_name(frame->type) +
+                          misdirected_note(frame->type, agent_protocol_));
   }
   return std::move(frame->body);
 }

@@ -40,7 +40,25 @@ enum class MsgType : uint16_t {
   kHeartbeat = 14,  // client -> server during fabric runs: still here (passive sides time out)
   kQueued = 15,     // server -> client: the run waits for other clients' measurements
   kReport = 16,     // client -> server after RESULT: the client's side stats
+  // The --matrix agent protocol's own frames (rank 0 <-> a rank's agent, cluster/agent_protocol.h),
+  // after the same HELLO / WELCOME / AUTH handshake. No session sends or accepts them, and the
+  // agent accepts no session frame, so a frame on the wrong port is refused by its type.
+  kAgentRun = 17,     // rank 0 -> agent: run a test against another rank
+  kAgentResult = 18,  // agent -> rank 0: the run's figure or its error
+  kAgentPing = 19,    // rank 0 -> agent: still there?
+  kAgentPong = 20,    // agent -> rank 0: the answer to a ping
+  kAgentCancel = 21,  // rank 0 -> agent: end a late run
+  kAgentQuit = 22,    // rank 0 -> agent: the job is over
+  kAgentBye = 23,     // agent -> rank 0: the answer to QUIT
 };
+inline constexpr MsgType kLastMsgType = MsgType::kAgentBye;
+
+// True for the --matrix agent protocol's own frames (kAgentRun to kAgentBye).
+bool is_agent_message(MsgType type);
+// For a refusal of a frame that arrived where it does not belong: " (a --matrix agent's
+// message: ...)" when `got` is an agent frame and the connection is a session's, or the
+// reverse; "" when both belong to the same protocol.
+std::string misdirected_note(MsgType got, bool agent_connection);
 // How often a client sends a heartbeat while a fabric run lasts.
 inline constexpr int64_t kHeartbeatNs = 500'000'000;
 // A heartbeat's body: `{}`, or `{"stop":true}` from a client whose run was interrupted.
@@ -131,6 +149,10 @@ class ControlChannel {
   const std::string& peer_host() const { return peer_host_; }
   void set_peer_label(std::string label) { peer_label_ = std::move(label); }
   const std::string& peer_label() const { return peer_label_; }
+  // The connection carries the --matrix agent protocol, not a session: a refused frame of the
+  // other protocol is named as such (misdirected_note).
+  void set_agent_protocol(bool on) { agent_protocol_ = on; }
+  bool agent_protocol() const { return agent_protocol_; }
 
  private:
   Status read_exact(uint8_t* data, size_t len, const Deadline& deadline);
@@ -151,6 +173,7 @@ class ControlChannel {
   std::mutex send_mu_;
   std::string peer_host_;
   std::string peer_label_ = "peer";
+  bool agent_protocol_ = false;
 };
 
 }  // namespace fabperf

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "core/json_numbers.h"
@@ -17,44 +18,19 @@
 #include "net/socket.h"
 #include "options/run_options_json.h"
 #include "report/qperf_format.h"
-#include "security/auth.h"
+#include "security/handshake.h"
 #include "session/shm_cleanup.h"
 
 namespace fabperf {
 
 namespace {
 
-// Proves our key to a server that challenged us, and checks the server's proof in return.
-Status authenticate(ControlChannel& ch, const ClientConfig& config, const nlohmann::json& welcome,
-                    const std::string& client_nonce, double timeout, nlohmann::json& reply_out) {
-  auto auth = welcome.find("auth");
-  if (auth == welcome.end() || !auth->is_object()) {
-    ch.send_error("this client requires authentication (--auth_key_file) and the server has no key",
-                  1)
-        .ignore_error();
-    return Status::failed(
-        "the server does not prove it holds the key (it runs without "
-        "--auth_key_file): not running a test against it");
-  }
-  std::string method = auth->value("method", std::string());
-  std::string challenge = auth->value("challenge", std::string());
-  if (method != kAuthMethod || !valid_nonce(challenge)) {
-    return Status::failed("the server asks for authentication this client does not speak (" +
-                          printable(method, 32) + "): upgrade the older fabperf");
-  }
-  FP_RETURN_IF_ERROR(
-      ch.send(MsgType::kAuth, {{"proof", client_proof(config.auth_key, challenge, client_nonce)}}));
-  auto reply = ch.expect(MsgType::kAuth, timeout);
-  if (!reply.ok()) return reply.status();
-  std::string proof = reply->value("proof", std::string());
-  if (!proofs_equal(proof, server_proof(config.auth_key, challenge, client_nonce))) {
-    ch.send_error("the server's proof of the key is wrong", 1).ignore_error();
-    return Status::failed(
-        "the server failed to prove it holds the key (a different "
-        "--auth_key_file?)");
-  }
-  reply_out = *reply;
-  return Status::success();
+// The words the client's side of the key-proof handshake refuses with.
+HandshakeWords client_words() {
+  return {"client", "server", " (--auth_key_file)",
+          "the server does not prove it holds the key (it runs without --auth_key_file): not "
+          "running a test against it",
+          "the server failed to prove it holds the key (a different --auth_key_file?)"};
 }
 
 // A control connection that has been greeted: connected, versions checked, key proven. A
@@ -70,12 +46,12 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   ch->set_cancel(config.stop);  // ^C while waiting for the server ends the wait
   nlohmann::json hello = {{"tool", config.tool}, {"version", FABPERF_VERSION}, {"pid", getpid()}};
   if (!config.own_options.empty()) hello["options"] = config.own_options;
-  std::string client_nonce;
+  std::optional<KeyProver> prover;
   if (!config.auth_key.empty()) {
-    auto nonce = random_nonce();
-    if (!nonce.ok()) return nonce.status();
-    client_nonce = *nonce;
-    hello["auth"] = {{"method", kAuthMethod}, {"nonce", client_nonce}};
+    auto started = KeyProver::start(config.auth_key, client_words());
+    if (!started.ok()) return started.status();
+    prover.emplace(std::move(*started));
+    hello["auth"] = prover->hello_auth();
   }
   Status sent = ch->send(MsgType::kHello, hello);
   if (!sent.ok()) {
@@ -93,8 +69,10 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
     return welcome.status();
   }
   nlohmann::json greeting = *welcome;
-  if (!config.auth_key.empty()) {
-    FP_RETURN_IF_ERROR(authenticate(*ch, config, *welcome, client_nonce, timeout, greeting));
+  if (prover) {
+    auto proven = prover->finish(*ch, *welcome, timeout);
+    if (!proven.ok()) return proven.status();
+    greeting = std::move(*proven);
   } else if (welcome->contains("auth")) {
     return Status::failed("the server requires a pre-shared key: give --auth_key_file");
   }

@@ -10,7 +10,7 @@
 #include "engine/misc_tests.h"
 #include "net/control.h"
 #include "options/run_options_json.h"
-#include "security/auth.h"
+#include "security/handshake.h"
 #include "session/child_limits.h"
 #include "session/server.h"
 
@@ -124,39 +124,23 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   if (auto own = hello->find("options"); own != hello->end() && own->is_object()) {
     info.peer_options = *own;
   }
-  const nlohmann::json* auth = nullptr;
-  if (auto it = hello->find("auth"); it != hello->end() && it->is_object()) auth = &*it;
+  nlohmann::json about = {
+      {"server", node_info()}, {"pid", getpid()}, {"options", options_.own.said}};
   if (options_.auth_key.empty()) {
     // A client with a key refuses us itself: it cannot tell us from an impostor.
     info.authenticated = true;
-    return ch.send(MsgType::kWelcome,
-                   {{"server", node_info()}, {"pid", getpid()}, {"options", options_.own.said}});
+    return ch.send(MsgType::kWelcome, about);
   }
-  std::string client_nonce = auth != nullptr ? string_field(*auth, "nonce") : "";
-  if (auth == nullptr) {
-    return Status::failed(
-        "authentication required: this server needs a pre-shared key "
-        "(client option --auth_key_file)");
-  }
-  if (!valid_nonce(client_nonce)) return Status::failed("authentication failed: malformed nonce");
-  auto server_nonce = random_nonce();
-  if (!server_nonce.ok()) return server_nonce.status();
-  FP_RETURN_IF_ERROR(ch.send(MsgType::kWelcome,
-                             {{"auth", {{"method", kAuthMethod}, {"challenge", *server_nonce}}}}));
-  auto answer = ch.expect(MsgType::kAuth, options_.timeout_s);
-  if (!answer.ok()) return answer.status();
-  std::string proof = string_field(*answer, "proof");
-  if (!proofs_equal(proof, client_proof(options_.auth_key, *server_nonce, client_nonce))) {
-    return Status::failed(
-        "authentication failed: the client's key does not match this "
-        "server's (--auth_key_file)");
-  }
+  // With a key, WELCOME carries only the challenge: nothing about this host before the proof.
+  const HandshakeWords words{
+      "server", "client", " (--auth_key_file)",
+      "authentication required: this server needs a pre-shared key (client option "
+      "--auth_key_file)",
+      "authentication failed: the client's key does not match this server's (--auth_key_file)"};
+  FP_RETURN_IF_ERROR(
+      check_key_proof(ch, options_.auth_key, *hello, about, words, options_.timeout_s));
   info.authenticated = true;
-  return ch.send(MsgType::kAuth,
-                 {{"proof", server_proof(options_.auth_key, *server_nonce, client_nonce)},
-                  {"server", node_info()},
-                  {"pid", getpid()},
-                  {"options", options_.own.said}});
+  return Status::success();
 }
 
 Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info) {
@@ -192,7 +176,8 @@ Status Server::serve_requests(ControlChannel& ch, Slot& slot, SessionInfo& info)
         continue;
       default:
         return Status::failed(std::string("protocol error: unexpected ") +
-                              msg_type_name(request->type));
+                              msg_type_name(request->type) +
+                              misdirected_note(request->type, false));
     }
   }
 }

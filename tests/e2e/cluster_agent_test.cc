@@ -12,6 +12,7 @@
 #include "e2e_robust_util.h"
 #include "net/socket.h"
 #include "security/auth.h"
+#include "security/handshake.h"
 #include "session/server.h"
 
 namespace fabperf::cluster {
@@ -155,7 +156,7 @@ TEST_F(ClusterAgent, MeasuresAPeerAndReturnsTheFigure) {
   EXPECT_GT(result["value"].get<double>(), 0);
   // A ping is answered while idle; QUIT ends the session with BYE.
   ASSERT_TRUE(ch->send(kAgentPing, {{"ping", 5}}).ok());
-  auto pong = ch->expect(kAgentPing, 5);
+  auto pong = ch->expect(kAgentPong, 5);
   ASSERT_TRUE(pong.ok());
   EXPECT_EQ(pong->value("pong", 0), 5);
   ASSERT_TRUE(ch->send(kAgentQuit, nlohmann::json::object()).ok());
@@ -171,6 +172,73 @@ TEST_F(ClusterAgent, PeerServerNeedsThePeersKey) {
   nlohmann::json result = run(*ch, 1, 3);
   EXPECT_FALSE(result.contains("value"));
   EXPECT_NE(result.value("error", "").find("key"), std::string::npos) << result.dump();
+}
+
+// A frame's type says what it is: the agent refuses a session frame (EXCHANGE once meant
+// "cancel" here) and names it, after a coordinator that proved the key.
+TEST_F(ClusterAgent, RefusesASessionFrameByItsType) {
+  auto ch = coordinator(key_);
+  ASSERT_TRUE(ch);
+  ASSERT_TRUE(ch->send(MsgType::kExchange, {{"cancel", 1}}).ok());
+  auto answer = ch->recv(5);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.status().message().find("unexpected EXCHANGE"), std::string::npos)
+      << answer.status().message();
+  EXPECT_NE(answer.status().message().find("session message"), std::string::npos)
+      << answer.status().message();
+}
+
+// A rank 0 of an older fabperf (agent protocol 1: no version in its HELLO) is refused in the
+// handshake, before any frame it would misread.
+TEST_F(ClusterAgent, RefusesAnOlderAgentProtocol) {
+  auto fd = connect_tcp("127.0.0.1", agent_->port(), ConnectOptions{});
+  ASSERT_TRUE(fd.ok());
+  ControlChannel ch(fd->release());
+  auto prover = KeyProver::start(key_, {"rank 0", "agent", "", "missing", "mismatch"});
+  ASSERT_TRUE(prover.ok());
+  ASSERT_TRUE(ch.send(MsgType::kHello, {{"tool", "fabperf"},
+                                        {"matrix", {{"job", "fake-job"}, {"deadline_s", 60}}},
+                                        {"auth", prover->hello_auth()}})
+                  .ok());
+  auto answer = ch.expect(MsgType::kWelcome, 5);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.status().message().find("speaks agent protocol 1"), std::string::npos)
+      << answer.status().message();
+}
+
+// A session server refuses the agent protocol: rank 0 that reaches a server (a card's wrong
+// port) is told so, and an agent frame after a session's handshake is named for what it is.
+TEST_F(ClusterAgent, ASessionServerRefusesTheAgentProtocol) {
+  std::string key = StartPeer();
+  RankCard card = me_;
+  card.agent_port = peer_->port();
+  card.key = key;
+  auto denied = connect_agent(card, CoordinatorHello{"fake-job", 60}, "", 5);
+  ASSERT_FALSE(denied.ok());
+  EXPECT_NE(denied.status().message().find("a fabperf server answers"), std::string::npos)
+      << denied.status().message();
+
+  auto fd = connect_tcp("127.0.0.1", peer_->port(), ConnectOptions{});
+  ASSERT_TRUE(fd.ok());
+  ControlChannel ch(fd->release());
+  ch.set_peer_label("server");
+  auto prover = KeyProver::start(key, {"client", "server", "", "missing", "mismatch"});
+  ASSERT_TRUE(prover.ok());
+  ASSERT_TRUE(
+      ch.send(MsgType::kHello,
+              {{"tool", "fabperf"}, {"version", FABPERF_VERSION}, {"auth", prover->hello_auth()}})
+          .ok());
+  auto welcome = ch.expect(MsgType::kWelcome, 5);
+  ASSERT_TRUE(welcome.ok()) << welcome.status().message();
+  ASSERT_TRUE(prover->finish(ch, *welcome, 5).ok());
+  ASSERT_TRUE(
+      ch.send(kAgentRun, {{"step", 1}, {"peer", 1}, {"test", 0}, {"name", "tcp_lat"}}).ok());
+  auto answer = ch.recv(5);
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.status().message().find("unexpected AGENT_RUN"), std::string::npos)
+      << answer.status().message();
+  EXPECT_NE(answer.status().message().find("not a fabperf client or server"), std::string::npos)
+      << answer.status().message();
 }
 
 }  // namespace

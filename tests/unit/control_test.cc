@@ -72,6 +72,34 @@ TEST(ControlFrame, RejectsBadBodies) {
   EXPECT_FALSE(decode_frame_body(h, array, 2).ok());
 }
 
+// The session's frames keep their numbers (the wire of version 2); the agent protocol's own
+// types follow them, are named, and end the range a receiver accepts.
+TEST(ControlFrame, AgentTypesAreTheirOwnAndValidated) {
+  EXPECT_EQ(static_cast<uint16_t>(MsgType::kExchange), 6);
+  EXPECT_EQ(static_cast<uint16_t>(MsgType::kSync), 12);
+  EXPECT_EQ(static_cast<uint16_t>(MsgType::kReport), 16);
+  for (uint16_t t = static_cast<uint16_t>(MsgType::kHello);
+       t <= static_cast<uint16_t>(kLastMsgType); ++t) {
+    auto type = static_cast<MsgType>(t);
+    std::vector<uint8_t> bytes = encode_frame(type, nlohmann::json::object());
+    auto header = decode_frame_header(bytes.data(), bytes.size());
+    ASSERT_TRUE(header.ok()) << t;
+    EXPECT_STRNE(msg_type_name(type), "UNKNOWN") << t;
+    EXPECT_EQ(is_agent_message(type), t >= 17) << t;
+    EXPECT_EQ(std::string(msg_type_name(type)).rfind("AGENT_", 0) == 0, t >= 17) << t;
+  }
+  std::vector<uint8_t> past = encode_frame(MsgType::kHello, nlohmann::json::object());
+  past[7] = static_cast<uint8_t>(static_cast<uint16_t>(kLastMsgType) + 1);
+  EXPECT_NE(decode_frame_header(past.data(), past.size()).status().message().find("unknown"),
+            std::string::npos);
+  // A frame on the other protocol's connection is named as such; the handshake's are shared.
+  EXPECT_NE(misdirected_note(MsgType::kAgentRun, false).find("agent"), std::string::npos);
+  EXPECT_NE(misdirected_note(MsgType::kExchange, true).find("session message"), std::string::npos);
+  EXPECT_EQ(misdirected_note(MsgType::kAuth, true), "");
+  EXPECT_EQ(misdirected_note(MsgType::kRun, false), "");
+  EXPECT_EQ(misdirected_note(MsgType::kAgentCancel, true), "");
+}
+
 TEST(ControlFrame, RandomBytesNeverCrash) {
   std::mt19937 rng(42);
   for (int i = 0; i < 20000; ++i) {
