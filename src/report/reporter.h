@@ -24,6 +24,7 @@ struct RunInfo {
   int64_t server_pid = 0;         // the server's pid, as it says
   nlohmann::json server_options;  // the server's own per-process options, as it says
   std::string local_host;         // this side's address on the control connection
+  std::string server_cpus;        // the CPUs the server may run on, as it says ("0-3"; "": unsaid)
   std::vector<double> percentiles;
 };
 

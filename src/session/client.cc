@@ -83,6 +83,9 @@ Result<std::unique_ptr<ControlChannel>> open_session(const ClientConfig& config,
   if (auto own = greeting.find("options"); own != greeting.end() && own->is_object()) {
     info.server_options = *own;
   }
+  if (auto cpus = greeting.find("cpus_allowed"); cpus != greeting.end() && cpus->is_string()) {
+    info.server_cpus = cpus->get<std::string>().substr(0, 4096);
+  }
   info.local_host = local_address(ch->fd()).host();
   return ch;
 }
@@ -420,8 +423,8 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
       const std::string peer = session->peer_host();
       const bool same_host = peer == info.local_host || peer.rfind("127.", 0) == 0 ||
                              peer == "::1" || peer.rfind("::ffff:127.", 0) == 0;
-      std::string w =
-          poller_warning(*run.spec, run.params.local, run.params.remote, same_host, cpus_allowed());
+      std::string w = poller_warning(*run.spec, run.params.local, run.params.remote, same_host,
+                                     cpus_allowed_set(), parse_cpu_list(info.server_cpus));
       if (!w.empty() && warned.insert(label + w).second) {
         std::fprintf(stderr, "%s: %s\n", label.c_str(), w.c_str());
       }

@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "core/text.h"
 #include "engine/misc_tests.h"
+#include "engine/poller_check.h"
 #include "net/control.h"
 #include "options/run_options_json.h"
 #include "security/handshake.h"
@@ -124,8 +125,12 @@ Status Server::handshake(ControlChannel& ch, SessionInfo& info) {
   if (auto own = hello->find("options"); own != hello->end() && own->is_object()) {
     info.peer_options = *own;
   }
-  nlohmann::json about = {
-      {"server", node_info()}, {"pid", getpid()}, {"options", options_.own.said}};
+  // The CPUs this server (and its session processes) may run on: a client on this host judges
+  // from them whether its busy-pollers and ours share one (engine/poller_check.h).
+  nlohmann::json about = {{"server", node_info()},
+                          {"pid", getpid()},
+                          {"options", options_.own.said},
+                          {"cpus_allowed", cpu_list_text(cpus_allowed_set())}};
   if (options_.auth_key.empty()) {
     // A client with a key refuses us itself: it cannot tell us from an impostor.
     info.authenticated = true;

@@ -201,5 +201,37 @@ TEST(HostNoiseE2e, TwoPollersOnOneCpuAreWarnedAboutFirst) {
   EXPECT_FALSE(contains(apart.err, "busy-polling threads")) << apart.err;
 }
 
+// Sides kept apart from outside (taskset, no -lca/-rca): the server says which CPUs it may use,
+// and a client on this host with its own, other CPU sees no shared CPU; on the same CPU it
+// warns. Affinity is inherited, so the test pins itself while it starts each process.
+TEST(HostNoiseE2e, SidesKeptApartByTasksetAreNotWarnedAbout) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  std::vector<int> mine;
+  for (int c = 0; c < CPU_SETSIZE && mine.size() < 2; ++c) {
+    if (CPU_ISSET(c, &all)) mine.push_back(c);
+  }
+  if (mine.size() < 2) GTEST_SKIP() << "needs two CPUs to keep the sides apart";
+  auto pin = [](int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0;
+  };
+  ASSERT_TRUE(pin(mine[1]));
+  ServerProcess server;
+  ASSERT_TRUE(pin(mine[0]));
+  RunOutput apart = run({"127.0.0.1", "-lp", server.port_arg(), "--poll", "-t", "0.1", "tcp_lat"});
+  ServerProcess beside;  // started on the client's CPU
+  RunOutput shared = run({"127.0.0.1", "-lp", beside.port_arg(), "--poll", "-t", "0.1", "tcp_lat"});
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  ASSERT_EQ(apart.exit_code, 0) << apart.err;
+  EXPECT_FALSE(contains(apart.err, "busy-polling threads")) << apart.err;
+  ASSERT_EQ(shared.exit_code, 0) << shared.err;
+  EXPECT_TRUE(contains(shared.err, "2 busy-polling threads (client 1, server 1) on 1 CPU"))
+      << shared.err;
+}
+
 }  // namespace
 }  // namespace fabperf::testing

@@ -187,24 +187,66 @@ RunOptions side(bool poll, const char* cpu) {
   return o;
 }
 
+// CPUs 0 .. n-1.
+CpuSet first_cpus(int n) {
+  CpuSet out;
+  for (int c = 0; c < n; ++c) out.insert(c);
+  return out;
+}
+
 TEST(PollerCheck, TwoPollersOnOneCpuWarnBeforeTheRun) {
   const TestSpec& lat = test_named("tcp_lat");
+  const CpuSet two = first_cpus(2), one = first_cpus(1), unsaid;
   // Both sides on this host pinned to CPU 0 and spinning.
-  std::string w = poller_warning(lat, side(true, "0"), side(true, "0"), true, 2);
+  std::string w = poller_warning(lat, side(true, "0"), side(true, "0"), true, two, unsaid);
   EXPECT_NE(w.find("2 busy-polling threads (client 1, server 1) on 1 CPU"), std::string::npos) << w;
   // Each its own CPU, or on different hosts, or blocking: nothing to say.
-  EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "1"), true, 2), "");
-  EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "0"), false, 2), "");
-  EXPECT_EQ(poller_warning(lat, side(false, "0"), side(true, "0"), true, 2), "");
-  EXPECT_EQ(poller_warning(lat, side(true, ""), side(true, ""), true, 2), "");
+  EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "1"), true, two, unsaid), "");
+  EXPECT_EQ(poller_warning(lat, side(true, "0"), side(true, "0"), false, two, unsaid), "");
+  EXPECT_EQ(poller_warning(lat, side(false, "0"), side(true, "0"), true, two, unsaid), "");
+  EXPECT_EQ(poller_warning(lat, side(true, ""), side(true, ""), true, two, unsaid), "");
   // More pollers than CPUs: both sides unpinned on one CPU, or four streams on two.
-  EXPECT_NE(poller_warning(lat, side(true, ""), side(true, ""), true, 1), "");
+  EXPECT_NE(poller_warning(lat, side(true, ""), side(true, ""), true, one, unsaid), "");
   RunOptions four = side(true, "");
   four.streams = 4;
-  EXPECT_NE(poller_warning(test_named("tcp_bw"), four, side(false, ""), false, 2)
+  EXPECT_NE(poller_warning(test_named("tcp_bw"), four, side(false, ""), false, two, unsaid)
                 .find("4 busy-polling client threads on 2 CPUs"),
             std::string::npos);
-  EXPECT_EQ(poller_warning(test_named("conf"), side(true, "0"), side(true, "0"), true, 1), "");
+  EXPECT_EQ(poller_warning(test_named("conf"), side(true, "0"), side(true, "0"), true, one, unsaid),
+            "");
+}
+
+// Sides kept apart from outside (taskset), without -lca/-rca: the server's WELCOME says which
+// CPUs it may use, and two sides with one CPU each, different ones, share none.
+TEST(PollerCheck, SidesKeptApartByTasksetShareNoCpu) {
+  const TestSpec& lat = test_named("tcp_lat");
+  const CpuSet cpu0 = {0}, cpu1 = {1};
+  EXPECT_EQ(poller_warning(lat, side(true, ""), side(true, ""), true, cpu0, cpu1), "");
+  // The same CPU on both: one CPU for two pollers.
+  EXPECT_NE(poller_warning(lat, side(true, ""), side(true, ""), true, cpu0, cpu0)
+                .find("2 busy-polling threads (client 1, server 1) on 1 CPU"),
+            std::string::npos);
+  // A server that did not say (an older one) is taken to have this side's CPUs, as before.
+  EXPECT_NE(poller_warning(lat, side(true, ""), side(true, ""), true, cpu0, {}), "");
+  // Another host whose server has one CPU for a two-way test's two pollers.
+  RunOptions server = side(true, "");
+  EXPECT_NE(poller_warning(test_named("tcp_bi_bw"), side(false, ""), server, false, cpu0, cpu1)
+                .find("2 busy-polling server threads on 1 CPU"),
+            std::string::npos);
+}
+
+TEST(PollerCheck, CpuListsRoundTripAndBadOnesReadAsUnsaid) {
+  EXPECT_EQ(cpu_list_text({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(cpu_list_text({}), "");
+  EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (CpuSet{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(parse_cpu_list("5"), (CpuSet{5}));
+  for (const char* bad : {"", "a", "1-", "3-1", "1,,2", "1,", "-1", "0-999999", "1 2", "70000"}) {
+    EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
+  }
+  const CpuSet here = cpus_allowed_set();
+  EXPECT_FALSE(here.empty());
+  EXPECT_EQ(parse_cpu_list(cpu_list_text(here)), here);
+  EXPECT_EQ(static_cast<int>(here.size()), cpus_allowed());
 }
 
 }  // namespace
