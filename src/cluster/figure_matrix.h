@@ -134,7 +134,7 @@ class FigureMatrix {
   static constexpr size_t kMaxErrorTexts = 100000;
   static constexpr size_t kMaxWorseLogged = 1000000;
   static constexpr double kWorseBy = 1.1;
-  static constexpr size_t kMaxRetests = 8;
+  static constexpr size_t kMaxRetests = 32;  // kFlapRetests (fabric_findings.h) and more
   static constexpr uint64_t kMinRepeatPairs = 16;
   // The first-repeat differences' histogram: |log| in bins this wide, the last open.
   static constexpr double kGapStep = 0.001;
