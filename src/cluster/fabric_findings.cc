@@ -141,7 +141,7 @@ struct LinkEvidence {
   // Per test, its rounds at [2t] and its runs alone at [2t + 1]: the runs at least
   // kFlapFactor off, of its runs.
   std::vector<uint32_t> hits, runs;
-  double worst = 0;                  // the largest residual among those
+  double worst = 0;  // the largest residual among those
 };
 
 // What one pair's runs in one test say: its rounds (the best kept, the worse remembered) and
@@ -162,10 +162,10 @@ struct PairRuns {
 // for any healthy pair of the job (the rate to the power of its runs, below kFlapAlpha over
 // the pairs); a pair slow in some of its runs (at least kFlapFactor off) is flapping when its
 // count is as unlikely (a binomial tail; runs alone at their own rate, a test's rounds at
-// theirs: contention may hide a flap in the rounds, never alone). What is left of a pair is its value off its class,
-// less every element on its path -- an element bad in another test at its factor there: a node
-// that contention hides in one test is still that node -- judged beyond the link threshold and
-// the test's own noise.
+// theirs: contention may hide a flap in the rounds, never alone). What is left of a pair is its
+// value off its class, less every element on its path -- an element bad in another test at its
+// factor there: a node that contention hides in one test is still that node -- judged beyond the
+// link threshold and the test's own noise.
 void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements& bad,
                    std::vector<Finding>& out) {
   const int n = run.size();

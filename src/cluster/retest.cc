@@ -147,8 +147,9 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     double flap_rates[2];
     flap_rates[0] = std::max<double>(1, static_cast<double>(flap_hits[0])) /
                     std::max<double>(1, static_cast<double>(flap_runs[0]));
-    flap_rates[1] = std::max(flap_rates[0], static_cast<double>(flap_hits[1]) /
-                                                std::max<double>(1, static_cast<double>(flap_runs[1])));
+    flap_rates[1] =
+        std::max(flap_rates[0], static_cast<double>(flap_hits[1]) /
+                                    std::max<double>(1, static_cast<double>(flap_runs[1])));
     const double flap_level =
         kFlapAlpha / std::max<double>(1, static_cast<double>(pairs * run.tests.size()));
     // Per bad element, its pairs not yet re-measured that cross other bad elements too, the
