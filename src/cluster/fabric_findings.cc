@@ -293,12 +293,23 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
       runs += l.runs[2 * t] + l.runs[2 * t + 1];
       hits += l.hits[2 * t] + l.hits[2 * t + 1];
     }
-    if (f.tests.empty() && runs >= 2 && hits > 0 && hits < runs &&
-        binomial_tail(hits, l.runs, p_flap) < level) {
-      // Slow in more of its runs than the job's noise explains: flapping.
+    bool flapping = false;
+    if (f.tests.empty() && hits > 0) {
+      // Slow in more of its runs in a test than the job's noise explains: flapping. Test by
+      // test, as the retests gather them: a test whose rounds hide the flaps (contention
+      // capping the bandwidth) does not water down another's.
       for (size_t t = 0; t < tests; ++t) {
-        if (l.hits[2 * t] + l.hits[2 * t + 1] > 0) f.tests.push_back(t);
+        const uint32_t h = l.hits[2 * t] + l.hits[2 * t + 1];
+        const uint32_t r = l.runs[2 * t] + l.runs[2 * t + 1];
+        if (h == 0 || r < 2 || h >= r) continue;
+        if (binomial_tail(h, {l.runs[2 * t], l.runs[2 * t + 1]},
+                          {p_flap[2 * t], p_flap[2 * t + 1]}) < level) {
+          f.tests.push_back(t);
+          flapping = true;
+        }
       }
+    }
+    if (flapping) {
       f.firm = true;
       f.evidence = runs;
       f.severity = std::exp(l.worst);
