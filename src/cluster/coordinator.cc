@@ -144,9 +144,10 @@ void Coordinator::retests() {
   if (config_.opts->retest == 0) return;
   const Topology* topo =
       run_.topology && run_.topology->has_levels() ? run_.topology.get() : nullptr;
-  // With a topology, waves: a link still slow alone is measured alone again, until its runs
-  // decide it (retest.h); without one, the worst suspects once.
-  const size_t waves = topo != nullptr ? kPairRetests : 1;
+  // With a topology, waves: a link still slow alone, or one that flapped in some of its
+  // passes, is measured alone again until its runs decide it (retest.h); without one, the
+  // worst suspects once.
+  const size_t waves = topo != nullptr ? kRetestWaves : 1;
   for (size_t wave = 0; wave < waves; ++wave) {
     run_.judge();
     std::vector<RetestPair> all = retest_candidates(run_, &run_.fit, config_.opts->retest);

@@ -18,30 +18,9 @@ namespace {
 
 // An element firm without retests stands on this many pairs and twice the noise margin.
 constexpr uint32_t kFirmPairs = 16;
-// The chance that some healthy pair of the job looks flapping: the binomial test's level.
-constexpr double kFlapAlpha = 0.01;
-// A flapping link's slow runs are at least this many times off.
-constexpr double kFlapFactor = 2.0;
 // A run alone confirms an element when what it shows of it is this many single runs'
 // spreads off at least (one healthy run in 740 is).
 constexpr double kAloneZ = 3.0;
-
-// P(X >= k) where X is the sum of independent Binomial(m[i], p[i]): the chance that a healthy
-// pair has `k` slow runs or more, each test at its own rate of slow runs.
-double binomial_tail(uint32_t k, const std::vector<uint32_t>& m, const std::vector<double>& p) {
-  std::vector<double> dist = {1.0};  // P(X = j) so far
-  for (size_t i = 0; i < m.size(); ++i) {
-    double q = std::clamp(p[i], 0.0, 1.0);
-    for (uint32_t run = 0; run < m[i]; ++run) {
-      dist.push_back(0.0);
-      for (size_t j = dist.size() - 1; j > 0; --j) dist[j] = dist[j] * (1 - q) + dist[j - 1] * q;
-      dist[0] *= 1 - q;
-    }
-  }
-  double tail = 0;
-  for (size_t j = k; j < dist.size(); ++j) tail += dist[j];
-  return std::min(1.0, tail);
-}
 
 uint64_t pair_key(int a, int b, int n) {
   return static_cast<uint64_t>(std::min(a, b)) * static_cast<uint64_t>(n) +
@@ -159,8 +138,10 @@ void element_findings(const MatrixRun& run, const FabricFit& fit, const BadEleme
 
 struct LinkEvidence {
   Finding finding;
-  std::vector<uint32_t> hits, runs;  // per test: its runs at least kFlapFactor off, of its runs
-  double worst = 0;                  // the largest residual among those
+  // Per test, its rounds at [2t] and its runs alone at [2t + 1]: the runs at least
+  // kFlapFactor off, of its runs.
+  std::vector<uint32_t> hits, runs;
+  double worst = 0;  // the largest residual among those
 };
 
 // What one pair's runs in one test say: its rounds (the best kept, the worse remembered) and
@@ -169,7 +150,7 @@ struct PairRuns {
   uint32_t runs = 0;   // rounds and retests
   uint32_t slow = 0;   // beyond the link limit
   uint32_t flaps = 0;  // beyond the flap limit
-  uint32_t alone = 0, alone_slow = 0;
+  uint32_t alone = 0, alone_slow = 0, alone_flaps = 0;
   bool best_slow = false;
   double residual = 0;  // of the best
   double worst = 0;     // the largest residual among the flaps
@@ -180,10 +161,11 @@ struct PairRuns {
 // few): a pair slow in every run is a link when that many slow runs in a row are unlikely
 // for any healthy pair of the job (the rate to the power of its runs, below kFlapAlpha over
 // the pairs); a pair slow in some of its runs (at least kFlapFactor off) is flapping when its
-// count is as unlikely (a binomial tail). What is left of a pair is its value off its class,
-// less every element on its path -- an element bad in another test at its factor there: a node
-// that contention hides in one test is still that node -- judged beyond the link threshold and
-// the test's own noise.
+// count is as unlikely (a binomial tail; runs alone at their own rate, a test's rounds at
+// theirs: contention may hide a flap in the rounds, never alone). What is left of a pair is its
+// value off its class, less every element on its path -- an element bad in another test at its
+// factor there: a node that contention hides in one test is still that node -- judged beyond the
+// link threshold and the test's own noise.
 void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements& bad,
                    std::vector<Finding>& out) {
   const int n = run.size();
@@ -191,7 +173,8 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
   const size_t tests = run.tests.size();
   std::vector<bool> up = run.alive();
   std::unordered_map<uint64_t, LinkEvidence> links;
-  std::vector<uint64_t> runs_total(tests, 0), slow_total(tests, 0), flaps_total(tests, 0);
+  std::vector<uint64_t> runs_total(tests, 0), slow_total(tests, 0);
+  std::vector<uint64_t> flap_runs(2 * tests, 0), flaps_total(2 * tests, 0);  // as LinkEvidence
   uint64_t pairs_total = 0;
   std::unordered_map<uint64_t, PairRuns> persistent;  // key * tests + t
   ElementId path[kMaxPathElements];
@@ -251,31 +234,39 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
           p.alone_slow += r > limit;
           p.slow += r > limit;
           p.flaps += r > flap_limit;
+          p.alone_flaps += r > flap_limit;
         }
       }
       runs_total[t] += p.runs;
       slow_total[t] += p.slow;
-      flaps_total[t] += p.flaps;
+      flap_runs[2 * t] += p.runs - p.alone;
+      flap_runs[2 * t + 1] += p.alone;
+      flaps_total[2 * t] += p.flaps - p.alone_flaps;
+      flaps_total[2 * t + 1] += p.alone_flaps;
       if (p.flaps == 0 && !(p.best_slow && p.alone_slow == p.alone)) return;
       LinkEvidence& l = links[pair_key(a, b, n)];
       l.finding.kind = FindingKind::kLink;
       l.finding.a = a;
       l.finding.b = b;
-      l.hits.resize(tests, 0);
-      l.runs.resize(tests, 0);
-      l.hits[t] += p.flaps;
-      l.runs[t] += p.runs;
+      l.hits.resize(2 * tests, 0);
+      l.hits[2 * t] += p.flaps - p.alone_flaps;
+      l.hits[2 * t + 1] += p.alone_flaps;
       l.worst = std::max(l.worst, p.worst);
       if (p.best_slow && p.alone_slow == p.alone) persistent[pair_key(a, b, n) * tests + t] = p;
     });
   }
   double level = kFlapAlpha / std::max<double>(1, static_cast<double>(pairs_total));
-  // Each test's rates of slow runs over the whole job (at least one run in all of them).
-  std::vector<double> p_slow(tests, 0.0), p_flap(tests, 0.0);
+  // Each test's rates of slow runs over the whole job (at least one run in all of them); of
+  // flaps in its rounds, and alone (at least the rounds' rate: the runs alone are few).
+  std::vector<double> p_slow(tests, 0.0), p_flap(2 * tests, 0.0);
   for (size_t t = 0; t < tests; ++t) {
     double runs = std::max<double>(1, static_cast<double>(runs_total[t]));
     p_slow[t] = std::max(1.0, static_cast<double>(slow_total[t])) / runs;
-    p_flap[t] = std::max(1.0, static_cast<double>(flaps_total[t])) / runs;
+    p_flap[2 * t] = std::max(1.0, static_cast<double>(flaps_total[2 * t])) /
+                    std::max<double>(1, static_cast<double>(flap_runs[2 * t]));
+    p_flap[2 * t + 1] =
+        std::max(p_flap[2 * t], static_cast<double>(flaps_total[2 * t + 1]) /
+                                    std::max<double>(1, static_cast<double>(flap_runs[2 * t + 1])));
   }
   for (const auto& [key, p] : persistent) {
     size_t t = key % tests;
@@ -291,23 +282,34 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
   for (auto& [key, l] : links) {
     Finding& f = l.finding;
     uint32_t runs = 0, hits = 0;
-    l.runs.assign(tests, 0);  // every run of the pair, in the tests where none was slow too
-    l.hits.resize(tests, 0);
+    l.runs.assign(2 * tests, 0);  // every run of the pair, in the tests where none was slow too
+    l.hits.resize(2 * tests, 0);
     for (size_t t = 0; t < tests; ++t) {
       const FigureMatrix& m = run.tests[t].matrix;
-      l.runs[t] = m.pair_measurements(f.a, f.b);
+      l.runs[2 * t] = m.pair_measurements(f.a, f.b);
       for (auto* alone : {m.retests(f.a, f.b), m.retests(f.b, f.a)}) {
-        l.runs[t] += alone != nullptr ? static_cast<uint32_t>(alone->size()) : 0;
+        l.runs[2 * t + 1] += alone != nullptr ? static_cast<uint32_t>(alone->size()) : 0;
       }
-      runs += l.runs[t];
-      hits += l.hits[t];
+      runs += l.runs[2 * t] + l.runs[2 * t + 1];
+      hits += l.hits[2 * t] + l.hits[2 * t + 1];
     }
-    if (f.tests.empty() && runs >= 2 && hits > 0 && hits < runs &&
-        binomial_tail(hits, l.runs, p_flap) < level) {
-      // Slow in more of its runs than the job's noise explains: flapping.
+    bool flapping = false;
+    if (f.tests.empty() && hits > 0) {
+      // Slow in more of its runs in a test than the job's noise explains: flapping. Test by
+      // test, as the retests gather them: a test whose rounds hide the flaps (contention
+      // capping the bandwidth) does not water down another's.
       for (size_t t = 0; t < tests; ++t) {
-        if (l.hits[t] > 0) f.tests.push_back(t);
+        const uint32_t h = l.hits[2 * t] + l.hits[2 * t + 1];
+        const uint32_t r = l.runs[2 * t] + l.runs[2 * t + 1];
+        if (h == 0 || r < 2 || h >= r) continue;
+        if (binomial_tail(h, {l.runs[2 * t], l.runs[2 * t + 1]},
+                          {p_flap[2 * t], p_flap[2 * t + 1]}) < level) {
+          f.tests.push_back(t);
+          flapping = true;
+        }
       }
+    }
+    if (flapping) {
       f.firm = true;
       f.evidence = runs;
       f.severity = std::exp(l.worst);
@@ -322,6 +324,26 @@ void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements
 }
 
 }  // namespace
+
+double binomial_tail(uint32_t k, const std::vector<uint32_t>& m, const std::vector<double>& p) {
+  std::vector<double> dist = {1.0};  // P(X = j) so far
+  for (size_t i = 0; i < m.size(); ++i) {
+    double q = std::clamp(p[i], 0.0, 1.0);
+    for (uint32_t run = 0; run < m[i]; ++run) {
+      dist.push_back(0.0);
+      for (size_t j = dist.size() - 1; j > 0; --j) dist[j] = dist[j] * (1 - q) + dist[j - 1] * q;
+      dist[0] *= 1 - q;
+    }
+  }
+  double tail = 0;
+  for (size_t j = k; j < dist.size(); ++j) tail += dist[j];
+  return std::min(1.0, tail);
+}
+
+double binomial_at_most(uint32_t k, uint32_t n, double p) {
+  if (k >= n) return 1.0;
+  return 1.0 - binomial_tail(k + 1, {n}, {p});
+}
 
 std::vector<Finding> fabric_findings(const MatrixRun& run, const FabricFit& fit) {
   std::vector<Finding> out;

@@ -203,6 +203,7 @@ void FigureMatrix::record(int client, int server, double value, Better better) {
   if (it == worse_.end()) {
     if (worse_.size() >= kMaxWorseLogged) return;
     it = worse_.emplace(slot, std::vector<float>()).first;
+    worse_keys_.add(slot);
   }
   if (it->second.size() < 255) it->second.push_back(static_cast<float>(worse));
 }
@@ -235,7 +236,9 @@ uint32_t FigureMatrix::measurements(int client, int server) const {
 }
 
 const std::vector<float>* FigureMatrix::worse_values(int client, int server) const {
-  auto it = worse_.find(repeat_slot(client, server));
+  const uint64_t slot = repeat_slot(client, server);
+  if (!worse_keys_.may_hold(slot)) return nullptr;
+  auto it = worse_.find(slot);
   return it == worse_.end() ? nullptr : &it->second;
 }
 
@@ -278,6 +281,7 @@ void FigureMatrix::set_noisy(int client, int server, bool noisy) {
 }
 
 void FigureMatrix::set_retest(int client, int server, double value) {
+  retest_keys_.add(key(client, server));
   std::vector<float>& values = retests_[key(client, server)];
   if (values.size() < kMaxRetests) {
     values.push_back(static_cast<float>(value));
@@ -287,11 +291,13 @@ void FigureMatrix::set_retest(int client, int server, double value) {
 }
 
 const std::vector<float>* FigureMatrix::retests(int client, int server) const {
+  if (!retest_keys_.may_hold(key(client, server))) return nullptr;
   auto it = retests_.find(key(client, server));
   return it == retests_.end() ? nullptr : &it->second;
 }
 
 std::optional<double> FigureMatrix::retest(int client, int server) const {
+  if (!retest_keys_.may_hold(key(client, server))) return std::nullopt;
   auto it = retests_.find(key(client, server));
   if (it == retests_.end() || it->second.empty()) return std::nullopt;
   return it->second.back();

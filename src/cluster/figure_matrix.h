@@ -134,7 +134,7 @@ class FigureMatrix {
   static constexpr size_t kMaxErrorTexts = 100000;
   static constexpr size_t kMaxWorseLogged = 1000000;
   static constexpr double kWorseBy = 1.1;
-  static constexpr size_t kMaxRetests = 8;
+  static constexpr size_t kMaxRetests = 32;  // kFlapRetests (fabric_findings.h) and more
   static constexpr uint64_t kMinRepeatPairs = 16;
   // The first-repeat differences' histogram: |log| in bins this wide, the last open.
   static constexpr double kGapStep = 0.001;
@@ -153,6 +153,30 @@ class FigureMatrix {
   void note_new(int client, int server);
   uint64_t repeat_slot(int client, int server) const;
 
+  // A bit per hashed key, set for each key a map below holds: most pairs have no retest and
+  // no worse run, and are told so without a hash lookup (the fit asks for every pair in every
+  // sweep, every wave of retests). 512 KiB, once a key is added.
+  class KeyFilter {
+   public:
+    void add(uint64_t k) {
+      if (bits_.empty()) bits_.assign((size_t{1} << kBits) / 64, 0);
+      const size_t i = at(k);
+      bits_[i / 64] |= uint64_t{1} << (i % 64);
+    }
+    bool may_hold(uint64_t k) const {
+      if (bits_.empty()) return false;
+      const size_t i = at(k);
+      return (bits_[i / 64] >> (i % 64)) & 1;
+    }
+
+   private:
+    static constexpr int kBits = 22;
+    static size_t at(uint64_t k) {
+      return static_cast<size_t>((k * 0x9E3779B97F4A7C15ull) >> (64 - kBits));
+    }
+    std::vector<uint64_t> bits_;
+  };
+
   int ranks_;
   MatrixLayout layout_;
   std::vector<float> cells_;       // NaN: not measured; -infinity: failed
@@ -165,9 +189,11 @@ class FigureMatrix {
   uint64_t repeats_ = 0;
   std::unordered_map<uint64_t, std::string> errors_;
   std::unordered_map<uint64_t, std::vector<float>> retests_;
+  KeyFilter retest_keys_;
   std::vector<uint8_t> counts_;  // dense: repeats per cell (saturating), once any repeat
   std::unordered_map<uint64_t, uint8_t> sparse_counts_;
   std::unordered_map<uint64_t, std::vector<float>> worse_;
+  KeyFilter worse_keys_;
   std::unordered_set<uint64_t> noisy_;
   std::vector<uint32_t> first_gaps_;  // kGapBins once a pair is measured twice
   uint64_t first_gap_count_ = 0;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "cluster/fabric_findings.h"
 #include "cluster/locate.h"
 #include "cluster/matrix_run.h"
 
@@ -19,6 +20,43 @@ constexpr double kElementFirst = 1e9;
 constexpr double kNoisyFirst = 2 * kElementFirst;
 // As the findings' test (fabric_findings.cc): the chance that some healthy pair is named.
 constexpr double kLinkAlpha = 0.01;
+// A pair that flapped is re-measured alone this many times a wave (in rounds of their own: a
+// pair shares its ranks with itself).
+constexpr uint32_t kFlapBatch = 4;
+
+// One pair's flaps in a test (fabric_findings.h): in its rounds and alone, of how many runs.
+struct Flaps {
+  uint32_t rounds = 0, rounds_hit = 0, alone = 0, alone_hit = 0;
+};
+
+Flaps flaps_of(const MatrixRun& run, const TestFit& tf, size_t t, int a, int b, double best,
+               double flap_limit) {
+  const FigureMatrix& m = run.tests[t].matrix;
+  Flaps f;
+  f.rounds = m.measurements(a, b);
+  if (pair_residual(run, tf, t, a, b, best) > flap_limit) {
+    f.rounds_hit = f.rounds;  // the best of its rounds was off: every one was
+  } else if (const std::vector<float>* worse = m.worse_values(a, b)) {
+    for (float w : *worse) f.rounds_hit += pair_residual(run, tf, t, a, b, w) > flap_limit;
+  }
+  if (const std::vector<float>* alone = m.retests(a, b)) {
+    for (float w : *alone) {
+      ++f.alone;
+      f.alone_hit += alone_residual(run, tf, t, a, b, w) > flap_limit;
+    }
+  }
+  return f;
+}
+
+// Whether a pair that flapped is still undecided (fabric_findings.h): not yet named at the
+// job's rates of flaps (`rates`: its rounds', alone), nor so rarely off that a link flapping
+// in kFlapLeast of its runs would have shown more, and not re-measured kFlapRetests times.
+bool flap_open(const Flaps& f, const double rates[2], double level) {
+  const uint32_t hits = f.rounds_hit + f.alone_hit, runs = f.rounds + f.alone;
+  if (hits == 0 || hits == runs || f.alone >= kFlapRetests) return false;
+  if (binomial_tail(hits, {f.rounds, f.alone}, {rates[0], rates[1]}) < level) return false;
+  return binomial_at_most(hits, runs, kFlapLeast) >= kFlapMiss;
+}
 
 // A pair through a bad element that crosses `bad` bad elements in all.
 struct SharedPair {
@@ -72,7 +110,7 @@ void shared_pairs(const Topology& topo, const TestFit& tf, size_t t,
 std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit) {
   const Topology& topo = *run.topology;
   std::vector<bool> up = run.alive();
-  std::vector<RetestPair> elements, links;
+  std::vector<RetestPair> elements, links, flaps;
   ElementId path[kMaxPathElements];
   for (size_t t = 0; t < run.tests.size(); ++t) {
     const TestFit& tf = fit.tests[t];
@@ -81,11 +119,22 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     const double limit = link_limit(tf);
     std::unordered_map<ElementId, uint32_t> taken;
     uint64_t pairs = 0, slow = 0;
+    // With --passes, the job's rates of flaps, in the rounds and alone (fabric_findings.h).
+    const bool flapping = run.passes >= 2;
+    const double flap_limit = std::max(limit, std::log(kFlapFactor));
+    uint64_t flap_runs[2] = {0, 0}, flap_hits[2] = {0, 0};
     // The share of pairs slow at their best: the rate a healthy pair's run is slow at.
     m.for_each([&](int a, int b, std::optional<double> v) {
       if (!v || !up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
       ++pairs;
       slow += pair_residual(run, tf, t, a, b, *v) > limit;
+      if (flapping) {
+        Flaps f = flaps_of(run, tf, t, a, b, *v, flap_limit);
+        flap_runs[0] += f.rounds;
+        flap_hits[0] += f.rounds_hit;
+        flap_runs[1] += f.alone;
+        flap_hits[1] += f.alone_hit;
+      }
       if (!m.retests(a, b)) return;
       size_t k = topo.path(a, b, path);
       for (size_t i = 0; i < k; ++i) {
@@ -95,6 +144,14 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     const double rate = std::max<double>(1, static_cast<double>(slow)) /
                         std::max<double>(1, static_cast<double>(pairs));
     const double level = kLinkAlpha / std::max<double>(1, static_cast<double>(pairs));
+    double flap_rates[2];
+    flap_rates[0] = std::max<double>(1, static_cast<double>(flap_hits[0])) /
+                    std::max<double>(1, static_cast<double>(flap_runs[0]));
+    flap_rates[1] =
+        std::max(flap_rates[0], static_cast<double>(flap_hits[1]) /
+                                    std::max<double>(1, static_cast<double>(flap_runs[1])));
+    const double flap_level =
+        kFlapAlpha / std::max<double>(1, static_cast<double>(pairs * run.tests.size()));
     // Per bad element, its pairs not yet re-measured that cross other bad elements too, the
     // fewest first.
     std::unordered_map<ElementId, std::vector<SharedPair>> shared;
@@ -126,6 +183,17 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
           if (element_bad(tf, path[i])) keep_shared(shared[path[i]], {bad_count, {a, b}});
         }
       }
+      if (flapping && r <= limit) {
+        // Off in some run, fine at its best: re-measured alone a few times a wave until its
+        // runs decide it.
+        Flaps f = flaps_of(run, tf, t, a, b, *v, flap_limit);
+        if (!flap_open(f, flap_rates, flap_level)) return;
+        const uint32_t again = std::min(kFlapBatch, kFlapRetests - f.alone);
+        for (uint32_t i = 0; i < again; ++i) {
+          flaps.push_back({t, {a, b}, static_cast<double>(f.rounds_hit + f.alone_hit)});
+        }
+        return;
+      }
       if (r <= limit || retested >= kPairRetests) return;
       for (size_t i = 0; i < retested; ++i) {
         if (alone_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
@@ -139,7 +207,11 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
   std::stable_sort(links.begin(), links.end(), [](const RetestPair& x, const RetestPair& y) {
     return x.severity > y.severity;
   });
+  std::stable_sort(flaps.begin(), flaps.end(), [](const RetestPair& x, const RetestPair& y) {
+    return x.severity > y.severity;
+  });
   elements.insert(elements.end(), links.begin(), links.end());
+  elements.insert(elements.end(), flaps.begin(), flaps.end());
   return elements;
 }
 

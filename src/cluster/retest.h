@@ -25,6 +25,9 @@ struct RetestPair {
 // slow alone is re-measured again until its runs decide it.
 inline constexpr size_t kElementRetests = 3;
 inline constexpr size_t kPairRetests = 3;
+// Waves of retests at most: kPairRetests for the links, more for the pairs that flapped in
+// some of their --passes (fabric_findings.h), a few runs alone each wave.
+inline constexpr size_t kRetestWaves = 8;
 
 // Pairs worst first, both ranks alive, none re-measured before: with `fit` (a topology of
 // levels), kElementRetests pairs through each bad element and at most `limit` links the fit

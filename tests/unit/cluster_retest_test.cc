@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 
+#include "cluster/fabric_findings.h"
 #include "cluster/fabric_model.h"
 #include "cluster/findings.h"
 #include "cluster/locate.h"
@@ -51,9 +52,11 @@ MatrixRun run_with_retests(const FabricModel& rounds, const FabricModel& alone, 
       }
     }
   }
-  for (size_t wave = 0; wave < kPairRetests; ++wave) {
+  for (size_t wave = 0; wave < kRetestWaves; ++wave) {
     run.judge();
-    for (const RetestPair& p : retest_candidates(run, &run.fit, 100)) {
+    std::vector<RetestPair> pairs = retest_candidates(run, &run.fit, 100);
+    if (pairs.empty()) break;
+    for (const RetestPair& p : pairs) {
       t.matrix.set_retest(p.pair.client, p.pair.server,
                           alone.measure(t.figure.kind, p.pair.client, p.pair.server, draw++, 0));
     }
@@ -68,6 +71,61 @@ bool names(const MatrixRun& run, const std::string& kind, const std::string& fie
     if (f["kind"] == kind && f[field] == value) return true;
   }
   return false;
+}
+
+size_t links_named(const MatrixRun& run) {
+  size_t n = 0;
+  for (const json& f : findings_json(run)) n += f["kind"] == "link";
+  return n;
+}
+
+// A model with the fleet bench's noise: 3% jitter and one run in `per` five times off.
+FabricModel noisy_model_of(const json& faults, int per) {
+  json j = fabric_model(64, small_dragonfly_topology(), faults, 0.03);
+  j["noise"]["outlier_rate"] = 1.0 / per;
+  j["noise"]["outlier_factor"] = 5;
+  auto m = FabricModel::parse(j.dump(), "m.json");
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(*m);
+}
+
+// A link slow in 30% of its runs, measured in 2 passes: one slow run of two is what the
+// outliers (one run in 200 here) give some healthy pair of the job, so the rounds alone do not
+// name it. Re-measured alone until its runs decide it, it is named, and no other link is.
+TEST(ClusterRetest, AFlappingLinkIsReMeasuredUntilItsRunsDecideIt) {
+  const json flap = json::parse(
+      R"({"kind": "flapping_link", "hosts": ["n00003", "n00041"], "factor": 4, "fraction": 0.3})");
+  FabricModel m = noisy_model_of(json::array({flap}), 200);
+  MatrixRun run = run_with_retests(m, m, 2);
+  const std::vector<float>* alone = run.tests[0].matrix.retests(3, 41);
+  ASSERT_NE(alone, nullptr);
+  EXPECT_GE(alone->size(), 4u);
+  EXPECT_TRUE(names(run, "link", "hosts", json::array({"n00003", "n00041"})))
+      << findings_json(run).dump(1);
+  EXPECT_EQ(links_named(run), 1u) << findings_json(run).dump(1);
+}
+
+// Healthy pairs with jitter and outliers (one run in 50 five times off) over 4 passes: many
+// are off in one run, are re-measured alone, and none is named; nor without --passes, where a
+// pair off in its one run and fine alone is cleared as before.
+TEST(ClusterRetest, HealthyPairsOffInSomeRunAreClearedAlone) {
+  FabricModel m = noisy_model_of(json::array(), 50);
+  MatrixRun run = run_with_retests(m, m, 4);
+  EXPECT_GT(run.tests[0].matrix.retest_count(), 20u);
+  EXPECT_EQ(links_named(run), 0u) << findings_json(run).dump(1);
+  MatrixRun once = run_with_retests(m, m, 1);
+  EXPECT_EQ(links_named(once), 0u) << findings_json(once).dump(1);
+}
+
+// The rule's two sides: named below the level; cleared when a link flapping in kFlapLeast of
+// its runs would have shown more.
+TEST(ClusterRetest, FlapBinomials) {
+  EXPECT_NEAR(binomial_tail(1, {10}, {0.1}), 1 - std::pow(0.9, 10), 1e-12);
+  EXPECT_NEAR(binomial_tail(2, {1, 1}, {0.5, 0.5}), 0.25, 1e-12);
+  EXPECT_NEAR(binomial_at_most(0, 10, 0.3), std::pow(0.7, 10), 1e-12);
+  EXPECT_NEAR(binomial_at_most(1, 20, 0.3), std::pow(0.7, 20) + 20 * 0.3 * std::pow(0.7, 19),
+              1e-12);
+  EXPECT_EQ(binomial_at_most(5, 5, 0.3), 1.0);
 }
 
 // A local link whose every pair crosses a switch the fit finds bad was never re-measured
