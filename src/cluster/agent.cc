@@ -175,7 +175,7 @@ void Agent::session_loop(ControlChannel& ch) {
 
 bool Agent::stop_worker(double wait_s) {
   worker_.stop.store(true);
-  Deadline deadline = Deadline::After(wait_s);
+  Deadline deadline = Deadline::after(wait_s);
   while (!worker_.done.load()) {
     if (deadline.expired()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -123,7 +123,7 @@ void AgentFleet::check_alive(const std::vector<int>& ranks, FleetEvents& events)
     asked.push_back(r);
   }
   double wait = opts_.timeout_s;
-  auto silent = collect(asked, Deadline::After(wait), events, [&](int, const Frame& f) {
+  auto silent = collect(asked, Deadline::after(wait), events, [&](int, const Frame& f) {
     return f.type == kAgentPong && f.body.value("pong", uint64_t{0}) == id;
   });
   if (events.stopping()) return;  // no time to listen: not hung
@@ -184,7 +184,7 @@ void AgentFleet::run_step(const StepRequest& step, std::vector<StepRun>& runs,
     }
   }
   std::string late_error = fmt::format("no result within {:g} s", seconds_since(started));
-  std::vector<int> stuck = collect(late, Deadline::After(opts_.timeout_s + 3), events, result_of);
+  std::vector<int> stuck = collect(late, Deadline::after(opts_.timeout_s + 3), events, result_of);
   for (int r : stuck) {
     if (!events.stopping()) {
       lose(events, r, "its measurement did not end when cancelled (hung?)", true);
@@ -210,7 +210,7 @@ bool AgentFleet::finish() {
   // Collect skips ranks already judged dead, but those that can still say BYE should be heard.
   std::vector<pollfd> fds;
   std::vector<int> waiting = told;
-  Deadline deadline = Deadline::After(3);
+  Deadline deadline = Deadline::after(3);
   while (!waiting.empty() && !deadline.expired()) {
     fds.clear();
     for (int r : waiting) fds.push_back({links_[static_cast<size_t>(r)].ch->fd(), POLLIN, 0});

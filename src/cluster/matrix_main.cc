@@ -132,7 +132,7 @@ Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
     services.card.pid = getpid();
     services.card.error = "rank 0: " + usage.message();
   }
-  Deadline start_up = Deadline::After(opts.start_timeout_s);
+  Deadline start_up = Deadline::after(opts.start_timeout_s);
   Status s = boot.publish(services.card);
   Status exchanged = s.ok() ? boot.exchange(opts.start_timeout_s) : s;
   if (!usage.ok()) return usage;

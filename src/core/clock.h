@@ -75,7 +75,7 @@ class StridedClock {
 // A point in time after which a wait gives up.
 class Deadline {
  public:
-  static Deadline After(double seconds) {
+  static Deadline after(double seconds) {
     return Deadline(now_ns() + static_cast<int64_t>(seconds * 1e9));
   }
   explicit Deadline(int64_t at_ns) : at_ns_(at_ns) {}

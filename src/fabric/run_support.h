@@ -26,7 +26,7 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
   // its own timeout); its silence for this side's -to ends the wait. An older server has
   // three timeouts.
   const bool beats = f.ctx.peer.sends_heartbeats;
-  Deadline deadline = Deadline::After(3 * f.ctx.timeout_s());
+  Deadline deadline = Deadline::after(3 * f.ctx.timeout_s());
   while (true) {
     if (!f.progress(on, kSliceMs)) return f.status();
     int64_t now = now_ns();

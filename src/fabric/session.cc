@@ -345,7 +345,7 @@ Status FabricSession::open_connectionless(const FabricRequest& request, const Se
 Status FabricSession::open_connected(const FabricRequest& request, const SessionNeeds& needs) {
   EndpointOptions options;
   options.busy_poll = ctx.opts.cq_poll;
-  Deadline deadline = Deadline::After(ctx.timeout_s());
+  Deadline deadline = Deadline::after(ctx.timeout_s());
   if (ctx.role == Role::kServer) {
     auto listener = FabricEndpoint::listen(choice_.info.get(), options);
     if (!listener.ok()) return listener.status();

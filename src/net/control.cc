@@ -195,7 +195,7 @@ Status ControlChannel::send(MsgType type, const nlohmann::json& body, double tim
   std::vector<uint8_t> bytes = encode_frame(type, body);
   // A send only blocks when the peer stops reading; 30 s bounds that without cutting a slow link.
   std::lock_guard<std::mutex> lock(send_mu_);
-  Status s = send_all(fd_, bytes.data(), bytes.size(), Deadline::After(timeout_s));
+  Status s = send_all(fd_, bytes.data(), bytes.size(), Deadline::after(timeout_s));
   return s.prefixed(std::string("sending ") + msg_type_name(type) + " to " + peer_label_);
 }
 
@@ -207,7 +207,7 @@ void ControlChannel::shut_down() { ::shutdown(fd_, SHUT_RDWR); }
 
 void ControlChannel::linger(double seconds) {
   ::shutdown(fd_, SHUT_WR);
-  Deadline deadline = Deadline::After(seconds);
+  Deadline deadline = Deadline::after(seconds);
   char scratch[4096];
   for (;;) {
     ssize_t n = ::recv(fd_, scratch, sizeof scratch, MSG_DONTWAIT);
@@ -244,13 +244,13 @@ Status ControlChannel::read_exact(uint8_t* data, size_t len, const Deadline& dea
 }
 
 Result<Frame> ControlChannel::recv(double timeout_s) {
-  Deadline deadline = Deadline::After(timeout_s);
+  Deadline deadline = Deadline::after(timeout_s);
   while (true) {
     auto frame = recv_one(timeout_s, deadline);
     if (!frame.ok() || frame->type != MsgType::kHeartbeat) return frame;
     // A peer that promised heartbeats is waited for as long as it keeps sending them: its
     // silence, not its work (a deep window's drain), is what the timeout bounds.
-    if (silence_limit_ns_ > 0) deadline = Deadline::After(timeout_s);
+    if (silence_limit_ns_ > 0) deadline = Deadline::after(timeout_s);
   }
 }
 
@@ -262,7 +262,7 @@ Status ControlChannel::alive(int64_t now) const {
 }
 
 Result<Frame> ControlChannel::recv_frame(double timeout_s) {
-  return recv_one(timeout_s, Deadline::After(timeout_s));
+  return recv_one(timeout_s, Deadline::after(timeout_s));
 }
 
 Result<Frame> ControlChannel::recv_one(double timeout_s, const Deadline& deadline) {

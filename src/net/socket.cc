@@ -199,7 +199,7 @@ Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
       std::string text = errno_text("connect", err) + scope_hint(addr, err);
       return permanent_connect_error(err) ? Status::usage(text) : Status::failed(text);
     }
-    auto ready = wait_fd(fd.get(), POLLOUT, Deadline::After(options.attempt_timeout_s));
+    auto ready = wait_fd(fd.get(), POLLOUT, Deadline::after(options.attempt_timeout_s));
     if (!ready.ok()) return ready.status();
     if (*ready == 0) return Status::timeout("connect: timed out");
     int err = 0;
@@ -216,7 +216,7 @@ Result<Fd> connect_once(const SockAddr& addr, const ConnectOptions& options) {
 Result<Fd> connect_tcp(const std::string& host, uint16_t port, const ConnectOptions& options) {
   auto addrs = resolve(host, port, SOCK_STREAM);
   if (!addrs.ok()) return addrs.status();
-  Deadline give_up = Deadline::After(options.wait_s);
+  Deadline give_up = Deadline::after(options.wait_s);
   Status last;
   for (;;) {
     bool all_permanent = true;  // every address failed in a way no retry mends

@@ -38,7 +38,7 @@ Result<short> wait_slice(int fd, short events, const Deadline& deadline,
 QperfControl::QperfControl(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
 
 Status QperfControl::recv(void* buf, size_t len, const char* item, double timeout_s) {
-  return recv(buf, len, item, Deadline::After(timeout_s));
+  return recv(buf, len, item, Deadline::after(timeout_s));
 }
 
 Status QperfControl::recv(void* buf, size_t len, const char* item, const Deadline& deadline) {
@@ -69,7 +69,7 @@ Status QperfControl::recv(void* buf, size_t len, const char* item, const Deadlin
 
 Status QperfControl::send(const void* buf, size_t len, const char* item, double timeout_s) {
   std::lock_guard<std::timed_mutex> lock(send_mu_);
-  Status s = send_all(fd_, buf, len, Deadline::After(timeout_s));
+  Status s = send_all(fd_, buf, len, Deadline::after(timeout_s));
   if (s.ok()) return s;
   if (s.code() == Code::kTimeout) {
     return Status::timeout(std::string("failed to send ") + item + ": timed out");
@@ -137,13 +137,13 @@ void QperfControl::send_error(const std::string& text) {
   // Partly taken (a full buffer), the last byte taken is the urgent one: any byte but '.'
   // says "error" to either client, and the text follows it as well.
   bool sent = ::send(fd_, urgent.data(), urgent.size(), MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT) > 0;
-  if (sent) send_all(fd_, line.data(), line.size(), Deadline::After(0.5)).ignore_error();
+  if (sent) send_all(fd_, line.data(), line.size(), Deadline::after(0.5)).ignore_error();
   ::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
   if (sent) ::shutdown(fd_, SHUT_WR);
 }
 
 void QperfControl::drain(double seconds) {
-  Deadline deadline = Deadline::After(seconds);
+  Deadline deadline = Deadline::after(seconds);
   char scratch[4096];
   for (;;) {
     auto ready = wait_fd(fd_, POLLIN, deadline);
@@ -183,7 +183,7 @@ Status QperfControl::take_urgent() {
 }
 
 std::string read_error_text(int fd, double timeout_s, bool skip_to_mark) {
-  Deadline deadline = Deadline::After(timeout_s);
+  Deadline deadline = Deadline::after(timeout_s);
   char buf[512];
   // What was sent before the urgent byte is not part of the message: reads stop at the mark.
   for (size_t discarded = 0; skip_to_mark && discarded < (1u << 20);) {

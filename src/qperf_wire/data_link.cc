@@ -99,7 +99,7 @@ Result<DataSocket> open_server_rds(const SocketProtocol& proto, QperfControl& ct
   if (!helper.ok()) return helper.status();
   FP_RETURN_IF_ERROR(
       send_port(ctl, local_address(helper->get()).port(), "TCP server port", timeout_s));
-  Deadline deadline = Deadline::After(timeout_s);
+  Deadline deadline = Deadline::after(timeout_s);
   for (;;) {
     SockAddr peer;
     auto conn = accept_until(helper->get(), deadline, &peer);
@@ -170,7 +170,7 @@ Result<DataSocket> open_server_data(const SocketProtocol& proto, QperfControl& c
   // qperf's accept has no deadline: a client that never connects wedges it. Ours has one,
   // and takes the connection of this client only.
   std::string client_host = peer_address(ctl.fd()).host();
-  Deadline deadline = Deadline::After(timeout_s);
+  Deadline deadline = Deadline::after(timeout_s);
   for (;;) {
     SockAddr peer;
     auto conn = accept_until(fd.get(), deadline, &peer);

@@ -97,7 +97,7 @@ std::string index_text(uint16_t index) { return "bad request index: " + std::to_
 Status serve_request(QperfControl& ctl, QperfLease& lease, std::string& name) {
   uint8_t bytes[kRequestSize];
   // The whole request within the server's -to, as qperf reads it (6 bytes, then the rest).
-  const Deadline request_deadline = Deadline::After(lease.timeout_s);
+  const Deadline request_deadline = Deadline::after(lease.timeout_s);
   FP_RETURN_IF_ERROR(ctl.recv(bytes, kRequestVersionSize, "request version", request_deadline));
   uint16_t maj = static_cast<uint16_t>(decode_le(bytes, 2));
   uint16_t min = static_cast<uint16_t>(decode_le(bytes + 2, 2));

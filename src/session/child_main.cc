@@ -45,7 +45,7 @@ Status arm_parent_death(pid_t parent) {
 // The request: all the parent writes before it shuts its side down.
 Result<nlohmann::json> read_request(int fd) {
   std::string text;
-  Deadline deadline = Deadline::After(10);
+  Deadline deadline = Deadline::after(10);
   char buf[4096];
   for (;;) {
     pollfd p{fd, POLLIN, 0};

@@ -87,7 +87,7 @@ void report_exec_failure(int fd, int err) {
 
 // Writes the whole request, or as much as the child takes within the timeout.
 void send_request(int fd, const std::string& text) {
-  Deadline deadline = Deadline::After(10);
+  Deadline deadline = Deadline::after(10);
   size_t done = 0;
   while (done < text.size() && !deadline.expired()) {
     ssize_t n = send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -20,7 +20,7 @@ Result<uint64_t> MeasurementQueue::enter(const std::string& who, double limit_s,
   std::unique_lock<std::mutex> lock(mu_);
   const uint64_t ticket = next_ticket_++;
   waiting_.push_back(ticket);
-  const Deadline deadline = Deadline::After(limit_s);
+  const Deadline deadline = Deadline::after(limit_s);
   int64_t next_notice = 0;
   auto forget = [&] { waiting_.erase(std::find(waiting_.begin(), waiting_.end(), ticket)); };
   while (!may_start(ticket)) {

@@ -18,7 +18,7 @@ namespace fabperf {
 
 Result<bool> Server::qperf_client(ControlChannel& ch, Slot& slot) {
   if (options_.qperf == nullptr) return false;
-  Deadline deadline = Deadline::After(options_.timeout_s);
+  Deadline deadline = Deadline::after(options_.timeout_s);
   for (;;) {
     // A stopping server goes on as before: the fabperf path says why the session ends.
     if (slot.stop.load()) return false;

@@ -76,7 +76,7 @@ std::vector<std::string> remove_shm_files_of(pid_t pid, uid_t uid, const std::st
 
 std::vector<std::string> remove_shm_files_of_dead(pid_t pid, double wait_s, const std::string& dir,
                                                   const std::string& proc_root) {
-  Deadline deadline = Deadline::After(wait_s);
+  Deadline deadline = Deadline::after(wait_s);
   for (;;) {
     char state = process_state(pid, proc_root);
     if (state == 0 || state == 'Z' || state == 'X') break;

@@ -151,7 +151,7 @@ Status DataLink::send_msg(const void* buf, size_t len) {
         return send_timeout();
       }
       if (!have_deadline) {
-        deadline = Deadline::After(timeout_s_);
+        deadline = Deadline::after(timeout_s_);
         have_deadline = true;
       }
       if (deadline.expired()) return send_timeout();
@@ -380,7 +380,7 @@ Result<DataLink> open_server_link(TestContext& ctx, const SocketProtocol& proto,
     auto peer_reply = ctx.exchange({{"port", port}});
     if (!peer_reply.ok()) return peer_reply.status();
     // Only the client of this control connection may take this data connection.
-    Deadline deadline = Deadline::After(timeout);
+    Deadline deadline = Deadline::after(timeout);
     for (;;) {
       SockAddr peer;
       auto conn = accept_until(fd.get(), deadline, &peer);

@@ -69,7 +69,7 @@ class DataLink {
     explicit LazyDeadline(double seconds) : seconds_(seconds) {}
     const Deadline& get(double spent = 0) {
       if (!set_) {
-        deadline_ = Deadline::After(seconds_ - spent);
+        deadline_ = Deadline::after(seconds_ - spent);
         set_ = true;
       }
       return deadline_;

@@ -142,7 +142,7 @@ TEST_P(ForgedConnection, ARequestFromAnotherAddressIsRejected) {
   info->dest_addr = std::malloc(server_name->size());
   std::memcpy(info->dest_addr, server_name->data(), server_name->size());
   info->dest_addrlen = server_name->size();
-  auto intruder = FabricEndpoint::connect(info.get(), EndpointOptions{}, Deadline::After(15));
+  auto intruder = FabricEndpoint::connect(info.get(), EndpointOptions{}, Deadline::after(15));
   EXPECT_FALSE(intruder.ok()) << "the server accepted a connection from 127.0.0.3";
   if (!intruder.ok()) {
     EXPECT_NE(intruder.status().message().find("refused"), std::string::npos)

@@ -85,7 +85,7 @@ class FabricLoopbackTest : public ::testing::TestWithParam<const char*> {
   // Waits until `side` has a completion and returns the oldest.
   fi_cq_data_entry WaitOne(Side& side) {
     std::vector<fi_cq_data_entry>& got = &side == &a_ ? got_a_ : got_b_;
-    Deadline deadline = Deadline::After(5);
+    Deadline deadline = Deadline::after(5);
     while (got.empty() && !deadline.expired()) Progress();
     EXPECT_FALSE(got.empty()) << "no completion within 5 s";
     if (got.empty()) return {};
@@ -97,7 +97,7 @@ class FabricLoopbackTest : public ::testing::TestWithParam<const char*> {
   // Posts, retrying while the provider says FI_EAGAIN (connection set-up in progress).
   template <typename Post>
   ssize_t PostRetry(Post&& post) {
-    Deadline deadline = Deadline::After(5);
+    Deadline deadline = Deadline::after(5);
     ssize_t ret;
     while ((ret = post()) == -FI_EAGAIN && !deadline.expired()) Progress();
     return ret;
@@ -133,7 +133,7 @@ TEST_P(FabricLoopbackTest, SendWriteReadAtomic) {
             }),
             0);
   WaitOne(a_);
-  Deadline landed = Deadline::After(2);
+  Deadline landed = Deadline::after(2);
   while (!check_pattern(b_.dst(), kSize, kServerSeed) && !landed.expired()) Progress();
   EXPECT_TRUE(check_pattern(b_.dst(), kSize, kServerSeed));
 

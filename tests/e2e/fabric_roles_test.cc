@@ -66,7 +66,7 @@ PairOutcome run_pair(const TestSpec& spec, const RunOptions& params) {
   uint16_t port = local_address(listener->get()).port();
   std::thread server([&] {
     SockAddr peer;
-    auto fd = accept_until(listener->get(), Deadline::After(10), &peer);
+    auto fd = accept_until(listener->get(), Deadline::after(10), &peer);
     if (!fd.ok()) {
       out.server = fd.status();
       return;

@@ -58,7 +58,7 @@ struct HelperParent {
   // The next line it prints, within 60 s ("" when none came).
   std::string line() {
     std::string text;
-    Deadline deadline = Deadline::After(60);
+    Deadline deadline = Deadline::after(60);
     char c;
     while (!deadline.expired()) {
       pollfd p{stdout_fd, POLLIN, 0};

@@ -29,7 +29,7 @@ using nlohmann::json;
 
 // Waits for a byte or EOF on the control connection, at most `seconds`.
 bool wait_control(int control_fd, double seconds) {
-  fabperf::Deadline deadline = fabperf::Deadline::After(seconds);
+  fabperf::Deadline deadline = fabperf::Deadline::after(seconds);
   pollfd p{control_fd, POLLIN, 0};
   return poll(&p, 1, deadline.remaining_ms()) > 0;
 }

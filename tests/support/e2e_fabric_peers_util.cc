@@ -130,7 +130,7 @@ ForgedRun forge_connectionless(int port, const std::string& test, const std::str
   run.ready = true;
   nlohmann::json mine = {{"provider", provider}, {"name", name_hex}, {"memory", memory}};
   if (!ch->send(MsgType::kExchange, mine).ok()) return run;
-  Deadline deadline = Deadline::After(wait_s);
+  Deadline deadline = Deadline::after(wait_s);
   while (!deadline.expired()) {
     auto frame = ch->recv(0.1);
     if (frame.ok()) {
@@ -177,7 +177,7 @@ ShmVictim::ShmVictim() {
   close(out[1]);
   to_child_ = in[1];
   from_child_ = out[0];
-  std::string line = read_line(from_child_, Deadline::After(30));
+  std::string line = read_line(from_child_, Deadline::after(30));
   hello_ = nlohmann::json::parse(line, nullptr, false);
   if (hello_.is_discarded()) {
     spawn_error_ = program + " said: \"" + line + "\"";
@@ -194,7 +194,7 @@ long ShmVictim::finish_and_count_changed(std::string* first_bytes) {
   if (to_child_ < 0) return -1;
   close(to_child_);
   to_child_ = -1;
-  std::string line = read_line(from_child_, Deadline::After(30));
+  std::string line = read_line(from_child_, Deadline::after(30));
   auto result = nlohmann::json::parse(line, nullptr, false);
   if (result.is_discarded() || !result.contains("changed")) return -1;
   if (first_bytes != nullptr) *first_bytes = result.value("first", "");

@@ -56,7 +56,7 @@ bool gone(pid_t pid) {
 }
 
 bool wait_until(const std::function<bool()>& condition, double seconds) {
-  Deadline deadline = Deadline::After(seconds);
+  Deadline deadline = Deadline::after(seconds);
   while (!deadline.expired()) {
     if (condition()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -13,7 +13,7 @@ TcpPair loopback_tcp_pair() {
   const uint16_t port = local_address(listener->get()).port();
   auto c = connect_tcp("127.0.0.1", port, ConnectOptions{1, 5, "", ""});
   EXPECT_TRUE(c.ok()) << c.status().message();
-  auto s = accept_until(listener->get(), Deadline::After(5), nullptr);
+  auto s = accept_until(listener->get(), Deadline::after(5), nullptr);
   EXPECT_TRUE(s.ok()) << s.status().message();
   if (c.ok()) p.client = std::move(*c);
   if (s.ok()) p.server = std::move(*s);

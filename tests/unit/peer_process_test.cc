@@ -63,7 +63,7 @@ Pair connected_pair(const std::string& bind_addr, const std::string& connect_to)
   if (!client.ok()) return p;
   p.client = std::move(*client);
   SockAddr peer;
-  auto served = accept_until(p.listener.get(), Deadline::After(10), &peer);
+  auto served = accept_until(p.listener.get(), Deadline::after(10), &peer);
   EXPECT_TRUE(served.ok()) << served.status().message();
   if (served.ok()) p.served = std::move(*served);
   return p;
