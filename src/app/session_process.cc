@@ -9,12 +9,12 @@
 #include "core/text.h"
 #include "net/control.h"
 #include "net/peer_process.h"
+#include "net/shm_cleanup.h"
 #include "options/run_options_json.h"
 #include "security/limits.h"
 #include "session/child_limits.h"
 #include "session/child_main.h"
 #include "session/session_child.h"
-#include "session/shm_cleanup.h"
 
 namespace fabperf {
 

@@ -3,8 +3,12 @@
 
 #include <poll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <mutex>
+
+#include "net/shm_cleanup.h"
 
 namespace fabperf {
 
@@ -25,6 +29,23 @@ const char* cm_event_name(uint32_t event) {
     default:
       return "an unexpected event";
   }
+}
+// shm names each endpoint's region after its process ("PID:UID:INDEX", net/shm_cleanup.h)
+// and refuses an endpoint whose name exists (fi_enable: EBUSY). Before this process opens its
+// first one, a region named with its pid and uid can only be a dead process's whose pid it now
+// has (a killed run's leftovers, pids reused): removed, once per process. Under the lock, so
+// no endpoint of this process is open while it runs.
+void clear_dead_namesakes(const fi_info* info) {
+  if (info->fabric_attr == nullptr || info->fabric_attr->prov_name == nullptr ||
+      std::strstr(info->fabric_attr->prov_name, "shm") == nullptr) {
+    return;
+  }
+  static std::mutex mutex;
+  static pid_t cleared_for = 0;  // a forked child is another process with the same memory
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cleared_for == getpid()) return;
+  cleared_for = getpid();
+  remove_shm_files_of(getpid(), geteuid());
 }
 }  // namespace
 
@@ -121,6 +142,7 @@ Result<std::unique_ptr<FabricEndpoint>> FabricEndpoint::open(const fi_info* info
     adjusted->tx_attr->msg_order |= options.tx_msg_order;
     info = adjusted.get();
   }
+  clear_dead_namesakes(info);
   FP_RETURN_IF_ERROR(self->open_fabric(info));
   FP_RETURN_IF_ERROR(self->open_domain_and_cq(info, options));
   FP_RETURN_IF_ERROR(self->create_endpoint(info, false));

@@ -15,11 +15,11 @@
 #include "engine/poller_check.h"
 #include "engine/test_context.h"
 #include "net/control.h"
+#include "net/shm_cleanup.h"
 #include "net/socket.h"
 #include "options/run_options_json.h"
 #include "report/qperf_format.h"
 #include "security/handshake.h"
-#include "session/shm_cleanup.h"
 
 namespace fabperf {
 

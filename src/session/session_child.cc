@@ -16,10 +16,10 @@
 #include <cstdio>
 
 #include "core/clock.h"
+#include "net/shm_cleanup.h"
 #include "net/tcp_state.h"
 #include "security/limits.h"
 #include "session/child_link.h"
-#include "session/shm_cleanup.h"
 
 namespace fabperf {
 

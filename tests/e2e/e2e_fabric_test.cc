@@ -232,5 +232,20 @@ TEST(E2eFabricErrors, TooFewHugePages) {
       << "said once: " << r.err;
 }
 
+// A killed run leaves its shm regions ("PID:UID:INDEX" in /dev/shm); a later process given the
+// same pid found its endpoint's name taken: fi_enable failed with EBUSY (seen in CI), or, for an
+// empty leftover, libfabric mapped it and died of SIGBUS. The shell plants a namesake of
+// its own pid, empty and full-sized, and execs fabperf, which keeps that pid.
+TEST(E2eFabricShm, ADeadNamesakesRegionIsRemovedBeforeTheFirstEndpoint) {
+  if (!has(providers_with(FI_EP_RDM, FI_MSG), "shm")) GTEST_SKIP() << "no shm provider";
+  for (const char* size : {"0", "16M"}) {
+    const std::string script = std::string("f=/dev/shm/$$:$(id -u):0; truncate -s ") + size +
+                               " \"$f\" && exec \"$0\" --loopback -P shm -n 20 rdm_send_lat";
+    RunOutput r = run({"-c", script, fabperf_bin()}, 60, "/bin/sh");
+    EXPECT_EQ(r.exit_code, 0) << "leftover of size " << size << ":\n" << r.err;
+    EXPECT_TRUE(contains(r.out, "rdm_send_lat:\n")) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace fabperf::testing

@@ -19,8 +19,8 @@
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
 #include "fabric/provider.h"
+#include "net/shm_cleanup.h"
 #include "session/child_limits.h"
-#include "session/shm_cleanup.h"
 #include "session_child_util.h"
 
 namespace fabperf::testing {

@@ -18,8 +18,8 @@
 
 #include "core/clock.h"
 #include "e2e_util.h"
+#include "net/shm_cleanup.h"
 #include "session/session_child.h"
-#include "session/shm_cleanup.h"
 #include "session_child_util.h"
 
 namespace fabperf {

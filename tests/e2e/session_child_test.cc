@@ -14,9 +14,9 @@
 
 #include "core/clock.h"
 #include "e2e_util.h"
+#include "net/shm_cleanup.h"
 #include "security/limits.h"
 #include "session/child_link.h"
-#include "session/shm_cleanup.h"
 
 namespace fabperf {
 namespace {

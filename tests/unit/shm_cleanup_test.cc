@@ -1,6 +1,6 @@
-// The removal of a dead process's shm regions (session/shm_cleanup.h), over a directory and a
+// The removal of a dead process's shm regions (net/shm_cleanup.h), over a directory and a
 // /proc of the test's own: which names and owners are removed, and that a live process's are not.
-#include "session/shm_cleanup.h"
+#include "net/shm_cleanup.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // Removing the shm provider's files of a dead session child (libfabric 1.17 naming).
-#include "session/shm_cleanup.h"
+#include "net/shm_cleanup.h"
 
 #include <dirent.h>
 #include <fcntl.h>
