@@ -441,7 +441,9 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
     }
     if (config.progress != nullptr) config.progress->end();  // before anything is printed
     if (!s.ok()) {
-      result.status = RunStatus::kError;
+      // A run the user stopped (^C) may fail on its way out, in a connect or a wait the stop
+      // broke: it was interrupted, and says so, with what broke.
+      result.status = stopped(config) ? RunStatus::kInterrupted : RunStatus::kError;
       result.error = without_echoed_name(s.message(), result.test);
       std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
       print_partial(label.c_str(), result.loc);
