@@ -41,12 +41,7 @@ int cpus_online() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-int cpus_allowed() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus_online();
-  return std::max(1, CPU_COUNT(&set));
-}
+int cpus_allowed() { return static_cast<int>(cpus_allowed_set().size()); }
 
 CpuSet cpus_allowed_set() {
   CpuSet out;

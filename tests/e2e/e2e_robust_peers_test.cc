@@ -207,23 +207,17 @@ TEST(RobustSignals, ClientSigintPrintsWritesAndExits130) {
 
 TEST(RobustSignals, ClientSigintWhileWaitingForTheServer) {
   // A listener that never answers: ^C ends the wait at once instead of after -to.
-  int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
-  listen(listener, 4);
-  Proc client({"127.0.0.1", "-lp", std::to_string(ntohs(a.sin_port)), "-to", "30", "tcp_lat"});
+  auto listener = fabperf::listen_tcp("127.0.0.1", 0, 4);
+  ASSERT_TRUE(listener.ok()) << listener.status().message();
+  const uint16_t port = fabperf::local_address(listener->get()).port();
+  Proc client({"127.0.0.1", "-lp", std::to_string(port), "-to", "30", "tcp_lat"});
   // Interrupted once its connection waits in the listener's queue, unanswered.
-  pollfd pending{listener, POLLIN, 0};
+  pollfd pending{listener->get(), POLLIN, 0};
   ASSERT_EQ(poll(&pending, 1, 30000), 1) << client.err();
   client.signal(SIGINT);
   auto t0 = Clock::now();
   EXPECT_EQ(client.wait(10), 130) << client.err();
   EXPECT_LT(since(t0), 2);
-  close(listener);
 }
 
 TEST(RobustSignals, ServerClosesCleanlyOnSigtermAndSigint) {

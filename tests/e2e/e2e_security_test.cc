@@ -10,6 +10,7 @@
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "net/socket.h"
 
 namespace fabperf::testing {
 namespace {
@@ -115,21 +116,13 @@ TEST_F(RobustAuth, UnsafeKeyFilesAreUsageErrors) {
 class Recorder {
  public:
   explicit Recorder(int target_port) : target_(target_port) {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
-    listen(listener_, 4);
+    auto listener = fabperf::listen_tcp("127.0.0.1", 0, 4);
+    if (!listener.ok()) ADD_FAILURE() << listener.status().message();
+    listener_ = listener.ok() ? std::move(listener).value() : fabperf::Fd();
+    port_ = listener_.valid() ? fabperf::local_address(listener_.get()).port() : 0;
     thread_ = std::thread([this] { Relay(); });
   }
-  ~Recorder() {
-    thread_.join();
-    close(listener_);
-  }
+  ~Recorder() { thread_.join(); }
   int port() const { return port_; }
   std::string bytes() {
     thread_.join();
@@ -139,9 +132,9 @@ class Recorder {
 
  private:
   void Relay() {
-    pollfd lp{listener_, POLLIN, 0};
+    pollfd lp{listener_.get(), POLLIN, 0};
     if (poll(&lp, 1, 10000) <= 0) return;
-    int a = accept(listener_, nullptr, nullptr);
+    int a = accept(listener_.get(), nullptr, nullptr);
     int b = connect_raw(target_);
     pollfd fds[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
     for (int open = 2; open > 0 && poll(fds, 2, 10000) > 0;) {
@@ -162,7 +155,8 @@ class Recorder {
     close(a);
     close(b);
   }
-  int target_, port_ = 0, listener_ = -1;
+  int target_, port_ = 0;
+  fabperf::Fd listener_;
   std::thread thread_;
   std::string bytes_;
 };

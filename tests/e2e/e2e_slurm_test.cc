@@ -33,7 +33,8 @@ class SlurmE2E : public ::testing::Test {
     cluster_ = nullptr;
   }
   void SetUp() override {
-    if (!cluster_->ready()) GTEST_SKIP() << "no Slurm here: " << cluster_->why_not();
+    if (cluster_->skipped()) GTEST_SKIP() << "no Slurm here: " << cluster_->why_not();
+    ASSERT_TRUE(cluster_->ready()) << "Slurm did not start: " << cluster_->why_not();
     write_file(dir_.file("rank.sh"), kExecWrapper, 0700);
   }
   // srun's arguments: ARGS rank.sh DIR fabperf --matrix FABPERF_ARGS

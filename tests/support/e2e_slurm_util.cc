@@ -36,6 +36,7 @@ SlurmCluster::SlurmCluster(int nodes) {
       {script(), "start", dir_.path(), std::to_string(nodes), std::to_string(getpid())}, 90);
   ready_ = r.exit_code == 0;
   if (!ready_) {
+    skipped_ = r.exit_code == 77;
     why_not_ = (r.exit_code == 77 ? ""
                                   : "slurm_cluster.sh start failed (exit " +
                                         std::to_string(r.exit_code) + "): ") +

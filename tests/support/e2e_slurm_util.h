@@ -11,10 +11,12 @@ namespace fabperf::testing {
 
 class SlurmCluster {
  public:
-  // Starts `nodes` emulated nodes; ready() says whether it came up, why_not() why not.
+  // Starts `nodes` emulated nodes; ready() says whether it came up, why_not() why not, and
+  // skipped() whether that is a reason to skip (not root) rather than a failure.
   explicit SlurmCluster(int nodes);
   ~SlurmCluster();  // ends every daemon (and job step) it started
   bool ready() const { return ready_; }
+  bool skipped() const { return skipped_; }
   const std::string& why_not() const { return why_not_; }
   // srun's path (SLURM_CONF is set in this process's environment for it).
   static std::string srun() { return "/usr/bin/srun"; }
@@ -23,7 +25,7 @@ class SlurmCluster {
 
  private:
   TempDir dir_;
-  bool ready_ = false;
+  bool ready_ = false, skipped_ = false;
   std::string why_not_;
 };
 

@@ -13,6 +13,9 @@ cmd=${1:-}; D=${2:-}
 SBIN=/usr/sbin
 
 skip() { echo "$*" >&2; exit 77; }
+# As root everything needed is there (make deps installs it): a Slurm that cannot start is a
+# failure to look into, never a quiet skip.
+fail() { echo "$*" >&2; exit 1; }
 
 # A TCP port nothing listens on now (Slurm's daemons take fixed ports).
 free_port() {
@@ -69,12 +72,12 @@ start() {
   owner=${4:-}
   [ "$(id -u)" = 0 ] || skip "needs root (slurmd starts tasks as their user)"
   for b in munged slurmctld slurmd; do
-    [ -x $SBIN/$b ] || skip "$b is not installed (make deps installs slurmctld, slurmd, munge)"
+    [ -x $SBIN/$b ] || fail "$b is not installed (make deps installs slurmctld, slurmd, munge)"
   done
   for b in srun sinfo scancel ss; do
-    command -v $b >/dev/null || skip "$b is not installed (make deps)"
+    command -v $b >/dev/null || fail "$b is not installed (make deps)"
   done
-  ls /usr/lib/*/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1 || skip "Slurm's mpi/pmix plugin is missing"
+  ls /usr/lib/*/slurm-wlm/mpi_pmix*.so >/dev/null 2>&1 || fail "Slurm's mpi/pmix plugin is missing (make deps installs slurmd)"
   mkdir -p "$D/munge" "$D/run" "$D/log" "$D/state" || exit 1
   chmod 711 "$D" "$D/munge"
   # munge: a key of our own, its own socket.
@@ -82,7 +85,7 @@ start() {
   $SBIN/munged --force --socket="$D/munge/sock" --key-file="$D/munge/munge.key" \
     --pid-file="$D/run/munged.pid" --log-file="$D/log/munged.log" \
     --seed-file="$D/munge/seed" </dev/null >/dev/null 2>&1 ||
-    skip "munged does not start: $(tail -3 "$D/log/munged.log")"
+    fail "munged does not start: $(tail -3 "$D/log/munged.log")"
   H=$(hostname)
   ctl=$(free_port)
   {
@@ -126,11 +129,11 @@ start() {
   } > "$D/slurm.conf"
   export SLURM_CONF="$D/slurm.conf"
   $SBIN/slurmctld -f "$D/slurm.conf" </dev/null >/dev/null 2>&1 ||
-    skip "slurmctld does not start: $(tail -3 "$D/log/slurmctld.log")"
+    fail "slurmctld does not start: $(tail -3 "$D/log/slurmctld.log")"
   i=1
   while [ $i -le "$nodes" ]; do
     $SBIN/slurmd -f "$D/slurm.conf" -N n$i </dev/null >/dev/null 2>&1 ||
-      skip "slurmd does not start: $(tail -3 "$D/log/slurmd-n$i.log" 2>/dev/null)"
+      fail "slurmd does not start: $(tail -3 "$D/log/slurmd-n$i.log" 2>/dev/null)"
     i=$((i + 1))
   done
   # Ready when every node is idle (bounded: 30 s).
@@ -145,7 +148,7 @@ start() {
   done
   echo "Slurm did not come up: sinfo says: $(sinfo -N 2>&1 | tr '\n' ' ')" >&2
   tail -5 "$D/log/slurmctld.log" >&2
-  exit 77
+  exit 1
 }
 
 case "$cmd" in
