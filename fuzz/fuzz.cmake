@@ -3,7 +3,7 @@
 # short fuzz runs with CTest, built in <build dir>-fuzz by fuzz/run_fuzzers.sh.
 option(FABPERF_FUZZ "Build the libFuzzer targets (needs clang++)" OFF)
 option(FABPERF_FUZZ_SMOKE "Run each fuzzer briefly in the test suite when clang++ exists" ON)
-set(FABPERF_FUZZERS control_frame command_line report_document)
+set(FABPERF_FUZZERS control_frame command_line report_document cluster_inputs)
 
 if(FABPERF_FUZZ)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang, or runs one of them for a while.
 #   fuzz/run_fuzzers.sh build DIR                 configure and build DIR with clang++
 #   fuzz/run_fuzzers.sh run DIR NAME SECONDS      fuzz NAME (control_frame, command_line,
-#                                                 report_document)
+#                                                 report_document, cluster_inputs)
 # New inputs go to DIR/corpus-NAME; the seeds in fuzz/corpus/NAME are read, never written.
 # A crash leaves its input in DIR/crash-* and fails the run.
 set -eu
@@ -19,7 +19,7 @@ case "$cmd" in
       -DFABPERF_WERROR=OFF > "$dir/configure.log" 2>&1 ||
       { cat "$dir/configure.log"; exit 1; }
     cmake --build "$dir" -j "${JOBS:-2}" --target fuzz_control_frame fuzz_command_line \
-      fuzz_report_document
+      fuzz_report_document fuzz_cluster_inputs
     ;;
   run)
     name=${3:?fuzzer name}

@@ -26,6 +26,7 @@ fuzz: deps
 	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) control_frame $(FUZZ_SECONDS)
 	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) command_line $(FUZZ_SECONDS)
 	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) report_document $(FUZZ_SECONDS)
+	fuzz/run_fuzzers.sh run $(FUZZ_BUILD) cluster_inputs $(FUZZ_SECONDS)
 
 # Warnings stay warnings here (FABPERF_WERROR=OFF): GCC's manual recommends against -Werror
 # with sanitizers, which raise false positives (-Wmaybe-uninitialized most of all). The same

@@ -12,6 +12,7 @@
 
 #include "cluster/locate.h"
 #include "cluster/matrix_run.h"
+#include "core/json_read.h"
 #include "report/matrix_values.h"
 
 namespace fabperf::cluster {
@@ -22,6 +23,61 @@ constexpr size_t kMaxChanges = 1000;
 constexpr size_t kHostsListed = 100;
 constexpr size_t kTextChanges = 20;
 constexpr uint64_t kMaxFileBytes = 4ull << 30;
+
+constexpr uint64_t kMaxBaselineRanks = 1u << 20;
+
+// Every field the comparison reads has the type it is read as, so a hand-edited or damaged
+// baseline is refused at the start, naming the field, instead of throwing mid-report.
+Status check_baseline_shape(const nlohmann::json& d, const std::string& origin) {
+  auto bad = [&](const std::string& field, const std::string& what) {
+    return Status::usage(origin + ": field " + field + ": " + what);
+  };
+  auto typed = [](const nlohmann::json& o, const char* key, bool (nlohmann::json::*is)() const) {
+    return !o.contains(key) || (o[key].*is)();
+  };
+  if (!typed(d, "started", &nlohmann::json::is_string)) return bad("started", "not a string");
+  const nlohmann::json& m = d["matrix"];
+  if (!typed(m, "size", &nlohmann::json::is_number_unsigned) ||
+      m.value("size", uint64_t{0}) > kMaxBaselineRanks) {
+    return bad("matrix.size",
+               "not a whole number of ranks up to " + std::to_string(kMaxBaselineRanks));
+  }
+  if (!typed(m, "ranks", &nlohmann::json::is_array)) return bad("matrix.ranks", "not an array");
+  const nlohmann::json none = nlohmann::json::array();
+  const nlohmann::json& ranks = m.contains("ranks") ? m["ranks"] : none;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const std::string at = "matrix.ranks[" + std::to_string(i) + "]";
+    const nlohmann::json& r = ranks[i];
+    if (!r.is_object()) return bad(at, "not an object");
+    if (!typed(r, "rank", &nlohmann::json::is_number_integer))
+      return bad(at + ".rank", "not a whole number");
+    if (!typed(r, "host", &nlohmann::json::is_string)) return bad(at + ".host", "not a string");
+    if (!typed(r, "status", &nlohmann::json::is_string)) return bad(at + ".status", "not a string");
+  }
+  if (!typed(m, "tests", &nlohmann::json::is_array)) return bad("matrix.tests", "not an array");
+  const nlohmann::json& tests = m.contains("tests") ? m["tests"] : none;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const std::string at = "matrix.tests[" + std::to_string(i) + "]";
+    const nlohmann::json& t = tests[i];
+    if (!t.is_object()) return bad(at, "not an object");
+    for (const char* key : {"test", "figure"}) {
+      if (!typed(t, key, &nlohmann::json::is_string)) return bad(at + "." + key, "not a string");
+    }
+    if (!typed(t, "suspects", &nlohmann::json::is_array))
+      return bad(at + ".suspects", "not an array");
+    const nlohmann::json& suspects = t.contains("suspects") ? t["suspects"] : none;
+    for (size_t k = 0; k < suspects.size(); ++k) {
+      const std::string sat = at + ".suspects[" + std::to_string(k) + "]";
+      const nlohmann::json& x = suspects[k];
+      if (!x.is_object()) return bad(sat, "not an object");
+      for (const char* key : {"a", "b"}) {
+        if (!typed(x, key, &nlohmann::json::is_number_integer))
+          return bad(sat + "." + key, "not a whole number");
+      }
+    }
+  }
+  return Status::success();
+}
 
 // Earlier rank -> this run's rank, by host name (the k-th rank of a host to the k-th).
 std::vector<int> map_ranks(const nlohmann::json& ranks, const std::vector<std::string>& now_hosts,
@@ -252,18 +308,24 @@ Result<std::shared_ptr<const BaselineRun>> load_baseline(const std::string& path
     text.append(buf, static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 4 GiB");
   }
+  return parse_baseline(text, path, tests);
+}
+
+Result<std::shared_ptr<const BaselineRun>> parse_baseline(std::string_view text,
+                                                          const std::string& path,
+                                                          const std::vector<BaselineTest>& tests) {
+  const std::string origin = "--baseline " + path;
   auto run = std::make_shared<BaselineRun>();
   run->path = path;
-  try {
-    run->doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Status::usage(origin + ": not valid JSON (" + e.what() + ")");
-  }
+  auto doc = parse_json_text(text, origin);
+  if (!doc.ok()) return Status::usage(doc.status().message());
+  run->doc = std::move(doc).value();
   const nlohmann::json& d = run->doc;
-  if (!d.is_object() || d.value("mode", "") != "matrix" || !d.contains("matrix") ||
+  if (!d.is_object() || !d.contains("mode") || d["mode"] != "matrix" || !d.contains("matrix") ||
       !d["matrix"].is_object()) {
     return Status::usage(origin + ": not the --json report of a --matrix run");
   }
+  if (Status shape = check_baseline_shape(d, origin); !shape.ok()) return shape;
   std::string measured;
   for (const nlohmann::json& t : d["matrix"].value("tests", nlohmann::json::array())) {
     measured +=

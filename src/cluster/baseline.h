@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cluster/figure_matrix.h"
@@ -33,6 +34,10 @@ struct BaselineTest {
 // (bandwidth.recv_Bps), not tcp_lat: ...").
 Result<std::shared_ptr<const BaselineRun>> load_baseline(const std::string& path,
                                                          const std::vector<BaselineTest>& tests);
+// The same, from the file's text (`path` names it in every error).
+Result<std::shared_ptr<const BaselineRun>> parse_baseline(std::string_view text,
+                                                          const std::string& path,
+                                                          const std::vector<BaselineTest>& tests);
 
 // The comparison the report carries (docs/cluster.md, "--baseline"): hosts in only one run,
 // and per test the pairs compared, the median change, and every significant change (element

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 
+#include "core/json_read.h"
+
 namespace fabperf::cluster {
 
 namespace {
@@ -117,19 +119,6 @@ Result<FaultKind> fault_kind_of(const std::string& name) {
   return Status::usage("");
 }
 
-std::string place_of_byte(std::string_view text, size_t byte) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < std::min(byte, text.size()); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return fmt::format("line {} column {}", line, column);
-}
-
 }  // namespace
 
 const char* fault_kind_name(FaultKind kind) {
@@ -166,16 +155,11 @@ Result<FabricModel> FabricModel::load(const std::string& path) {
 }
 
 Result<FabricModel> FabricModel::parse(std::string_view text, const std::string& origin) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Status::usage(origin + ": " + place_of_byte(text, e.byte > 0 ? e.byte - 1 : 0) +
-                         ": not valid JSON");
-  }
-  if (!doc.is_object()) return Status::usage(origin + ": not a JSON object");
+  auto doc = parse_json_text(text, origin);
+  if (!doc.ok()) return Status::usage(doc.status().message());
+  if (!doc->is_object()) return Status::usage(origin + ": not a JSON object");
   FabricModel model;
-  Status s = model.read(doc, origin);
+  Status s = model.read(*doc, origin);
   if (!s.ok()) return s;
   return model;
 }

@@ -143,7 +143,9 @@ TEST(ClusterFabricModel, BadFilesAreRefusedWithTheirPlace) {
     return d.dump();
   };
   std::vector<Case> cases = {
-      {"{\"hosts\": 4,\n \"topology\": }", "m.json: line 2 column 14: not valid JSON"},
+      {"{\"hosts\": 4,\n \"topology\": }", "m.json: not valid JSON at line 2 column 14"},
+      {"{\"seed\": 1e999999}",
+       "m.json: not valid JSON: field seed: the number 1e999999 is out of range"},
       {"[1,2]", "m.json: not a JSON object"},
       {with("/topology/kind", "torus"), "topology.kind: unknown kind \"torus\""},
       {with("/hosts", 65), "hosts: 65 hosts do not fit the topology (16 switches of 4 hosts)"},
