@@ -173,7 +173,7 @@ TEST(SimulateE2E, BadModelAndTopologyFilesExit2WithTheirPlace) {
              0644);
   r = run({"--matrix", "--simulate", dir.file("broken.json"), "tcp_lat"}, 60);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.err, "broken.json: line 2 column")) << r.err;
+  EXPECT_TRUE(contains(r.err, "broken.json: not valid JSON at line 2 column")) << r.err;
   std::string model = write_model(dir, model_384(), "good.json");
   write_file(dir.file("topo.conf"), "SwitchName=s1 Nodes=n00[000-010]\nSwitchName=s2 Nodes\n",
              0644);
