@@ -117,7 +117,7 @@ ThreadSched ThreadSched::of_this_thread() {
   return t;
 }
 
-HostSched HostSched::take() {
+HostSched HostSched::take(const std::string& cpu_root) {
   HostSched h;
   int64_t pressure = 0;
   if (parse_cpu_pressure(read_small("/proc/pressure/cpu"), &pressure)) h.pressure_us = pressure;
@@ -128,23 +128,15 @@ HostSched HostSched::take() {
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) == 0) {
     h.cpus_allowed = static_cast<uint32_t>(CPU_COUNT(&set));
-    // cpufreq, where the kernel exposes it (not in most VMs): the allowed CPUs' current
-    // frequency, at most 64 of them, so a snapshot stays cheap on a large host.
-    int looked = 0;
-    for (int cpu = 0; cpu < CPU_SETSIZE && looked < 64; ++cpu) {
-      if (!CPU_ISSET(cpu, &set)) continue;
-      ++looked;
-      const std::string path =
-          "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_cur_freq";
-      const std::string text = read_small(path.c_str());
-      size_t pos = 0;
-      uint64_t khz = 0;
-      if (text.empty() || !number_at(std::string_view(text), &pos, &khz) || khz == 0) {
-        if (cpu == 0 || looked == 1) break;  // no cpufreq here: do not try every CPU
-        continue;
-      }
-      h.freq_min_khz = h.freq_min_khz == 0 ? khz : std::min(h.freq_min_khz, khz);
-      h.freq_max_khz = std::max(h.freq_max_khz, khz);
+  }
+  // cpufreq, where the kernel exposes it (not in most VMs): the measuring thread's own CPU.
+  if (const int cpu = sched_getcpu(); cpu >= 0) {
+    const std::string path = cpu_root + "/cpu" + std::to_string(cpu) + "/cpufreq/scaling_cur_freq";
+    const std::string text = read_small(path.c_str());
+    size_t pos = 0;
+    uint64_t khz = 0;
+    if (!text.empty() && number_at(std::string_view(text), &pos, &khz) && khz > 0) {
+      h.freq_min_khz = h.freq_max_khz = khz;
     }
   }
   return h;

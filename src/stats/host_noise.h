@@ -35,10 +35,13 @@ struct HostSched {
   double load1 = 0;          // /proc/loadavg's 1-minute average
   uint32_t cpus_online = 0;
   uint32_t cpus_allowed = 0;  // CPUs the calling thread may run on
-  // scaling_cur_freq of those CPUs (kHz), lowest and highest; 0 where cpufreq says nothing.
+  // scaling_cur_freq (kHz) of the CPU the calling thread runs on at this instant (both fields
+  // the same reading); 0 where cpufreq says nothing. Not the spread over every allowed CPU: on
+  // a powersave host idle CPUs sit far below a busy one, and that is no change over the run.
   uint64_t freq_min_khz = 0, freq_max_khz = 0;
 
-  static HostSched take();
+  // `cpu_root`: sysfs's CPU folder (tests give a made-up one).
+  static HostSched take(const std::string& cpu_root = "/sys/devices/system/cpu");
 };
 
 // Parsers of the texts above (tests feed them fixed text). Each returns false on text it does

@@ -3,10 +3,13 @@
 #include "stats/host_noise.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "app/all_tests.h"
+#include "e2e_robust_util.h"
 #include "engine/poller_check.h"
 #include "options/option_table.h"
 
@@ -45,6 +48,37 @@ TEST(HostNoiseRead, ThisThreadAndTheHost) {
   HostSched h = HostSched::take();
   EXPECT_GE(h.cpus_online, 1u);
   EXPECT_GE(h.cpus_allowed, 1u);
+}
+
+// The frequency is the measuring thread's own CPU's, not the spread over the CPUs it may use:
+// on a powersave host idle CPUs sit at 800 MHz beside a busy one at 3.4 GHz, and an unpinned
+// run read that spread as "frequency moved" (audit of issue 32).
+TEST(HostNoiseRead, FrequencyIsTheThreadsOwnCpus) {
+  cpu_set_t here;
+  CPU_ZERO(&here);
+  ASSERT_EQ(sched_getaffinity(0, sizeof here, &here), 0);
+  fabperf::testing::TempDir root;
+  int pinned = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &here)) continue;
+    const std::string dir = root.file("cpu" + std::to_string(cpu) + "/cpufreq");
+    std::filesystem::create_directories(dir);
+    // Every CPU but the first allowed one idles slow; the first runs fast.
+    fabperf::testing::write_file(dir + "/scaling_cur_freq", pinned < 0 ? "3400000\n" : "800000\n",
+                                 0644);
+    if (pinned < 0) pinned = cpu;
+  }
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(pinned, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  HostSched h = HostSched::take(root.path());
+  sched_setaffinity(0, sizeof here, &here);
+  EXPECT_EQ(h.freq_min_khz, 3400000u);
+  EXPECT_EQ(h.freq_max_khz, 3400000u);
+  // No cpufreq at all: nothing said.
+  fabperf::testing::TempDir empty;
+  EXPECT_EQ(HostSched::take(empty.path()).freq_max_khz, 0u);
 }
 
 NoiseSnapshot at(int64_t wall_ns, uint64_t invol, int64_t wait_ns, uint64_t steal, uint64_t total,
