@@ -1,7 +1,8 @@
 // End-to-end: strangers cannot spoil a --matrix job (security-review N2). A process without the
 // job's key holds 16 idle connections to every rank's server and agent, reopening each one the
 // rank cuts; the verdicts must be those of a job left alone: every pair measured, no failed
-// link, every rank ok.
+// link, every rank ok; and the job takes less than a second longer than one left alone. A
+// connection from an address outside the job is refused outright.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -147,75 +148,136 @@ void expect_clean(const json& j, const std::string& what) {
 constexpr int kBase = 20;
 const char* const kPeerAddress = "127.0.0.21";
 
-TEST_F(ClusterOutsiders, IdleStrangersChangeNoVerdict) {
-  JobShape shape;
-  shape.ranks = 4;
-  shape.bind_base = kBase;
-  double alone_s = 0;
-  {
-    MatrixJob job(shape, kJob);
-    ASSERT_EQ(job.wait(120), 0) << job.err();
-    json j = job.json();
-    expect_clean(j, "alone");
-    if (!j.is_discarded()) alone_s = j["matrix"]["elapsed_s"].get<double>();
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+// "1.61, 1.56": seconds, for the measured line.
+std::string fmt_list(const std::vector<double>& v) {
+  std::string out;
+  char buf[32];
+  for (double x : v) {
+    std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : ", ", x);
+    out += buf;
   }
-  // Rank 0 starts 3 s late (the wrapper sleeps first): the others wait for it at the start-up
-  // exchange, listening, so the strangers are in place on ranks 1-3 before anything is
-  // measured, and on rank 0 within milliseconds of its start.
+  return out;
+}
+
+// Starts a job whose rank 0 starts 3 s late (the wrapper sleeps first): the others wait for it
+// at the start-up exchange, listening, so strangers can be in place on ranks 1-3 before
+// anything is measured, and on rank 0 within milliseconds of its start. Every job of the test
+// starts so, with strangers or not: the job's elapsed_s counts from rank 0's start, and the
+// others are then ready at once, so the times compare like with like.
+std::unique_ptr<MatrixJob> late_rank0_job(const JobShape& shape) {
   setenv("FP_LATE_RANK", "0", 1);
   setenv("FP_LATE_S", "3", 1);
-  MatrixJob job(shape, kJob);
+  auto job = std::make_unique<MatrixJob>(shape, kJob);
   unsetenv("FP_LATE_RANK");
   unsetenv("FP_LATE_S");
+  return job;
+}
+
+// The job's elapsed_s (-1 when it wrote no report).
+double elapsed_of(const json& j) {
+  return j.is_discarded() ? -1 : j["matrix"].value("elapsed_s", -1.0);
+}
+
+// A job left alone: its verdicts clean; its elapsed_s.
+double alone_job(const JobShape& shape) {
+  auto job = late_rank0_job(shape);
+  EXPECT_EQ(job->wait(120), 0) << job->err();
+  json j = job->json();
+  expect_clean(j, "alone");
+  return elapsed_of(j);
+}
+
+// Connects from 127.0.0.99, outside the job, to each of the job's ports: every server must
+// refuse at once, saying why, and every agent drop the connection unread (one that took it would
+// say, after 2 s, that the handshake timed out: the job is still running when all have answered,
+// so no connection was merely cut by its end).
+void expect_outside_address_refused(MatrixJob& job, const std::set<Endpoint>& ports) {
+  // All connected first, then read: a rank that took its connection answers only when it
+  // cuts it unproven, 2 s later, and the job may be over before a second such wait.
+  std::vector<int> fds;
+  for (const Endpoint& port : ports) {
+    fds.push_back(connect_from("127.0.0.99", port));
+    EXPECT_GE(fds.back(), 0) << "cannot reach " << port.first << ":" << port.second << ": "
+                             << job.err();
+  }
+  int refused = 0, dropped = 0;
+  std::string heard;
+  size_t i = 0;
+  for (const Endpoint& port : ports) {
+    const int fd = fds[i++];
+    if (fd < 0) continue;
+    std::string error = error_message_in(read_until_eof(fd, 10));
+    close(fd);
+    refused += contains(error, "127.0.0.99 is not in this server's --allow list");
+    dropped += error.empty();
+    heard += port.first + ":" + std::to_string(port.second) + ": " + error + "\n";
+  }
+  EXPECT_EQ(refused, 4) << heard;
+  EXPECT_EQ(dropped, 4) << heard;
+  EXPECT_LT(job.wait(0), 0) << "the job ended before the outside connections were answered";
+}
+
+// A job with 16 strangers on each of its ports, and the outside address tried on each; its
+// verdicts clean; its elapsed_s.
+double job_with_strangers(const JobShape& shape, int* opened) {
+  auto job = late_rank0_job(shape);
   std::vector<std::unique_ptr<Outsiders>> outsiders;
   std::set<Endpoint> ports;
   for (int first : {1, 0}) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     std::set<Endpoint> found;
-    while (std::chrono::steady_clock::now() < deadline && job.wait(0) < 0) {
+    bool all = false;
+    while (!all && std::chrono::steady_clock::now() < deadline && job->wait(0) < 0) {
       found.clear();
-      bool all = true;
+      all = true;
       for (int r = first; r < (first == 1 ? 4 : 1); ++r) {
         std::set<Endpoint> mine =
-            job.pid(r) > 0 ? listening_ports(job.pid(r)) : std::set<Endpoint>();
+            job->pid(r) > 0 ? listening_ports(job->pid(r)) : std::set<Endpoint>();
         all &= mine.size() >= 2;  // its server and its agent
         found.insert(mine.begin(), mine.end());
       }
-      if (all) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (!all) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    EXPECT_TRUE(all) << "ranks " << first << ".. never listened: " << job->err();
     ports.insert(found.begin(), found.end());
     outsiders.push_back(std::make_unique<Outsiders>(found, 16, kPeerAddress));
   }
-  // From an address outside the job, a rank's server refuses at once, saying why, and its
-  // agent drops the connection unread.
-  // (An agent that took the connection would, after 2 s, say the handshake timed out.)
-  if (job.wait(0) < 0 && ports.size() == 8) {
-    int refused = 0, dropped = 0;
-    std::string heard;
-    for (const Endpoint& port : ports) {
-      int fd = connect_from("127.0.0.99", port);
-      ASSERT_GE(fd, 0);
-      std::string error = error_message_in(read_until_eof(fd, 10));
-      close(fd);
-      refused += contains(error, "127.0.0.99 is not in this server's --allow list");
-      dropped += error.empty();
-      heard += port.first + ":" + std::to_string(port.second) + ": " + error + "\n";
-    }
-    EXPECT_EQ(refused, 4) << heard;
-    EXPECT_EQ(dropped, 4) << heard;
-  }
-  ASSERT_EQ(job.wait(120), 0) << job.err();
-  json j = job.json();
-  expect_clean(j, "with strangers");
-  int opened = 0;
-  for (const auto& o : outsiders) opened += o->opened();
-  std::printf(
-      "[ measured ] %zu ports, %d stranger connections opened; job %.2f s alone, %.2f s "
-      "with strangers (rank 0 started 3 s late)\n",
-      ports.size(), opened, alone_s,
-      j.is_discarded() ? 0.0 : j["matrix"]["elapsed_s"].get<double>());
   EXPECT_EQ(ports.size(), 8u) << "every rank's server and agent found";
+  expect_outside_address_refused(*job, ports);
+  EXPECT_EQ(job->wait(120), 0) << job->err();
+  json j = job->json();
+  expect_clean(j, "with strangers");
+  for (const auto& o : outsiders) *opened += o->opened();
+  return elapsed_of(j);
+}
+
+// The strangers add less than a second to the job (issue 30). A loaded machine moves a 1.5 s
+// job by more than that now and then: a pair of runs whose difference is past it is measured
+// once more, and the means of the two pairs (the medians of two) decide.
+TEST_F(ClusterOutsiders, IdleStrangersChangeNoVerdict) {
+  JobShape shape;
+  shape.ranks = 4;
+  shape.bind_base = kBase;
+  std::vector<double> alone, strangers;
+  int opened = 0;
+  for (int pair = 0; pair < 2; ++pair) {
+    alone.push_back(alone_job(shape));
+    strangers.push_back(job_with_strangers(shape, &opened));
+    if (HasFatalFailure() || strangers.back() - alone.back() < 1.0) break;
+  }
+  std::printf(
+      "[ measured ] %d stranger connections opened; jobs of %s s alone, %s s with strangers\n",
+      opened, fmt_list(alone).c_str(), fmt_list(strangers).c_str());
+  const double alone_s = mean(alone), strangers_s = mean(strangers);
+  EXPECT_GT(alone_s, 0);
+  EXPECT_GT(strangers_s, 0);
+  EXPECT_LT(strangers_s - alone_s, 1.0) << "the strangers slowed the job";
   EXPECT_GE(opened, 8 * 16) << "the strangers held their connections";
 }
 

@@ -1,7 +1,8 @@
 // End-to-end: every command the README shows (its ```sh blocks) is run, against servers on
 // loopback instead of node2 and shortened to a fraction of a second, and must do what the
 // README says: succeed, or, where this host lacks what it needs (an interface, an address, four
-// CPUs), fail with the reason named. A README example no test runs is a promise no one keeps.
+// CPUs), fail with the reason named. A README example no test runs is a promise no one keeps:
+// the launchers' lines are run where the launcher is (srun's: SlurmE2E.TheReadmesSrunLine).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -22,18 +23,6 @@ namespace fabperf::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The README beside the sources (tests run from build/ or anywhere under the tree).
-std::string readme_text() {
-  for (fs::path dir = fs::path(fabperf_bin()).parent_path(); !dir.empty();
-       dir = dir.parent_path()) {
-    if (fs::exists(dir / "README.md") && fs::exists(dir / "src")) {
-      return read_file((dir / "README.md").string());
-    }
-    if (dir == dir.parent_path()) break;
-  }
-  return "";
-}
 
 // Words as the shell splits them (double quotes kept together), comments dropped.
 std::vector<std::string> shell_words(const std::string& line) {

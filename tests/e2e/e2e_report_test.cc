@@ -403,10 +403,15 @@ TEST_F(ReportBrowserTest, MatrixPageShowsTheJobsValues) {
   const fs::path dir = keep_dir();
   const fs::path html = dir / "matrix.html";
   fs::remove(html);
+  // A map of this host to a switch (docs/cluster.md, "Topology"): the rows are grouped by it.
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  write_file((dir / "hosts.map").string(), std::string(host) + " rack1\n", 0644);
   JobShape shape;
   shape.ranks = 4;
-  MatrixJob job(
-      shape, {"-t", "0.2", "--start_timeout", "30", "tcp_lat", "tcp_bw", "--html", html.string()});
+  MatrixJob job(shape,
+                {"-t", "0.2", "--start_timeout", "30", "--topology", (dir / "hosts.map").string(),
+                 "tcp_lat", "tcp_bw", "--html", html.string()});
   ASSERT_EQ(job.wait(180), 0) << job.err();
   ASSERT_TRUE(fs::exists(html)) << job.err();
   const json doc = job.json();
@@ -425,6 +430,33 @@ TEST_F(ReportBrowserTest, MatrixPageShowsTheJobsValues) {
     if (f["data-type"] == "heatmap") labelled.push_back(f["data-cell-text"]);
   }
   EXPECT_EQ(labelled, (std::vector<std::string>{"12", "6"}));
+  // Rows are labelled "host (rank)" and bracketed by switch, in the page's data (the model it
+  // embeds) and on the page (the brackets drawn).
+  std::vector<std::string> grouped;
+  for (auto& f : figures) {
+    if (f["data-type"] == "heatmap") grouped.push_back(f["data-row-groups"]);
+  }
+  EXPECT_EQ(grouped, (std::vector<std::string>{"1", "1"}));
+  const std::string page = read_file(html.string());
+  const std::string model_tag = "<script id=\"fabperf-model\" type=\"application/json\">";
+  const size_t from = page.find(model_tag);
+  ASSERT_NE(from, std::string::npos);
+  const size_t to = page.find("</script>", from);
+  const json model = json::parse(page.substr(from + model_tag.size(), to - from - model_tag.size()),
+                                 nullptr, false);
+  ASSERT_FALSE(model.is_discarded());
+  std::vector<json> heatmaps;
+  for (const json& sec : model["sections"]) {
+    for (const json& c : sec.value("charts", json::array())) {
+      if (c["type"] == "heatmap") heatmaps.push_back(c);
+    }
+  }
+  ASSERT_EQ(heatmaps.size(), 2u);
+  const std::string h(host);
+  for (const json& heat : heatmaps) {
+    EXPECT_EQ(heat["labels"], json({h + " (0)", h + " (1)", h + " (2)", h + " (3)"}));
+    EXPECT_EQ(heat["groups"], json::parse(R"([{"label": "rack1", "first": 0, "last": 3}])"));
+  }
   // The legend's ends are the best and worst measured values of each test.
   std::vector<std::map<std::string, std::string>> ends, marks;
   for (auto& span : elements(view.dom, "span")) {

@@ -1,14 +1,18 @@
 // End-to-end: fabperf --matrix under a real Slurm (a private one on this host: munged,
 // slurmctld and 4 emulated nodes, tests/support/slurm_cluster.sh): srun --mpi=pmix on one node
-// and one task per node, a rank SIGKILLed mid-job that must not take rank 0's report with it,
-// and srun without PMIx, where one task (not every one) says how to launch.
+// and one task per node (the README's srun line among them), a rank SIGKILLed mid-job that must
+// not take rank 0's report with it, and srun without PMIx, where one task (not every one) says
+// how to launch.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <memory>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "e2e_slurm_util.h"
 #include "e2e_util.h"
@@ -88,6 +92,37 @@ TEST_F(SlurmE2E, SrunOneTaskPerNode) {
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["matrix"]["size"], 4);
   EXPECT_EQ(j["matrix"]["tests"][0]["measured"], 6);
+}
+
+// The README's srun line (its Usage), as a user types it: its srun options with N = 4 emulated
+// nodes, its fabperf words, shortened (-t 0.2) and bound to 127.0.0.1 (the emulated nodes are
+// this host); every pair of both tests measured, the verdict in its m.json.
+TEST_F(SlurmE2E, TheReadmesSrunLine) {
+  const std::string readme = readme_text();
+  ASSERT_FALSE(readme.empty()) << "README.md not found above " << fabperf_bin();
+  std::istringstream in(readme);
+  std::string line;
+  while (std::getline(in, line) && line.rfind("srun ", 0) != 0) {
+  }
+  ASSERT_EQ(line.rfind("srun ", 0), 0u) << "no srun line in README.md";
+  std::istringstream words(line);
+  std::vector<std::string> srun_args,
+      fabperf_args = {"-t", "0.2", "--start_timeout", "30", "--bind", "127.0.0.1"};
+  std::string w;
+  words >> w;  // srun
+  while (words >> w && w != "fabperf") srun_args.push_back(w == "N" ? "4" : w);
+  ASSERT_EQ(w, "fabperf") << line;
+  ASSERT_TRUE(words >> w && w == "--matrix") << line;
+  while (words >> w) fabperf_args.push_back(w == "m.json" ? dir_.file("m.json") : w);
+  ASSERT_EQ(fabperf_args.back(), dir_.file("m.json")) << "the README's line writes m.json";
+  RunOutput r = run(job(srun_args, fabperf_args), 120, SlurmCluster::srun());
+  ASSERT_EQ(r.exit_code, 0) << line << "\n" << r.err << slurm_logs();
+  json j = json::parse(read_file(dir_.file("m.json")), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.err;
+  EXPECT_EQ(j["exit_code"], 0);
+  EXPECT_EQ(j["matrix"]["size"], 4);
+  ASSERT_EQ(j["matrix"]["tests"].size(), 2u);
+  for (const json& t : j["matrix"]["tests"]) EXPECT_EQ(t["measured"], 6) << t["test"];
 }
 
 // Slurm's mpi/pmix ends the whole step when a PMIx client dies connected; the ranks let go of

@@ -12,7 +12,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 namespace fabperf::testing {
@@ -223,6 +225,19 @@ std::string beside_fabperf(const std::string& name) {
   std::string bin = fabperf_bin();
   size_t slash = bin.find_last_of('/');
   return (slash == std::string::npos ? std::string(".") : bin.substr(0, slash)) + "/" + name;
+}
+
+std::string readme_text() {
+  namespace fs = std::filesystem;
+  for (fs::path dir = fs::absolute(fabperf_bin()).parent_path(); !dir.empty();
+       dir = dir.parent_path()) {
+    if (fs::exists(dir / "README.md") && fs::exists(dir / "src")) {
+      std::ifstream in(dir / "README.md");
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  return "";
 }
 
 FakeGpuEnv::FakeGpuEnv(int key, const std::string& library) {

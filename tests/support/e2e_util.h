@@ -85,6 +85,9 @@ constexpr int kProviderFlakeReruns = 4;
 // A file next to the fabperf binary (the build directory): the fab_* links, test libraries.
 std::string beside_fabperf(const std::string& name);
 
+// The README.md beside the sources, found above the fabperf binary ("" when none is).
+std::string readme_text();
+
 // Points every fabperf process started while it lives at the stand-in GPU runtime in
 // tests/fake_gpu/ (FABPERF_GPU_RUNTIME), with its scrambling key, and logs its copies.
 class FakeGpuEnv {

@@ -377,6 +377,41 @@ TEST(ReportModelMatrix, BandwidthScaleMeasuredPairsAndSwitchGroups) {
   }
 }
 
+// A job of `n` ranks on hosts h0..h(n-1), every pair measured.
+json matrix_of(int n) {
+  json doc = testdocs::matrix_doc();
+  json values = json::array(), ranks = json::array();
+  for (int row = 0; row < n; ++row) {
+    json r = json::array();
+    for (int col = 0; col < n; ++col) r.push_back(row == col ? json() : json(12000.0 + col));
+    values.push_back(r);
+    ranks.push_back({{"rank", row}, {"host", "h" + std::to_string(row)}, {"status", "ok"}});
+  }
+  doc["matrix"]["ranks"] = ranks;
+  doc["matrix"]["nodes"] = json::array();
+  json& t = doc["matrix"]["tests"][0];
+  t["values"] = values;
+  t["suspects"] = json::array();
+  return doc;
+}
+
+// Every cell carries its value as text up to 32 ranks (kMaxLabelledRanks), none above: 33
+// ranks' cells are too small to read. Rows are labelled "host (rank)" either way.
+TEST(ReportModelMatrix, CellValuesUpToThirtyTwoRanks) {
+  for (int n : {32, 33}) {
+    const json model = build({{"matrix.json", matrix_of(n)}});
+    const json* sec = find_section(model, "-m0");
+    ASSERT_NE(sec, nullptr) << n;
+    const json* heat = find_chart(*sec, "heatmap");
+    ASSERT_NE(heat, nullptr) << n;
+    ASSERT_EQ((*heat)["labels"].size(), static_cast<size_t>(n));
+    EXPECT_EQ((*heat)["labels"][n - 1],
+              "h" + std::to_string(n - 1) + " (" + std::to_string(n - 1) + ")");
+    EXPECT_EQ((*heat)["cells"].size(), static_cast<size_t>(n * (n - 1)));
+    EXPECT_EQ((*heat)["cell_text"].get<bool>(), n <= 32) << n;
+  }
+}
+
 TEST(ReportModelMatrix, LongSuspectListsAreCutInTheTableOnly) {
   json doc = testdocs::matrix_doc();
   json& suspects = doc["matrix"]["tests"][0]["suspects"];

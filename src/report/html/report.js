@@ -424,6 +424,7 @@
         }
       }
       ctx.restore();
+      chart.canvas.parentNode.parentNode.dataset.rowGroups = String(spec.groups.length);
     },
   };
 
