@@ -233,7 +233,8 @@ Status Server::run(ControlChannel& ch, Slot& slot, const SessionInfo& info,
   FP_RETURN_IF_ERROR(ch.send(MsgType::kResult, result));
   // The client's side, so a dialect that shows results on the server (fab_*) can.
   auto report = ch.expect(MsgType::kReport, opts->timeout);
-  if (!report.ok()) return report.status();
+  // Named as every other failure of the run (a tcp_bw client killed mid-run fails here).
+  if (!report.ok()) return report.status().prefixed(name);
   if (options_.observer != nullptr) {
     TestResult view;
     view.spec = spec;

@@ -3,6 +3,7 @@
 // qperf server, qperf's errors, and the server's rules for qperf clients. Runs are short.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
 #include "net/socket.h"
+#include "qperf_wire/control.h"
 #include "session_child_util.h"
 
 namespace fabperf::testing {
@@ -280,6 +282,52 @@ TEST(QperfWireServe, RefusedQperfClientsHearQperfsErrorFrameThroughAFlood) {
   for (int fd : flood) {
     if (fd >= 0) close(fd);
   }
+}
+
+// Review N1, the slow request: one byte every 0.5 s was cut only at 2 x -to (11 s at -to 5),
+// each of qperf's two reads (6 bytes, then 194) getting a -to of its own. The whole request
+// now has one deadline, the server's -to: the client hears why at about 4 s here, before the
+// old 6.5 s.
+TEST(QperfWireServe, ARequestSentByteByByteIsCutAtTheServersTimeout) {
+  constexpr double kTimeoutS = 4;
+  LoggedServer server({"-to", "4"});
+  qperf_wire::Request req;
+  req.req_index = 8;  // tcp_bw
+  req.msg_size = 1024;
+  req.time = 1;
+  req.timeout = 5;
+  const auto bytes = qperf_wire::encode_request(req);
+  Fd conn(connect_raw(server.port()));
+  ASSERT_GE(conn.get(), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  size_t sent = 0;
+  bool cut = false;
+  // Bounded: 200 bytes at most, 30 s at most; it ends when the server speaks or closes.
+  while (!cut && sent < bytes.size() && elapsed() < 30) {
+    if (::send(conn.get(), &bytes[sent], 1, MSG_NOSIGNAL) != 1) {
+      cut = true;
+      break;
+    }
+    ++sent;
+    pollfd pfd{conn.get(), POLLIN | POLLPRI, 0};
+    cut = ::poll(&pfd, 1, 500) > 0;
+  }
+  const double cut_s = elapsed();
+  ASSERT_TRUE(cut) << "the whole request went through one byte at a time: " << sent << " bytes";
+  EXPECT_LT(sent, bytes.size());
+  // About -to: not before it, and before the old cut. The old code gave the 194-byte read a
+  // -to of its own after the 6-byte one, which a byte every 0.5 s completes at 2.5 s: it cut at
+  // -to + 2.5 s (6.5 s here; a mutant doing so fails here).
+  EXPECT_GE(cut_s, kTimeoutS - 0.5) << sent << " bytes";
+  EXPECT_LE(cut_s, kTimeoutS + 1.5) << sent << " bytes; " << server.log();
+  EXPECT_EQ(qperf_wire::read_error_text(conn.get(), 3, true),
+            "failed to receive request data: timed out");
+  EXPECT_TRUE(wait_until(
+      [&] { return contains(server.log(), "failed to receive request data: timed out"); }, 10))
+      << server.log();
 }
 
 TEST(QperfWireServe, AQperfClientThatFallsSilentIsEndedByTheIdleLimit) {
