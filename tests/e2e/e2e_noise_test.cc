@@ -13,10 +13,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "e2e_robust_util.h"
 #include "e2e_util.h"
 
 namespace fabperf::testing {
@@ -137,8 +140,8 @@ HogPair hog_pair(const char* test) {
 // The shield (SCHED_RR) holds against ordinary tasks, but make test runs two tests at a time
 // and RT throttling lets them in: a pair whose quiet run was disturbed is taken again, at most
 // three times. The hog must be named (in one attempt at least: an attempt a busy host starved
-// outright shows nothing); where no attempt had a quiet baseline the contrast is not judged,
-// and the test says so (skipped) rather than pass unseen.
+// outright shows nothing), and once it was, the shield held: an attempt with a quiet run must
+// have come too, or the test fails.
 TEST(HostNoiseE2e, HogOnTheClientsCpuWarnsAndAQuietRunDoesNot) {
   if (std::string why = cannot_shield(); !why.empty()) GTEST_SKIP() << why;
   std::string unjudged;
@@ -158,11 +161,79 @@ TEST(HostNoiseE2e, HogOnTheClientsCpuWarnsAndAQuietRunDoesNot) {
     EXPECT_TRUE(named) << "the hog was never named:\n" << noisy_failures;
     if (named && !contrast) unjudged += std::string(test) + ":\n" + quiet_failures;
   }
-  if (!unjudged.empty() && !HasFailure()) {
-    GTEST_SKIP() << "the hog was named, but the host was never quiet enough for "
-                    "the contrast (other work beside this test):\n"
-                 << unjudged;
+  // Once the hog was named, the shield held for that attempt: its quiet runs must hold too.
+  EXPECT_TRUE(unjudged.empty()) << "the hog was named, but no attempt had a quiet run to "
+                                   "contrast it with:\n"
+                                << unjudged;
+}
+
+// Past this 10-second average of CPU pressure (PSI "some avg10", % of the time some task
+// waited for a CPU) the machine itself is loaded, and an unshielded run's measuring thread
+// waits for its CPU as truly as the rest: measured on this project's 2-CPU VM with four other
+// builds running (avg10 93-96), pinned runs (-lca 0 -rca 1) waited 16-79% and plain ones
+// 22-86% of the run. The measuring thread's own wait counts in that pressure (the host's is a
+// mean over its CPUs), so at 10% or less the 20% threshold keeps a margin of two or more.
+constexpr double kLoadedAvg10 = 10;
+
+// /proc/pressure/cpu's "some avg10="; -1 where the kernel has no PSI.
+double cpu_pressure_avg10() {
+  const std::string text = read_file("/proc/pressure/cpu");
+  const size_t at = text.find("avg10=");
+  if (text.rfind("some ", 0) != 0 || at == std::string::npos) return -1;
+  return std::strtod(text.c_str() + at + 6, nullptr);
+}
+
+// "client: waited 3.1% of the run, preempted 2 times in 4,000 operations; server: ..."
+std::string noise_figures(const json& host_noise) {
+  std::string out;
+  for (const char* side : {"loc", "rem"}) {
+    const json& s = host_noise[side];
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "%s: waited %.1f%% of the run, preempted %llu times in %llu "
+                  "operations, %s; ",
+                  side, s.value("cpu_wait_share", -1.0) * 100,
+                  static_cast<unsigned long long>(s.value("involuntary_switches", uint64_t{0})),
+                  static_cast<unsigned long long>(s.value("operations", uint64_t{0})),
+                  s.value("verdict", std::string("?")).c_str());
+    out += buf;
   }
+  return out;
+}
+
+// A short run, each side pinned to its own CPU, as any user can run it (no root, no shield):
+// no warning, unless the machine itself is loaded (then the figures are printed and the test
+// skips, since the warning would then be true).
+TEST(HostNoiseE2e, APinnedRunOnAnUnloadedMachineDoesNotWarn) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU: the sides need one each";
+  std::string loaded;
+  for (const char* test : {"tcp_lat", "tcp_bw"}) {
+    SCOPED_TRACE(test);
+    const double avg10 = cpu_pressure_avg10();
+    RunOutput r = run({"--loopback", "-lca", "0", "-rca", "1", "-t", "0.2", "--json", "-", test});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json res = json::parse(r.out)["results"][0];
+    const std::string figures = noise_figures(res["host_noise"]);
+    std::printf("[ measured ] %s -lca 0 -rca 1: cpu pressure avg10 %.1f%% before; %s\n", test,
+                avg10, figures.c_str());
+    if (avg10 < 0) {
+      loaded += std::string(test) +
+                ": no /proc/pressure/cpu (PSI): the machine's load is "
+                "unknown\n";
+      continue;
+    }
+    if (avg10 > kLoadedAvg10) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf,
+                    ": the machine is loaded (cpu pressure avg10 %.1f%% > %g%%): ", avg10,
+                    kLoadedAvg10);
+      loaded += std::string(test) + buf + figures + "\n";
+      continue;
+    }
+    EXPECT_FALSE(contains(r.err, "measuring thread")) << r.err;
+    EXPECT_EQ(res["host_noise"]["verdict"], "quiet") << res["host_noise"].dump();
+  }
+  if (!loaded.empty() && !HasFailure()) GTEST_SKIP() << loaded;
 }
 
 // The raw figures are always there, and the text output's warning line goes with the block.
@@ -187,15 +258,23 @@ TEST(HostNoiseE2e, JsonCarriesTheFiguresOfBothSides) {
   EXPECT_EQ(contains(r.err, "measuring thread"), noisy) << r.err;
 }
 
-// Two busy-pollers on one CPU: said before the run starts (and the run still runs).
+// Two busy-pollers on one CPU: said before the run starts (and the run still runs): stdout and
+// stderr in one pipe, the warning comes before the run's first interval line (printed while it
+// runs; the host-noise warnings of a run come after them) and before its result.
 TEST(HostNoiseE2e, TwoPollersOnOneCpuAreWarnedAboutFirst) {
-  RunOutput r = run({"--loopback", "--poll", "-lca", "0", "-rca", "0", "-t", "0.1", "tcp_lat"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err,
-                       "tcp_lat: warning: 2 busy-polling threads (client 1, server 1) on "
-                       "1 CPU"))
-      << r.err;
-  EXPECT_LT(r.err.find("busy-polling"), r.err.size());
+  RunOutput r = run({"-c", "exec \"$0\" \"$@\" 2>&1", fabperf_bin(), "--loopback", "--poll", "-lca",
+                     "0", "-rca", "0", "-t", "0.2", "--interval", "0.05", "tcp_lat"},
+                    60, "/bin/sh");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const size_t warned =
+      r.out.find("tcp_lat: warning: 2 busy-polling threads (client 1, server 1) on 1 CPU");
+  ASSERT_NE(warned, std::string::npos) << r.out;
+  const size_t interval = r.out.find("tcp_lat [");
+  const size_t result = r.out.find("tcp_lat:\n    latency");
+  ASSERT_NE(interval, std::string::npos) << r.out;
+  ASSERT_NE(result, std::string::npos) << r.out;
+  EXPECT_LT(warned, interval) << r.out;
+  EXPECT_LT(warned, result) << r.out;
   RunOutput apart = run({"--loopback", "--poll", "-lca", "0", "-rca", "1", "-t", "0.1", "tcp_lat"});
   ASSERT_EQ(apart.exit_code, 0) << apart.err;
   EXPECT_FALSE(contains(apart.err, "busy-polling threads")) << apart.err;

@@ -1,14 +1,19 @@
 // End-to-end: every command the README shows (its ```sh blocks) is run, against servers on
 // loopback instead of node2 and shortened to a fraction of a second, and must do what the
 // README says: succeed, or, where this host lacks what it needs (an interface, an address, four
-// CPUs), fail with the reason named. A README example no test runs is a promise no one keeps:
-// the launchers' lines are run where the launcher is (srun's: SlurmE2E.TheReadmesSrunLine).
+// CPUs), fail with the reason named; where the README shows what a command prints (the blocks,
+// the sweep table, interval lines, `time = not used`), the output has that shape. The sessions
+// of its plain blocks (`$ fabperf ...`, the output under each) run too, as shown. A README
+// example no test runs is a promise no one keeps: the launchers' lines are run where the
+// launcher is (srun's: SlurmE2E.TheReadmesSrunLine).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <regex>
 #include <set>
@@ -76,6 +81,120 @@ std::vector<std::string> readme_commands(const std::string& readme) {
   return out;
 }
 
+// What the README shows a command of its sh blocks to print (a plain block under it or beside
+// it), as a regex that the README's text and the real output must both match.
+struct ShownShape {
+  const char* command;  // the sh block's line contains this ...
+  const char* not_in;   // ... and not this ("" : no such condition)
+  const char* regex;
+};
+const ShownShape kShownShapes[] = {
+    // qperf's blocks ("## Output")
+    {"fabperf --loopback tcp_lat tcp_bw udp_lat udp_bw", "",
+     R"(tcp_lat:\n    latency  =  [\d.]+ \w+\n)"},
+    {"fabperf --loopback tcp_lat tcp_bw udp_lat udp_bw", "",
+     R"(udp_bw:\n    send_bw +=  +[\d.]+ [\w/]+\n    recv_bw +=  +[\d.]+ [\w/]+\n)"},
+    // a sweep without -vu: one table, a row per size
+    {"-oo msg_size:1:64K:*2 tcp_lat", "-vu",
+     R"(tcp_lat:\n    msg_size +latency\n(?: +\d+ +[\d.]+ \w+\n){3,})"},
+    // interval lines ("Interval reports")
+    {"--interval 1 -t 10 -v tcp_bw", "",
+     R"(tcp_bw \[\d+\.\d\d-\d+\.\d\d s\]  send_bw = [\d.]+ [\w/]+  msg_rate = [\d.]+ [\w/]+)"},
+};
+
+bool shape_applies(const ShownShape& shape, const std::string& command) {
+  return contains(command, shape.command) &&
+         (shape.not_in[0] == '\0' || !contains(command, shape.not_in));
+}
+
+// A host-noise warning line (stats/host_noise.cc), whatever its causes.
+constexpr const char* kNoiseWarning =
+    R"(\w+: warning: (client|server)'s measuring thread )"
+    R"((?:(?:, | and )?(?:was preempted [\d,]+ times(?: \([\d.]+% of \w+\))?)"
+    R"(|waited for a CPU [\d.]+% of the run)"
+    R"(|lost [\d.]+% of the host's CPU time to the hypervisor \(steal\))"
+    R"(|ran \d+ busy-polling threads on \d+ CPU\(s\))"
+    R"(|ran while the CPU frequency moved between [\d.]+ and [\d.]+ GHz))+)"
+    R"((?: \(host: \d+ runnable threads on \d+ CPUs\))?; results are not trustworthy)";
+
+// A `$ command` of the README's plain blocks, with the lines it shows under it.
+struct ShownRun {
+  std::string command;
+  std::vector<std::string> shown;
+};
+
+std::vector<ShownRun> shown_runs(const std::string& readme) {
+  std::vector<ShownRun> out;
+  bool in_fence = false, in_plain = false, open = false;
+  std::istringstream in(readme);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("```", 0) == 0) {
+      in_plain = !in_fence && line == "```";
+      in_fence = !in_fence;
+      open = false;  // a block's lines belong to its own `$` lines only
+      continue;
+    }
+    if (!in_plain) continue;
+    if (line.rfind("$ ", 0) == 0) {
+      out.push_back({line.substr(2), {}});
+      open = true;
+    } else if (open && !line.empty()) {
+      out.back().shown.push_back(line);
+    }
+  }
+  return out;
+}
+
+// A shown output line as a regex: numbers (1,234 or 20.4) and the unit after one free, runs
+// of spaces one or more, the rest as written.
+std::string shape_of(const std::string& shown) {
+  std::istringstream words(shown);
+  std::string word, out = shown.rfind(' ', 0) == 0 ? " +" : "";
+  bool after_number = false, first = true;
+  const std::regex number(R"([\d.,]+)");
+  while (words >> word) {
+    if (!first) out += " +";
+    first = false;
+    if (std::regex_match(word, number)) {
+      out += R"([\d.,]+)";
+      after_number = true;
+      continue;
+    }
+    if (after_number && std::regex_match(word, std::regex(R"([A-Za-z/]+)"))) {
+      out += R"(\S+)";
+    } else {
+      out += std::regex_replace(word, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+    }
+    after_number = false;
+  }
+  return out + " *";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+// Why this host cannot run a session line as the README did ("" : it can).
+std::string cannot_run(const std::vector<std::string>& words) {
+  for (const std::string& w : words) {
+    if (w == "chrt" || w == "taskset") {
+      if (access(("/usr/bin/" + w).c_str(), X_OK) != 0) return "no /usr/bin/" + w + " here";
+    }
+    if (w == "chrt" && geteuid() != 0) return "not root: chrt -r needs CAP_SYS_NICE";
+    if (w == "taskset" && sysconf(_SC_NPROCESSORS_ONLN) < 2) return "one CPU: -lca 0 -rca 1";
+  }
+  if (std::find(words.begin(), words.end(), "&") != words.end() &&
+      access("/usr/bin/setpriv", X_OK) != 0) {
+    return "no /usr/bin/setpriv to end the busy job with this test";
+  }
+  return "";
+}
+
 class ReadmeExamples : public ::testing::Test {
  protected:
   // The words to run: node2 is a server here, runs last a fraction of a second, files land
@@ -139,6 +258,18 @@ class ReadmeExamples : public ::testing::Test {
     return out;
   }
   TempDir dir_;
+
+ public:
+  // `fabperf ...` words made short (-t 0.2) and appended to `out`, for the sessions.
+  static void shorten(const std::vector<std::string>& words, std::vector<std::string>& out) {
+    for (size_t i = 0; i < words.size(); ++i) {
+      out.push_back(words[i]);
+      if (words[i] == "-t" && i + 1 < words.size()) {
+        out.push_back("0.2");
+        ++i;
+      }
+    }
+  }
 };
 
 TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
@@ -151,7 +282,7 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
                         [](const std::string& c) { return c.find(" quit") == std::string::npos; });
   ServerProcess server;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int ran = 0;
+  int ran = 0, shaped = 0;
   for (const std::string& command : commands) {
     std::vector<std::string> words = shell_words(command);
     const std::string program = words[0] == "fabperf" ? "" : beside_fabperf(words[0]);
@@ -210,6 +341,13 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
       if (writes_stdout) {
         EXPECT_FALSE(r.out.empty());
       }
+      for (const ShownShape& shape : kShownShapes) {
+        if (!shape_applies(shape, command)) continue;
+        ++shaped;
+        EXPECT_TRUE(std::regex_search(r.out, std::regex(shape.regex)))
+            << "not shaped as the README shows (" << shape.regex << "):\n"
+            << r.out;
+      }
       for (const std::string& arg : args) {
         const std::string w = arg.substr(arg.find('=') + 1);  // LABEL=PATH: the path
         if (std::regex_match(w, std::regex(R"(.*\.(json|csv|html))"))) {
@@ -223,6 +361,114 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
     }
   }
   EXPECT_EQ(ran, static_cast<int>(commands.size()));
+  EXPECT_EQ(shaped, static_cast<int>(std::size(kShownShapes)))
+      << "a README command whose output the README shows was not found";
+}
+
+// The output the README shows (a plain block, or its words) is what the command shows: each
+// shape matches the README's text and the real output.
+TEST(ReadmeShapes, TheReadmeShowsEachShape) {
+  const std::string readme = readme_text();
+  ASSERT_FALSE(readme.empty());
+  for (const ShownShape& shape : kShownShapes) {
+    EXPECT_TRUE(std::regex_search(readme, std::regex(shape.regex)))
+        << "README no longer shows " << shape.regex;
+  }
+}
+
+// `-t` and `-n` together, as the README's words say: `-n` governs, the warning names it, and
+// `-vu` shows `time = not used`.
+TEST(ReadmeShapes, TimeAndCountTogetherAsTheReadmeSays) {
+  const std::string readme = readme_text();
+  ASSERT_TRUE(contains(readme, "`-t set but not used in test tcp_lat: -n 50000 governs`"));
+  ASSERT_TRUE(contains(readme, "`-vu` shows `time = not used`"));
+  RunOutput r = run({"--loopback", "-t", "0.2", "-n", "2000", "-vu", "tcp_lat"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "-t set but not used in test tcp_lat: -n 2000 governs")) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n    time += +not used)"))) << r.out;
+}
+
+// The README's sessions (`$ command` lines in plain blocks, the output shown under each) run
+// here as shown, shortened: each shown output line has its shape in the real output (numbers
+// and their units free), and each shown noise warning is a real one's shape. Whether a run
+// warns depends on the host's load, so a warning is required only where the README ran a busy
+// job beside it (`$ ... &` up to `kill %1`): that job runs here too, as long as that. A
+// session that needs root or a tool this host lacks is skipped, with the reason.
+TEST(ReadmeShapes, SessionsRunAndLookAsShown) {
+  const std::string readme = readme_text();
+  ASSERT_FALSE(readme.empty());
+  const std::vector<ShownRun> sessions = shown_runs(readme);
+  ASSERT_GE(sessions.size(), 4u) << "the README's noise example is gone";
+  const std::regex warning(kNoiseWarning);
+  std::unique_ptr<Proc> job;  // the README's `&` job
+  std::string cannot;         // why this host cannot run the rest of the session
+  int fabperf_runs = 0;
+  for (const ShownRun& session : sessions) {
+    SCOPED_TRACE(session.command);
+    std::string command = session.command;
+    if (command.rfind("kill %1; ", 0) == 0) {
+      job.reset();  // SIGKILLs it
+      command = command.substr(9);
+    }
+    std::vector<std::string> words = shell_words(command);
+    ASSERT_FALSE(words.empty());
+    const std::string why = cannot_run(words);
+    if (!why.empty()) {
+      std::printf("[ skipped  ] $ %s: %s\n", command.c_str(), why.c_str());
+      cannot = why;
+      continue;
+    }
+    if (words.back() == "&") {
+      // The busy job, as the README ran it; it dies with this test (--pdeathsig), and at
+      // `kill %1` (its pid is the loop's: every program on the way execs the next).
+      const std::string line = command.substr(0, command.rfind('&'));
+      job = std::make_unique<Proc>(
+          std::vector<std::string>{"-c", "exec setpriv --pdeathsig KILL " + line}, "/bin/sh");
+      continue;
+    }
+    const auto at = std::find(words.begin(), words.end(), "fabperf");
+    ASSERT_NE(at, words.end()) << "a session line that runs no fabperf";
+    ASSERT_TRUE(cannot.empty()) << "ran although an earlier line could not: " << cannot;
+    // `chrt -r 10 fabperf ...`: chrt runs the fabperf under test.
+    const bool wrapped = at != words.begin();
+    std::vector<std::string> args(words.begin() + (wrapped ? 1 : 0), at);
+    if (wrapped) args.push_back(fabperf_bin());
+    ReadmeExamples::shorten(std::vector<std::string>(at + 1, words.end()), args);
+    RunOutput r = run(args, 60, wrapped ? "/usr/bin/" + words.front() : "");
+    ++fabperf_runs;
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> out_lines, err_lines;
+    for (const std::string& line : lines_of(r.out)) out_lines.push_back(line);
+    for (const std::string& line : lines_of(r.err)) {
+      if (contains(line, "measuring thread")) {
+        EXPECT_TRUE(std::regex_match(line, warning))
+            << "a noise warning of another shape: " << line;
+      }
+      err_lines.push_back(line);
+    }
+    size_t next = 0;  // shown stdout lines, in order
+    for (const std::string& shown : session.shown) {
+      if (contains(shown, ": warning: ")) {
+        EXPECT_TRUE(std::regex_match(shown, warning)) << "the README's warning: " << shown;
+        if (job) {
+          const std::string side = shown.substr(0, shown.find("'s measuring thread"));
+          EXPECT_TRUE(std::any_of(err_lines.begin(), err_lines.end(),
+                                  [&](const std::string& l) {
+                                    return std::regex_match(l, warning) && l.rfind(side, 0) == 0;
+                                  }))
+              << "beside the busy job, no warning like: " << shown << "\nstderr:\n"
+              << r.err;
+        }
+        continue;
+      }
+      const std::regex shape(shape_of(shown));
+      while (next < out_lines.size() && !std::regex_match(out_lines[next], shape)) ++next;
+      EXPECT_LT(next, out_lines.size()) << "no line shaped as the README's `" << shown << "`:\n"
+                                        << r.out;
+      ++next;
+    }
+  }
+  EXPECT_TRUE(fabperf_runs == 3 || !cannot.empty()) << fabperf_runs;
 }
 
 }  // namespace

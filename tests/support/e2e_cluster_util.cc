@@ -24,6 +24,7 @@ set -- "$@" --bind "$ADDR"
 if [ "$R" = "$BAD" ]; then set -- "$@" --bind 192.0.2.1; fi
 if [ "$R" = "$ABSENT" ]; then echo $$ > "$D/pid.$R"; exec sleep 300; fi
 if [ "$R" = "${FP_LATE_RANK:-x}" ]; then sleep "${FP_LATE_S:-2}"; fi
+if [ "$R" = "${FP_PIN_RANK:-x}" ]; then set -- taskset -c 0 "$@"; fi  # this rank on one CPU
 busy=""
 if [ "$R" = "${FP_BUSY_RANK:-x}" ]; then
   # This rank shares one CPU with a busy loop that takes the larger share: alive and
