@@ -163,6 +163,9 @@ class FabricSession {
   bool has_remote_cq_data() const;
 
   ContextPool tx_pool;
+  // Posts the provider refused (-FI_EAGAIN) and post() retried: where a windowed run's
+  // measured peak in flight stays below its queue's size, these say the provider held back.
+  uint64_t posts_refused = 0;
   ContextPool rx_pool;
 
   // Reads a batch of completions (blocking mode: sleeps up to slice_ms) and hands each to fn.
@@ -200,6 +203,7 @@ class FabricSession {
       ssize_t ret = watched(post_op);
       if (ret == 0) return true;
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
+      ++posts_refused;
       if (!progress(fn, 0)) return false;
       // A post refused again and again must not outlive the peer or the deadline.
       int64_t now = now_ns();
