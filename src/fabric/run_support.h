@@ -119,6 +119,7 @@ struct WindowRun {
   bool list_answers = false;  // each list waits for its answer (send: the receiver's word)
   uint64_t answers = 0;       // answers received (the caller's handler counts them)
   uint64_t lists_posted = 0;
+  uint64_t doorbells = 0;  // lists: posts without FI_MORE (each rings the provider)
   // The most operations in flight at once, as counted after each post: what the provider
   // really took, not the window asked for (JSON in_flight_max).
   size_t in_flight_peak = 0;
@@ -158,10 +159,15 @@ inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t wi
             {"in_flight_max", run.in_flight_peak},
             {"warmup", warmup}};
   }
-  return {{"method", "lists"},         {"list_size", list},
-          {"lists", run.lists_posted}, {"in_flight_max", run.in_flight_peak},
-          {"in_flight_cap", window},   {"answered", run.list_answers},
-          {"answers", run.answers},    {"warmup", warmup}};
+  return {{"method", "lists"},
+          {"list_size", list},
+          {"lists", run.lists_posted},
+          {"in_flight_max", run.in_flight_peak},
+          {"in_flight_cap", window},
+          {"doorbells", run.doorbells},
+          {"answered", run.list_answers},
+          {"answers", run.answers},
+          {"warmup", warmup}};
 }
 
 // The start barrier of a bi-directional run: this side's warm-up is complete; tell the peer
@@ -294,7 +300,14 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     // theirs; the stream's window grows with the completion rate.
     const size_t paced = run.lists ? window : paced_window(run, window, now);
     for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
-      if (!post_one(run.posted)) return f.status();
+      // A list's next operation follows at once while the list and the queue have room:
+      // this one may carry FI_MORE (where the post function has a *msg form).
+      f.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
+      f.more_sent = false;
+      const bool posted = post_one(run.posted);
+      if (run.lists && !f.more_sent) ++run.doorbells;
+      f.more_follows = f.more_sent = false;
+      if (!posted) return f.status();
       ++run.posted;
       run.in_flight_peak = std::max(run.in_flight_peak, f.tx_pool.in_flight());
       if (run.lists) {  // the limit and the clock are looked at between lists only
