@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "core/text.h"
+#include "fabric/address_codec.h"
 
 namespace fabperf::cxi {
 
@@ -335,6 +337,38 @@ std::string summary_block(const Tool& tool, const SummaryView& o, const Endpoint
   // As the originals print it once their GPU library is loaded (not the atomic tools).
   if (o.gpus_found >= 0 && !atomic) out.text += "Found " + number(o.gpus_found) + " GPU(s)\n";
   return dash_line(tool) + "    " + tool.title + "\n" + out.text + dash_line(tool);
+}
+
+std::optional<CxiAddress> decode_cxi_address(const std::vector<uint8_t>& bytes) {
+  uint32_t word = 0;
+  if (bytes.size() < sizeof word) return std::nullopt;
+  std::memcpy(&word, bytes.data(), sizeof word);
+  CxiAddress out;
+  out.pid = word & ((1u << 9) - 1);
+  out.nic = (word >> 9) & ((1u << 20) - 1);
+  if (bytes.size() >= 6) {
+    uint16_t vni = 0;
+    std::memcpy(&vni, bytes.data() + 4, sizeof vni);
+    out.vni = vni;
+  }
+  return out;
+}
+
+std::string cxi_address_text(const CxiAddress& addr, std::optional<uint16_t> vni) {
+  std::string out = printf_string("NIC 0x%x PID %u", addr.nic, addr.pid);
+  if (vni.has_value()) out += printf_string(" VNI %u", static_cast<unsigned>(*vni));
+  return out;
+}
+
+std::string endpoint_text(const std::string& provider, const std::string& cxi_hex,
+                          std::optional<uint16_t> vni, const std::string& host, int64_t pid) {
+  if (provider == "cxi" && !cxi_hex.empty()) {
+    auto bytes = hex_decode(cxi_hex, "cxi address");
+    std::optional<CxiAddress> addr;
+    if (bytes.ok()) addr = decode_cxi_address(*bytes);
+    if (addr.has_value()) return cxi_address_text(*addr, vni);
+  }
+  return host + " PID " + std::to_string(pid);
 }
 
 std::string latency_header(const Tool& tool, const std::vector<double>& percentiles) {

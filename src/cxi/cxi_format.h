@@ -19,8 +19,11 @@ struct Endpoints {
   std::string device;    // the libfabric domain in use
   std::string provider;  // "tcp;ofi_rxm", "shm", "cxi"
   bool server = false;   // which side prints: "Local (server)" or "Local (client)"
-  std::string local;     // "127.0.0.1 PID 4242"
+  std::string local;     // "127.0.0.1 PID 4242"; on cxi "NIC 0x13 PID 0 VNI 10"
   std::string remote;
+  // On cxi: this side's address (hex of its struct cxip_addr) and its auth key's VNI.
+  std::string cxi_hex;
+  std::optional<uint16_t> vni;
 };
 
 // One process's own buffers (-t/-r: GPU index or -1 for system memory, -g), as the originals
@@ -110,6 +113,24 @@ uint64_t rdma_buffer_used(uint64_t max_size, uint64_t list_size, uint64_t align,
 uint64_t hugepages_needed(const Tool& tool, const SummaryView& o, bool server);
 // Bytes of one huge page of `use_hp` (0 when none).
 uint64_t hugepage_bytes(const std::string& use_hp);
+
+// A cxi provider address (libfabric's struct cxip_addr, what fi_getname and fi_info's src_addr
+// hold on cxi): one host-order 32-bit word of bit fields, lowest first, the PID (9 bits,
+// C_DFA_PID_BITS_MAX) then the NIC address (20 bits, C_DFA_NIC_BITS), then, in providers
+// that carry it, a 16-bit VNI.
+struct CxiAddress {
+  uint32_t nic = 0;
+  uint32_t pid = 0;
+  std::optional<uint16_t> vni;  // the address's own VNI field, where the layout has one
+};
+// nullopt when `bytes` is shorter than the 32-bit word.
+std::optional<CxiAddress> decode_cxi_address(const std::vector<uint8_t>& bytes);
+// The originals' "NIC 0x%x PID %u" and, for this side's line, " VNI %u" (the auth key's VNI).
+std::string cxi_address_text(const CxiAddress& addr, std::optional<uint16_t> vni);
+// A side's Local/Remote line: on the cxi provider the decoded address (`cxi_hex`, the hex of
+// its cxip_addr; `vni` for this side's line), else "HOST PID N" as other providers show it.
+std::string endpoint_text(const std::string& provider, const std::string& cxi_hex,
+                          std::optional<uint16_t> vni, const std::string& host, int64_t pid);
 
 // Packets an operation of `size` bytes takes at the originals' 2048-byte payload.
 inline uint64_t packets_per_op(uint64_t size) { return size == 0 ? 1 : (size + 2047) / 2048; }

@@ -88,9 +88,16 @@ Status run_tool_client(const Tool& tool, Invocation& cl, RunInfo& info, const Se
   }
   info.percentiles = default_percentiles();
   if (!p.percentiles.empty()) info.percentiles = *parse_percentiles(p.percentiles);
-  Endpoints ep{plan->device, plan->provider, false, "", loopback ? "127.0.0.1" : cl.host};
+  Endpoints ep{plan->device, plan->provider, false, "", loopback ? "127.0.0.1" : cl.host,
+               "",           std::nullopt};
   // The run as this client asks for it: its summary, and (in HELLO) the server's.
   const RunOptions& first = plan->runs.at(0).params.local;
+  // On cxi this side's NIC address and the VNI of its auth key.
+  if (plan->provider == "cxi") {
+    CxiOwnAddress mine = cxi_own_address(first.domain, first.svc_id, tool_caps(tool));
+    ep.cxi_hex = mine.hex;
+    ep.vni = mine.vni;
+  }
   SummaryView view =
       own_summary_view(p, first, plan->by_duration, plan->sizes.front(), plan->sizes.back());
   if (plan->tx_queue > 0 && plan->tx_queue < first.tx_depth) view.asked.in_flight = plan->tx_queue;
@@ -107,6 +114,7 @@ Status run_tool_client(const Tool& tool, Invocation& cl, RunInfo& info, const Se
   nlohmann::json own = SideMemory::of(p).to_json();
   own["iters"] = p.iters;
   own["run"] = view.asked.to_json();
+  if (!ep.cxi_hex.empty()) own["cxi_addr"] = ep.cxi_hex;
   return run_client_mode(cl, plan->runs, info, *reporters, loopback, tool.name, env, own);
 }
 
@@ -128,6 +136,9 @@ Result<OwnOptions> server_own_options(const Tool& tool, const Invocation& cl) {
   }
   OwnOptions own;
   own.said = SideMemory::of(p).to_json();
+  // This server's cxi address, for its client's Remote line (none off cxi).
+  CxiOwnAddress cxi = cxi_own_address(mine.domain, mine.svc_id, tool_caps(tool));
+  if (!cxi.hex.empty()) own.said["cxi_addr"] = cxi.hex;
   own.apply = [&tool, p, mine](const TestSpec& spec, RunOptions& opts) -> Status {
     auto gpu = own_buffer(tool, p, true, spec.kind == TestKind::kBiBandwidth);
     if (!gpu.ok()) return gpu.status();

@@ -2,7 +2,10 @@
 #include "cxi/cxi_plan.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include "fabric/address_codec.h"
+#include "fabric/cxi_controls.h"
 #include "fabric/gpu_runtime.h"
 #include "fabric/libfabric_loader.h"
 #include "fabric/peer_address.h"
@@ -77,6 +80,29 @@ std::string domain_address(const std::string& provider, const std::string& domai
   want.domain = domain;
   auto choice = select_fabric(want);
   return choice.ok() ? domain_ip(*choice) : "";
+}
+
+CxiOwnAddress cxi_own_address(const std::string& domain, uint64_t svc_id, uint64_t caps) {
+  FabricRequest want;
+  want.ep_type = FI_EP_RDM;
+  want.caps = caps;
+  want.provider = "cxi";
+  want.domain = domain;
+  want.cxi_svc_id = static_cast<uint32_t>(svc_id);
+  auto choice = select_fabric(want);
+  CxiOwnAddress out;
+  if (!choice.ok() || choice->provider() != "cxi") return out;
+  const fi_info& info = *choice->info;
+  if (info.src_addr != nullptr && info.src_addrlen > 0) {
+    out.hex = hex_encode(info.src_addr, info.src_addrlen);
+  }
+  const fi_domain_attr* attr = info.domain_attr;
+  if (attr != nullptr && attr->auth_key != nullptr && attr->auth_key_size >= sizeof(CxiAuthKey)) {
+    CxiAuthKey key{};
+    std::memcpy(&key, attr->auth_key, sizeof key);
+    out.vni = key.vni;
+  }
+  return out;
 }
 
 Result<std::string> own_buffer(const Tool& tool, const ProgramOptions& p, bool server,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,16 @@ DomainInUse domain_in_use(const std::string& provider, uint64_t caps, const std:
 
 // The numeric IP address of `domain` where `provider` speaks IP ("" otherwise, or unknown).
 std::string domain_address(const std::string& provider, const std::string& domain);
+
+// This side's address on the cxi provider, for the summary's Local/Remote lines: the hex of
+// the chosen domain's fi_info src_addr (a struct cxip_addr; -d `domain`, "" the provider's
+// first) and the VNI of the auth key service `svc_id` gets there. Empty hex where no cxi
+// domain is found (every other provider keeps "HOST PID N").
+struct CxiOwnAddress {
+  std::string hex;
+  std::optional<uint16_t> vni;
+};
+CxiOwnAddress cxi_own_address(const std::string& domain, uint64_t svc_id, uint64_t caps);
 
 // What the tool needs of a provider: FI_RMA, FI_MSG or FI_ATOMIC.
 uint64_t tool_caps(const Tool& tool);

@@ -19,8 +19,10 @@ void out(std::FILE* f, const std::string& text) {
   std::fflush(f);
 }
 
-std::string pid_text(const std::string& host, int64_t pid) {
-  return host + " PID " + std::to_string(pid);
+// What a peer said of its cxi address (its said options' "cxi_addr"; "" when unsaid).
+std::string said_cxi(const nlohmann::json& said) {
+  auto it = said.find("cxi_addr");
+  return it != said.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 class ToolReporter : public Reporter {
@@ -40,13 +42,15 @@ class ToolReporter : public Reporter {
   }
 
   void on_start(const RunInfo& info) override {
-    ep_.local = pid_text(info.local_host, getpid());
-    ep_.remote = pid_text(ep_.remote, info.server_pid);
     // The domain the runs use: this side's address on the control connection decides it
     // where the provider speaks IP (the session binds there).
-    ep_.device =
-        domain_in_use(view_.run.provider, tool_caps(tool_), view_.run.domain, info.local_host)
-            .domain;
+    DomainInUse used =
+        domain_in_use(view_.run.provider, tool_caps(tool_), view_.run.domain, info.local_host);
+    ep_.device = used.domain;
+    // On cxi the originals' NIC/PID/VNI; elsewhere the host and process.
+    ep_.local = endpoint_text(used.provider, ep_.cxi_hex, ep_.vni, info.local_host, getpid());
+    ep_.remote = endpoint_text(used.provider, said_cxi(info.server_options), std::nullopt,
+                               ep_.remote, info.server_pid);
     // The server's own buffers, as it said when the session opened (one process: ours).
     if (!loopback_) view_.server = SideMemory::from_json(info.server_options);
     out(stdout, summary_block(tool_, view_, ep_));
@@ -130,8 +134,14 @@ class ToolServerObserver : public ServerObserver {
         domain_in_use(run.provider, tool_caps(tool_), run.domain, session.local_host);
     ep.provider = used.provider;
     ep.device = used.domain;
-    ep.local = pid_text(session.local_host, getpid());
-    ep.remote = pid_text(session.peer_host, session.peer_pid);
+    if (used.provider == "cxi") {
+      CxiOwnAddress mine = cxi_own_address(run.domain, run.svc_id, tool_caps(tool_));
+      ep.cxi_hex = mine.hex;
+      ep.vni = mine.vni;
+    }
+    ep.local = endpoint_text(used.provider, ep.cxi_hex, ep.vni, session.local_host, getpid());
+    ep.remote = endpoint_text(used.provider, said_cxi(session.peer_options), std::nullopt,
+                              session.peer_host, session.peer_pid);
     std::string text = summary_block(tool_, view_of(session, spec, run), ep);
     if (latency) text += "See client for results.\n";
     out(out_, text);

@@ -52,6 +52,39 @@ bool set_operands(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint6
           f.put(f.atomic_compare(slot), compare, spec.type_size));
 }
 
+// One atomic through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
+// a list's operation that another follows at once (run_window's more_follows), so the
+// provider may wait for the list's last to ring.
+ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpContext* c) {
+  void* desc = f.desc();
+  fi_ioc operand{f.atomic_operand(slot), 1};
+  fi_ioc compare{f.atomic_compare(slot), 1};
+  fi_ioc result{f.atomic_result(slot), 1};
+  fi_rma_ioc target{f.remote_atomic(slot), 1, f.remote_key()};
+  fi_msg_atomic msg{};
+  msg.msg_iov = &operand;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.addr = f.peer();
+  msg.rma_iov = &target;
+  msg.rma_iov_count = 1;
+  msg.datatype = spec.type;
+  msg.op = spec.op;
+  msg.context = c;
+  const uint64_t flags = f.more_flags();
+  f.more_sent = true;
+  switch (spec.form) {
+    case AtomicForm::kBase:
+      return fi_atomicmsg(f.ep(), &msg, flags);
+    case AtomicForm::kFetch:
+      return fi_fetch_atomicmsg(f.ep(), &msg, &result, &desc, 1, flags);
+    case AtomicForm::kCompare:
+      return fi_compare_atomicmsg(f.ep(), &msg, &compare, &desc, 1, &result, &desc, 1, flags);
+  }
+  f.more_sent = false;
+  return -FI_EINVAL;
+}
+
 // Operation `iteration` in slot `slot`: its own operands (unless `operands_set`: the caller
 // wrote them), its own target slot at the peer.
 bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration,
@@ -65,6 +98,8 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64
   return f.post(
       "fi_atomic",
       [&]() -> ssize_t {
+        f.more_sent = false;
+        if (f.more_follows) return atomic_more(f, spec, slot, c);
         switch (spec.form) {
           case AtomicForm::kBase:
             return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),

@@ -1,8 +1,10 @@
 // One-sided fabric tests: RDMA write and read bandwidth and latency, and write-poll latency.
 #include <rdma/fi_rma.h>
+#include <sys/uio.h>
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "engine/latency_loop.h"
 #include "fabric/pattern.h"
@@ -83,12 +85,42 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
   };
 }
 
+// One RMA operation through fi_writemsg/fi_readmsg with FI_MORE: a list's operation that
+// another follows at once (run_window's more_follows), so the provider may wait for the list's
+// last to ring. Returns what the call returns.
+ssize_t rma_more(FabricSession& f, bool read, void* buf, uint64_t remote, OpContext* c,
+                 std::optional<uint64_t> data) {
+  iovec iov{buf, f.msg_size};
+  void* desc = f.desc();
+  fi_rma_iov rma{remote, f.msg_size, f.remote_key()};
+  fi_msg_rma msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.addr = f.peer();
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = c;
+  uint64_t flags = f.more_flags();
+  if (data.has_value()) {
+    msg.data = *data;
+    flags |= FI_REMOTE_CQ_DATA;
+  }
+  f.more_sent = true;
+  return read ? fi_readmsg(f.ep(), &msg, flags) : fi_writemsg(f.ep(), &msg, flags);
+}
+
 bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on) {
   uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
   OpContext* c = f.tx_pool.acquire(slot);
   return f.post(
       "fi_write",
       [&] {
+        f.more_sent = false;
+        if (f.more_follows) {
+          return rma_more(f, false, f.tx(slot), f.remote_rx(index), c,
+                          with_data ? std::optional<uint64_t>(index) : std::nullopt);
+        }
         if (with_data) {
           return fi_writedata(f.ep(), f.tx(slot), f.msg_size, f.desc(), index, f.peer(),
                               f.remote_rx(index), f.remote_key(), c);
@@ -112,6 +144,8 @@ bool post_read(FabricSession& f, uint64_t index, const Handler& on, bool into_tx
   return f.post(
       "fi_read",
       [&] {
+        f.more_sent = false;
+        if (f.more_follows) return rma_more(f, true, into, f.remote_rx(index), c, std::nullopt);
         return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
                        f.remote_key(), c);
       },

@@ -119,6 +119,10 @@ struct WindowRun {
   bool list_answers = false;  // each list waits for its answer (send: the receiver's word)
   uint64_t answers = 0;       // answers received (the caller's handler counts them)
   uint64_t lists_posted = 0;
+  uint64_t doorbells = 0;  // lists: posts without FI_MORE (each rings the provider)
+  // The most operations in flight at once, as counted after each post: what the provider
+  // really took, not the window asked for (JSON in_flight_max).
+  size_t in_flight_peak = 0;
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
   // Lists: the next one may start once the last has completed (and been answered).
@@ -146,13 +150,21 @@ inline size_t paced_window(const WindowRun& run, size_t window, int64_t now) {
 }
 
 // How a windowed run issued its operations, for the JSON (the two methods' figures differ).
+// in_flight_max is the peak measured; in_flight_cap what the provider's queue allows.
 inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t window,
                                     uint64_t warmup) {
-  if (!run.lists) return {{"method", "stream"}, {"window", window}, {"warmup", warmup}};
+  if (!run.lists) {
+    return {{"method", "stream"},
+            {"window", window},
+            {"in_flight_max", run.in_flight_peak},
+            {"warmup", warmup}};
+  }
   return {{"method", "lists"},
           {"list_size", list},
           {"lists", run.lists_posted},
-          {"in_flight_max", window},
+          {"in_flight_max", run.in_flight_peak},
+          {"in_flight_cap", window},
+          {"doorbells", run.doorbells},
           {"answered", run.list_answers},
           {"answers", run.answers},
           {"warmup", warmup}};
@@ -284,11 +296,24 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     // outer loop's looks at the peer and the clock must not wait on a trickle of slots).
     const int64_t look_again = now + 1'000'000;
     if (run.first_post_ns == 0) run.first_post_ns = now;
-    const size_t paced = paced_window(run, window, now);
+    // A list is posted whole (as far as the provider's queue goes), as the originals post
+    // theirs; the stream's window grows with the completion rate.
+    const size_t paced = run.lists ? window : paced_window(run, window, now);
     for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
-      if (!post_one(run.posted)) return f.status();
+      // A list's next operation follows at once while the list and the queue have room:
+      // this one may carry FI_MORE (where the post function has a *msg form).
+      f.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
+      f.more_sent = false;
+      const bool posted = post_one(run.posted);
+      if (run.lists && !f.more_sent) ++run.doorbells;
+      f.more_follows = f.more_sent = false;
+      if (!posted) return f.status();
       ++run.posted;
-      if (run.lists && --list_left == 0) break;
+      run.in_flight_peak = std::max(run.in_flight_peak, f.tx_pool.in_flight());
+      if (run.lists) {  // the limit and the clock are looked at between lists only
+        if (--list_left == 0) break;
+        continue;
+      }
       if (!measuring) {
         more = run.posted < f.warmup;
       } else if (f.count_limit() > 0) {
@@ -330,6 +355,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
   f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
+  f.ctx.stats.info["bw_method"]["posts_refused"] = f.posts_refused;
   return drained;
 }
 

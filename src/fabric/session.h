@@ -163,6 +163,22 @@ class FabricSession {
   bool has_remote_cq_data() const;
 
   ContextPool tx_pool;
+  // Posts the provider refused (-FI_EAGAIN, then retried) while others of this side were in
+  // flight, each counted once: where a windowed run's measured peak in flight stays below its
+  // queue's size, these say the provider held back (a refusal with nothing in flight, as
+  // while a connection sets up, is not counted).
+  uint64_t posts_refused = 0;
+  // --bw_method lists: another operation of the same list is posted right after this one
+  // (run_window says so), so this post may carry FI_MORE and leave the doorbell to the list's
+  // last, as the originals ring once a list. A refused post rings: post() clears it first.
+  bool more_follows = false;
+  bool more_sent = false;  // the post function's last post carried FI_MORE
+  // The flags of a *msg post: the endpoint's own op_flags (what fi_write & co. use), and
+  // FI_COMPLETION and FI_MORE.
+  uint64_t more_flags() const {
+    const fi_tx_attr* tx = endpoint_->info()->tx_attr;
+    return (tx != nullptr ? tx->op_flags : 0) | FI_COMPLETION | FI_MORE;
+  }
   ContextPool rx_pool;
 
   // Reads a batch of completions (blocking mode: sleeps up to slice_ms) and hands each to fn.
@@ -196,10 +212,14 @@ class FabricSession {
   // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
   template <typename Post, typename Fn>
   bool post(const char* what, Post&& post_op, Fn&& fn) {
+    bool refused = false;
     while (true) {
       ssize_t ret = watched(post_op);
       if (ret == 0) return true;
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
+      if (!refused && tx_pool.in_flight() > 1) ++posts_refused;
+      refused = true;
+      more_follows = false;
       if (!progress(fn, 0)) return false;
       // A post refused again and again must not outlive the peer or the deadline.
       int64_t now = now_ns();

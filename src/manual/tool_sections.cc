@@ -114,7 +114,8 @@ std::string client_text(const Tool& tool, const std::vector<std::string>& args) 
   std::vector<uint64_t> sizes = cxi::tool_sizes(*cl);
   cxi::SummaryView view = cxi::own_summary_view(cl->program, cl->own, cxi::duration_given(*cl),
                                                 sizes.front(), sizes.back());
-  cxi::Endpoints ep{"cxi0", "cxi", false, "10.1.1.9 PID 4242", "10.1.1.8 PID 4200"};
+  cxi::Endpoints ep{"cxi0",           "cxi", false,       "NIC 0x13 PID 0 VNI 10",
+                    "NIC 0x12 PID 0", "",    std::nullopt};
   std::string out = cxi::summary_block(tool, view, ep);
   if (tool.kind == ToolKind::kLatency) {
     out += cl->program.report_all ? cxi::sample_header(tool) : cxi::latency_header(tool, {});

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "cli/tool_grammar.h"
 #include "cxi/cxi_plan.h"
+#include "fabric/address_codec.h"
 
 namespace fabperf::cxi {
 namespace {
@@ -40,8 +42,13 @@ Parsed parse(const Tool& tool, std::vector<std::string> args) {
 
 // The man page's Cassini endpoints, so the block can be compared with its text as printed.
 Endpoints cassini(bool server) {
-  return {"cxi0", "cxi", server, server ? "NIC 0x12 PID 0 VNI 10" : "NIC 0x13 PID 0 VNI 10",
-          server ? "NIC 0x13 PID 0" : "NIC 0x12 PID 0"};
+  return {"cxi0",
+          "cxi",
+          server,
+          server ? "NIC 0x12 PID 0 VNI 10" : "NIC 0x13 PID 0 VNI 10",
+          server ? "NIC 0x13 PID 0" : "NIC 0x12 PID 0",
+          "",
+          std::nullopt};
 }
 
 const char* kDashes = "------------------------------------------------------------------------\n";
@@ -168,7 +175,7 @@ TEST(CxiFormat, BandwidthTables) {
 
 TEST(CxiFormat, CxiOnlySwitchesAreNotApplicableElsewhere) {
   Parsed o = parse(write_lat(), {"h", "--no-idc"});
-  Endpoints tcp{"lo", "tcp;ofi_rxm", false, "127.0.0.1 PID 1", "127.0.0.1 PID 2"};
+  Endpoints tcp{"lo", "tcp;ofi_rxm", false, "127.0.0.1 PID 1", "127.0.0.1 PID 2", "", std::nullopt};
   std::string block = summary_block(write_lat(), o.view(), tcp);
   EXPECT_NE(block.find("Device           : lo (tcp;ofi_rxm)\n"), std::string::npos);
   EXPECT_NE(block.find("Service ID       : Not Applicable\n"), std::string::npos);
@@ -365,7 +372,7 @@ TEST(CxiFormat, LoopbackSummaryBlock) {
   ASSERT_TRUE(inv.ok()) << inv.status().message();
   Parsed o{*inv, inv->own, {}};
   o.sizes = tool_sizes(o.cl);
-  Endpoints ep{"cxi0", "cxi", false, "", ""};
+  Endpoints ep{"cxi0", "cxi", false, "", "", "", std::nullopt};
   std::string expected = kDashes51 +
                          "    CXI Loopback Bandwidth Test\n"
                          "Device           : cxi0\n"
@@ -547,6 +554,54 @@ TEST(CxiFormat, ListSizeSaysWhereTheProviderCapsIt) {
   EXPECT_NE(summary_block(amo, v, cassini(false))
                 .find("List Size       : 4096 (1024 in flight: the provider's transmit queue)\n"),
             std::string::npos);
+}
+
+// A struct cxip_addr as the provider lays it out (pid:9, nic:20, pad:3 in one host-order
+// word, then the VNI), built here from the field widths: the originals' Local/Remote lines.
+std::vector<uint8_t> fake_cxip_addr(uint32_t nic, uint32_t pid, uint16_t vni, bool with_vni) {
+  uint32_t word = (pid & 0x1ffu) | ((nic & 0xfffffu) << 9) | (0x7u << 29);  // pad bits set
+  std::vector<uint8_t> out(with_vni ? 8 : 4, 0);
+  std::memcpy(out.data(), &word, sizeof word);
+  if (with_vni) std::memcpy(out.data() + 4, &vni, sizeof vni);
+  return out;
+}
+
+TEST(CxiFormat, CxiAddressDecodesTheBitFields) {
+  auto a = decode_cxi_address(fake_cxip_addr(0x13, 0, 10, true));
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->nic, 0x13u);
+  EXPECT_EQ(a->pid, 0u);
+  EXPECT_EQ(a->vni, std::optional<uint16_t>(10));
+  auto wide = decode_cxi_address(fake_cxip_addr(0xfffff, 511, 0, false));
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->nic, 0xfffffu);  // the pad bits above stay out of the NIC
+  EXPECT_EQ(wide->pid, 511u);
+  EXPECT_FALSE(wide->vni.has_value());
+  EXPECT_FALSE(decode_cxi_address({1, 2, 3}).has_value());
+}
+
+// The man page's "Local (client)   : NIC 0x13 PID 0 VNI 10" and "Remote (server)  : NIC 0x12
+// PID 0" on cxi; the host and process elsewhere, and where a cxi peer said nothing usable.
+TEST(CxiFormat, LocalAndRemoteLinesOnCxi) {
+  std::string local = hex_encode(fake_cxip_addr(0x13, 0, 10, true));
+  std::string remote = hex_encode(fake_cxip_addr(0x12, 0, 10, true));
+  EXPECT_EQ(endpoint_text("cxi", local, uint16_t{10}, "10.0.0.1", 42), "NIC 0x13 PID 0 VNI 10");
+  EXPECT_EQ(endpoint_text("cxi", remote, std::nullopt, "10.0.0.2", 43), "NIC 0x12 PID 0");
+  EXPECT_EQ(
+      endpoint_text("cxi", hex_encode(fake_cxip_addr(0x2a, 3, 0, false)), uint16_t{1}, "h", 1),
+      "NIC 0x2a PID 3 VNI 1");
+  EXPECT_EQ(endpoint_text("shm", local, uint16_t{10}, "127.0.0.1", 42), "127.0.0.1 PID 42");
+  EXPECT_EQ(endpoint_text("cxi", "", std::nullopt, "10.0.0.2", 43), "10.0.0.2 PID 43");
+  EXPECT_EQ(endpoint_text("cxi", "zz", std::nullopt, "10.0.0.2", 43), "10.0.0.2 PID 43");
+
+  Endpoints ep = cassini(false);
+  ep.local = endpoint_text("cxi", local, uint16_t{10}, "10.0.0.1", 42);
+  ep.remote = endpoint_text("cxi", remote, std::nullopt, "10.0.0.2", 43);
+  std::string block = summary_block(write_lat(), parse(write_lat(), {"h"}).view(), ep);
+  EXPECT_NE(block.find("Local (client)   : NIC 0x13 PID 0 VNI 10\n"
+                       "Remote (server)  : NIC 0x12 PID 0\n"),
+            std::string::npos)
+      << block;
 }
 
 }  // namespace
