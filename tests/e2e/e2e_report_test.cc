@@ -1,8 +1,9 @@
 // End-to-end tests of HTML reports: `--html` on a real run (both dialects), `fabperf report` on
-// saved JSON and its errors, `fabperf compare --html` on two real runs, and three pages opened
-// in headless Chromium (one browser start each, two for the compare page), whose screenshots
-// are kept in build/report-screenshots/ for a person to look at, and the --html page of a
-// --matrix job under mpirun. The interval pages are checked by the data step's unit tests
+// saved JSON and its errors, `fabperf compare --html` on two real runs, and the pages opened
+// in headless Chromium (one browser start each, two for the latency and compare pages), whose
+// screenshots are kept in build/report-screenshots/ for a person to look at, and the --html
+// page of a --matrix job under mpirun. An --interval page is read back from its canvas pixels
+// (each interval drawn over its own span); the data step has its unit tests
 // (report_model_test.cc).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -95,6 +96,58 @@ json model_of(const std::string& page) {
   const size_t end = page.find("</script>", start);
   return json::parse(page.substr(start + open.size(), end - start - open.size()), nullptr, false);
 }
+
+// A copy of the page at `html` with `script` run after the page's own (the test's probe:
+// it reads what the page drew and writes it into the DOM the browser dumps).
+fs::path with_probe(const fs::path& html, const std::string& script) {
+  std::string page = slurp(html);
+  const size_t end = page.rfind("</body>");
+  page.insert(end == std::string::npos ? page.size() : end, "<script>" + script + "</script>\n");
+  fs::path out = html;
+  out.replace_extension(".probed.html");
+  std::ofstream(out, std::ios::binary) << page;
+  return out;
+}
+
+// Reads the pixels a step chart drew: for each [start, end] of window.spans[figure id], the
+// rows of the canvas near the span's midpoint in the first series' colour, as the value on
+// the y axis their middle stands for (data-read), with one pixel's worth of y (data-pixel).
+// Not Chart.js's interpolate(), which disagrees with what its stepped lines draw.
+constexpr const char* kStepProbe = R"JS(
+window.addEventListener('load', () => setTimeout(() => {
+  for (const [id, spans] of Object.entries(window.spans)) {
+    const fig = document.getElementById(id);
+    const chart = Chart.getChart(fig.querySelector('canvas'));
+    const ratio = chart.currentDevicePixelRatio || 1;
+    const ctx = chart.canvas.getContext('2d');
+    const swatch = document.createElement('canvas').getContext('2d');
+    swatch.fillStyle = chart.data.datasets[0].borderColor;
+    swatch.fillRect(0, 0, 1, 1);
+    const [r, g, b] = swatch.getImageData(0, 0, 1, 1).data;
+    const ys = chart.scales.y, xs = chart.scales.x, area = chart.chartArea;
+    const top = Math.floor(area.top * ratio), bottom = Math.ceil(area.bottom * ratio);
+    const width = chart.canvas.width;
+    const px = ctx.getImageData(0, 0, width, chart.canvas.height).data;  // one readback
+    const read = spans.map(([start, end]) => {
+      const x = Math.round(xs.getPixelForValue((start + end) / 2) * ratio);
+      const rows = [];
+      for (let row = 0; row < bottom - top; ++row) {
+        for (let col = x - 4; col <= x + 4; ++col) {
+          const i = 4 * ((top + row) * width + col);
+          if (px[i + 3] > 200 && Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) +
+              Math.abs(px[i + 2] - b) < 60) { rows.push(row); break; }
+        }
+      }
+      if (!rows.length) return null;
+      const mid = top + (rows[0] + rows[rows.length - 1]) / 2 + 0.5;
+      return ys.getValueForPixel(mid / ratio);
+    });
+    fig.dataset.read = JSON.stringify(read);
+    fig.dataset.pixel = String((ys.max - ys.min) / (ys.bottom - ys.top));
+  }
+  document.body.dataset.probed = 'yes';
+}, 200));
+)JS";
 
 TEST(ReportCxi, FabToolsWriteTheReportToo) {
   const fs::path dir = keep_dir();
@@ -314,6 +367,67 @@ TEST_F(ReportBrowserTest, SizeSweepOfTwoRunsOverlays) {
   for (double v : p50s) EXPECT_GE(std::count(shown.begin(), shown.end(), v), 2) << v;
   auto shown_bw = cell_values(view.dom, "bandwidth.recv_Bps");
   for (double v : bws) EXPECT_GE(std::count(shown_bw.begin(), shown_bw.end(), v), 2) << v;
+}
+
+// A real --interval run, its bandwidths replaced by a staircase whose neighbours differ by a
+// fifth of the axis or more: the canvas shows each interval's own value over the middle of
+// its span (an interval drawn one early, at its successor's value, reads wrong by tens of
+// pixels), and the single-run page's tables fit their cards.
+TEST_F(ReportBrowserTest, IntervalRunDrawsEachIntervalOverItsSpan) {
+  const fs::path dir = keep_dir();
+  const fs::path json_path = dir / "interval.json", html = dir / "interval.html";
+  RunOutput r = run(
+      {"--loopback", "-t", "1", "--interval", "0.2", "--json", json_path.string(), "tcp_bw"}, 120);
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  json doc = json::parse(slurp(json_path));
+  json& intervals = doc["results"][0]["intervals"];
+  ASSERT_GE(intervals.size(), 4u) << intervals.dump();
+  const double staircase[] = {3, 1, 4, 2, 5};
+  std::vector<double> bps;
+  json spans = json::array();
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    json& e = intervals[i];
+    bps.push_back(staircase[i % 5] * 1e9);
+    e["Bps"] = e["send_Bps"] = bps.back();
+    spans.push_back({e["start_s"], e["t_s"]});
+  }
+  write_json(json_path, doc);
+  r = run({"report", json_path.string(), "-o", html.string()});
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  const std::string figure = "t0-intervals-bandwidth";
+  const fs::path probed =
+      with_probe(html, "window.spans = {\"" + figure + "\": " + spans.dump() + "};" + kStepProbe);
+
+  const PageView view =
+      open_page(chromium_, probed.string(), (dir / "interval.png").string(), 1400, 1100);
+  expect_rendered(view, {"line"});
+  ASSERT_EQ(elements(view.dom, "body")[0]["data-probed"], "yes") << view.dom.substr(0, 2000);
+  std::map<std::string, std::string> bw;
+  for (auto& f : elements(view.dom, "figure")) {
+    if (f["id"] == figure) bw = f;
+  }
+  ASSERT_FALSE(bw.empty()) << view.dom.substr(0, 3000);
+  const report::DisplayUnit unit = report::bulk_unit("Bps", bps);
+  EXPECT_EQ(bw["data-y-unit"], unit.name);
+  const json read = json::parse(bw["data-read"], nullptr, false);
+  const double pixel = std::strtod(bw["data-pixel"].c_str(), nullptr);
+  ASSERT_TRUE(read.is_array()) << bw["data-read"];
+  ASSERT_EQ(read.size(), bps.size());
+  ASSERT_GT(pixel, 0);
+  for (size_t i = 0; i < bps.size(); ++i) {
+    ASSERT_TRUE(read[i].is_number()) << "interval " << i << ": no line over its middle";
+    EXPECT_NEAR(read[i].get<double>(), bps[i] / unit.divisor, 3 * pixel)
+        << "interval " << i << " [" << spans[i][0] << ", " << spans[i][1] << "]";
+  }
+  // The single-run page's tables fit their cards too.
+  size_t tables = 0;
+  for (auto& t : elements(view.dom, "table")) {
+    if (!t.count("data-fits")) continue;
+    ++tables;
+    EXPECT_EQ(t["data-fits"], "yes")
+        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
+  }
+  EXPECT_GE(tables, 2u);
 }
 
 // Two real sweeps that differ in one parameter, compared as a page and read back from the

@@ -273,13 +273,14 @@ TEST(ReportModelIntervals, RatesPerIntervalFromAHandMadeDocument) {
     if (c["id"].get<std::string>().ends_with("-bandwidth")) bw = &c;
   }
   ASSERT_NE(bw, nullptr);
-  // Steps over each interval's span: from its start, and the last one's end.
+  // Steps over each interval's span: its start and its end, both at its own value.
   const json& points = (*bw)["series"][0]["points"];
   EXPECT_EQ((*bw)["series"][0]["style"], "step");
-  ASSERT_EQ(points.size(), 3u);
+  ASSERT_EQ(points.size(), 4u);
   EXPECT_EQ(points[0], json::array({0.0, 2.0}));  // 1 GB in 0.5 s, in GB/s
-  EXPECT_EQ(points[1], json::array({0.5, 1.0}));  // 1 GB in 1 s
-  EXPECT_EQ(points[2], json::array({1.5, 1.0}));
+  EXPECT_EQ(points[1], json::array({0.5, 2.0}));
+  EXPECT_EQ(points[2], json::array({0.5, 1.0}));  // 1 GB in 1 s
+  EXPECT_EQ(points[3], json::array({1.5, 1.0}));
   EXPECT_EQ((*sec)["notes"].size(), 1u);
   EXPECT_EQ((*sec)["tables"][0]["rows"].size(), 2u);
 }

@@ -309,7 +309,11 @@
         return d;
       }
       if (s.style === 'step') {
-        d.stepped = 'after';  // a value holds over its interval: no dots at the corners
+        // Each interval is two points, its start and end, with its value. Chart.js's 'before'
+        // draws a segment at its first point's value and turns at the second's x, so the
+        // joins between intervals are vertical at their boundaries ('after' would draw each
+        // segment at the next point's value: every interval one early).
+        d.stepped = 'before';  // no dots at the corners
         d.pointRadius = (c2) => (c2.raw && c2.raw.clipped ? 6 : 0);
       }
       if (spec.type === 'histogram') {
