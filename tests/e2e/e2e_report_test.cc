@@ -149,6 +149,70 @@ window.addEventListener('load', () => setTimeout(() => {
 }, 200));
 )JS";
 
+// A page that shows the page at `html` in one iframe per width (srcdoc: the same origin, so
+// its script can read them), then reads back what each drew and clicks run 1's toggle in the
+// last: one browser start for several widths and a click. It writes <p class="probe"> rows:
+// data-what = page (status, errors), figure (id, rendered, runs, hidden, hidden-after: after
+// the click), table (title, fits, width, room), each with data-frame = the width.
+fs::path at_widths(const fs::path& html, const std::vector<int>& widths) {
+  std::string page = slurp(html), escaped;
+  for (char c : page) {
+    if (c == '&') {
+      escaped += "&amp;";
+    } else if (c == '"') {
+      escaped += "&quot;";
+    } else {
+      escaped += c;
+    }
+  }
+  std::string out = "<!DOCTYPE html><html><body style=\"margin:0\"><div id=\"probes\"></div>\n";
+  for (int w : widths) {
+    out += "<iframe data-width=\"" + std::to_string(w) + "\" style=\"width:" + std::to_string(w) +
+           "px;height:2400px;border:0;display:block\" srcdoc=\"" + escaped + "\"></iframe>\n";
+  }
+  out += R"JS(<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const probes = document.getElementById('probes');
+  const add = (attrs) => {
+    const p = document.createElement('p');
+    p.className = 'probe';
+    for (const [k, v] of Object.entries(attrs)) p.setAttribute('data-' + k, String(v));
+    probes.appendChild(p);
+    return p;
+  };
+  const frames = Array.from(document.querySelectorAll('iframe'));
+  const last = frames[frames.length - 1].contentDocument;
+  const shown = new Map();
+  for (const fig of last.querySelectorAll('figure')) shown.set(fig.id, fig.dataset.hidden);
+  const toggle = last.querySelector('#run-bar input[data-run="1"]');
+  if (toggle) toggle.click();
+  for (const f of frames) {
+    const doc = f.contentDocument, frame = f.dataset.width;
+    add({what: 'page', frame, status: doc.body.dataset.status || '',
+         errors: doc.body.dataset.errors || '0', 'hidden-runs': doc.body.dataset.hiddenRuns || ''});
+    for (const fig of doc.querySelectorAll('figure')) {
+      const p = add({what: 'figure', frame, id: fig.id, rendered: fig.dataset.rendered,
+                     runs: fig.dataset.runs || '', hidden: fig.dataset.hidden || ''});
+      if (doc === last) {
+        p.setAttribute('data-hidden', shown.get(fig.id) || '');
+        p.setAttribute('data-hidden-after', fig.dataset.hidden || '');
+      }
+    }
+    for (const t of doc.querySelectorAll('table[data-fits]')) {
+      add({what: 'table', frame, title: t.dataset.title, fits: t.dataset.fits,
+           width: t.dataset.width, room: t.dataset.room});
+    }
+  }
+  document.body.dataset.probed = toggle ? 'clicked' : 'no toggle';
+}, 300));
+</script></body></html>
+)JS";
+  fs::path path = html;
+  path.replace_extension(".widths.html");
+  std::ofstream(path, std::ios::binary) << out;
+  return path;
+}
+
 TEST(ReportCxi, FabToolsWriteTheReportToo) {
   const fs::path dir = keep_dir();
   const fs::path json_path = dir / "cxi.json", html = dir / "cxi.html";
@@ -307,6 +371,14 @@ TEST_F(ReportBrowserTest, LatencyRunDrawsItsDistribution) {
     EXPECT_EQ(values[0], lat[key].get<double>()) << key;
   }
   EXPECT_TRUE(contains(view.dom, "CLOCK_MONOTONIC_RAW"));
+  size_t fitted = 0;  // the single-run page's tables fit their cards at 1400 px
+  for (auto& t : elements(view.dom, "table")) {
+    if (!t.count("data-fits")) continue;
+    ++fitted;
+    EXPECT_EQ(t["data-fits"], "yes")
+        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
+  }
+  EXPECT_GE(fitted, 2u);
   EXPECT_GT(fs::file_size(dir / "latency.png"), 10000u);
   // A banner exactly when the run was measured under host noise; the same run marked noisy
   // (its JSON edited) opens its page with the banner, and still draws every chart.
@@ -444,6 +516,14 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
                       180);
     ASSERT_EQ(r.exit_code, 0) << run_text(r);
   }
+  // One outlier: the later run's 4K p99 a thousand times its measure, past the latency axis.
+  json later = json::parse(slurp(b));
+  for (json& res : later["results"]) {
+    if (res["test"] == "tcp_lat" && res["params"]["msg_size"] == 4096) {
+      res["latency_ns"]["p99"] = res["latency_ns"]["p99"].get<double>() * 1000;
+    }
+  }
+  write_json(b, later);
   RunOutput r = run({"compare", "before=" + a.string(), "after=" + b.string(), "--html",
                      html.string(), "--threshold", "1000000"});
   ASSERT_EQ(r.exit_code, 0) << run_text(r);
@@ -472,6 +552,8 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   }
   ASSERT_EQ(figures_ns.size(), 2u * 3 * 4);
   EXPECT_EQ(sweep["data-y-unit"], report::bulk_unit("ns", figures_ns).name);
+  // The outlier sits on the axis' edge as a marker with its value.
+  EXPECT_GE(std::atoi(sweep["data-clipped"].c_str()), 1);
   // Beside it, each of the later run's figures over the first's, and the line at 1.
   ASSERT_TRUE(by_id.count("t0-sweep-latency-ratio"));
   EXPECT_EQ(by_id["t0-sweep-latency-ratio"]["data-series"], "4");
@@ -497,15 +579,43 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   }
   EXPECT_GE(numbers, 6u);
   EXPECT_TRUE(contains(view.dom, "id=\"compare-latency_p50\""));
-  // At the other end of the widths people use, tables beside their charts where they fit.
-  const PageView wide =
-      open_page(chromium_, html.string(), (dir / "compare-1920.png").string(), 1920, 2400);
-  expect_rendered(wide, {"ratio"});
-  for (auto& t : elements(wide.dom, "table")) {
-    if (t.count("data-fits")) {
-      EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << " at 1920";
+  // A middle width and the other end of the widths people use (tables beside their charts
+  // where they fit), in one browser start; in the widest, run 1's toggle clicked.
+  const PageView wide = open_page(chromium_, at_widths(html, {1400, 1920}).string(),
+                                  (dir / "compare-1400.png").string(), 1920, 2400);
+  ASSERT_TRUE(wide.ok) << wide.error;
+  for (const std::string& line : wide.console) ADD_FAILURE() << "console: " << line;
+  ASSERT_EQ(elements(wide.dom, "body")[0]["data-probed"], "clicked") << wide.dom.substr(0, 2000);
+  std::map<std::string, size_t> pages, tables_at;
+  for (auto& p : elements(wide.dom, "p")) {
+    const std::string at = p["data-frame"];
+    if (p["data-what"] == "page") {
+      ++pages[at];
+      EXPECT_EQ(p["data-status"], "rendered") << at;
+      EXPECT_EQ(p["data-errors"], "0") << at;
+      if (at == "1920") {
+        EXPECT_EQ(p["data-hidden-runs"], "1");
+      }
+    } else if (p["data-what"] == "figure") {
+      EXPECT_EQ(p["data-rendered"], "yes") << p["data-id"] << " at " << at;
+      if (at != "1920") continue;
+      // The toggle hides run 1 whole, in every chart that draws it, and nothing else.
+      EXPECT_EQ(p["data-hidden"], "0") << p["data-id"];
+      if (p["data-runs"] == "2") {
+        EXPECT_GT(std::atoi(p["data-hidden-after"].c_str()), 0) << p["data-id"];
+      }
+      if (p["data-id"] == "t0-sweep-latency") {
+        EXPECT_EQ(p["data-hidden-after"], "3");
+      }
+    } else if (p["data-what"] == "table") {
+      ++tables_at[at];
+      EXPECT_EQ(p["data-fits"], "yes") << p["data-title"] << " at " << at << ": " << p["data-width"]
+                                       << " px in " << p["data-room"] << " px";
     }
   }
+  EXPECT_EQ(pages, (std::map<std::string, size_t>{{"1400", 1}, {"1920", 1}}));
+  EXPECT_GE(tables_at["1400"], 6u);
+  EXPECT_EQ(tables_at["1400"], tables_at["1920"]);
 }
 
 // user-review item 6: `--html` on a --matrix job writes the page, and the page shows what
