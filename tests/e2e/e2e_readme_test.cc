@@ -2,6 +2,7 @@
 // loopback instead of node2 and shortened to a fraction of a second, and must do what the
 // README says: succeed, or, where this host lacks what it needs (an interface, an address, four
 // CPUs), fail with the reason named. A README example no test runs is a promise no one keeps.
+// Its compare output is docs/images/compare.txt, as `make report-docs` wrote it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -23,16 +24,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The README beside the sources (tests run from build/ or anywhere under the tree).
-std::string readme_text() {
-  for (fs::path dir = fs::path(fabperf_bin()).parent_path(); !dir.empty();
+// The source tree (README.md beside src/) above the binary, or "" where there is none.
+fs::path source_root() {
+  for (fs::path dir = fs::absolute(fabperf_bin()).parent_path(); !dir.empty();
        dir = dir.parent_path()) {
-    if (fs::exists(dir / "README.md") && fs::exists(dir / "src")) {
-      return read_file((dir / "README.md").string());
-    }
+    if (fs::exists(dir / "README.md") && fs::exists(dir / "src")) return dir;
     if (dir == dir.parent_path()) break;
   }
   return "";
+}
+
+// The README beside the sources (tests run from build/ or anywhere under the tree).
+std::string readme_text() {
+  const fs::path root = source_root();
+  return root.empty() ? "" : read_file((root / "README.md").string());
 }
 
 // Words as the shell splits them (double quotes kept together), comments dropped.
@@ -234,6 +239,24 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
     }
   }
   EXPECT_EQ(ran, static_cast<int>(commands.size()));
+}
+
+// The README's compare example is the output `make report-docs` wrote, verbatim: the block
+// after the line naming docs/images/compare.txt.
+TEST(ReadmeCompareExample, IsDocsImagesCompareTxt) {
+  const fs::path root = source_root();
+  ASSERT_FALSE(root.empty()) << "README.md not found above " << fabperf_bin();
+  const std::string readme = read_file((root / "README.md").string());
+  const std::string txt = read_file((root / "docs" / "images" / "compare.txt").string());
+  ASSERT_FALSE(txt.empty());
+  const size_t named = readme.find("`docs/images/compare.txt`, made by `make report-docs`):");
+  ASSERT_NE(named, std::string::npos);
+  const size_t open = readme.find("\n```\n", named);
+  ASSERT_NE(open, std::string::npos);
+  const size_t body = open + 5, close = readme.find("\n```\n", body);
+  ASSERT_NE(close, std::string::npos);
+  EXPECT_EQ(readme.substr(body, close + 1 - body), txt)
+      << "README.md's compare example differs from docs/images/compare.txt: paste it again";
 }
 
 }  // namespace
