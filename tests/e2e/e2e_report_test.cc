@@ -524,6 +524,15 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
     }
   }
   write_json(b, later);
+  // Every result of the first run measured under host noise: eight banners, folded into one.
+  json noisy = json::parse(slurp(a));
+  for (json& res : noisy["results"]) {
+    res["host_noise"] = {{"verdict", "noisy"},
+                         {"loc",
+                          {{"verdict", "noisy"},
+                           {"causes", {{{"cause", "preempted"}, {"text", "was preempted"}}}}}}};
+  }
+  write_json(a, noisy);
   RunOutput r = run({"compare", "before=" + a.string(), "after=" + b.string(), "--html",
                      html.string(), "--threshold", "1000000"});
   ASSERT_EQ(r.exit_code, 0) << run_text(r);
@@ -568,6 +577,13 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   ASSERT_NE(diff, std::string::npos);
   EXPECT_TRUE(contains(view.dom.substr(diff, 2000), ">warmup<")) << view.dom.substr(diff, 2000);
   EXPECT_TRUE(contains(view.dom, "id=\"run-bar\""));
+  // The banners: one summary ahead of the page, the list (eight or more) folded under it.
+  const size_t fold = view.dom.find("<details class=\"banners\"");
+  ASSERT_NE(fold, std::string::npos) << view.dom.substr(0, 3000);
+  EXPECT_EQ(view.dom.substr(0, fold).find("class=\"banner\""), std::string::npos);
+  auto folds = elements(view.dom, "details");
+  ASSERT_FALSE(folds.empty());
+  EXPECT_GE(std::atoi(folds[0]["data-count"].c_str()), 8);
   // The comparison's tables, and no table wider than its card at 1024 px.
   auto tables = elements(view.dom, "table");
   size_t numbers = 0;
