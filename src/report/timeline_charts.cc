@@ -57,20 +57,18 @@ std::vector<Interval> intervals_of(const nlohmann::json& result, std::string* no
   return out;
 }
 
-// An interval figure as steps over each interval's span: (start, v) for each, then (end of
-// the last, its v), drawn stepped, so an interval is as wide as the time it covers.
+// An interval figure as steps over each interval's span: (start, v) and (end, v) for each, so
+// the segment over [start, end] carries the interval's own value whichever way the page steps
+// between points; only the joins between intervals are vertical.
 nlohmann::json step_series(const std::string& label, const ResultRef& r, const std::string& stat,
                            const std::vector<Interval>& intervals,
                            std::optional<double> Interval::*field, double divisor) {
   std::vector<std::pair<double, double>> points;
-  double last_t = 0, last_v = 0;
   for (const Interval& i : intervals) {
     if (!(i.*field)) continue;
     points.emplace_back(i.start, *(i.*field) / divisor);
-    last_t = i.t;
-    last_v = *(i.*field) / divisor;
+    points.emplace_back(i.t, *(i.*field) / divisor);
   }
-  if (!points.empty()) points.emplace_back(last_t, last_v);
   nlohmann::json s = series(label, std::move(points), "step");
   s["run"] = r.run;
   s["stat"] = stat;

@@ -127,6 +127,79 @@ TEST_F(CompareTest, ARegressionPastTheThresholdExitsOne) {
   EXPECT_TRUE(contains(r.err, "latency p50")) << r.err;
 }
 
+// The first delta of the row `key` in `metric`'s table of a --json comparison.
+const json& delta_of(const json& c, const std::string& metric, const std::string& key) {
+  static const json none;
+  for (const json& t : c["tables"]) {
+    if (t["metric"] != metric) continue;
+    for (const json& row : t["rows"]) {
+      if (row["key"] == key) return row["deltas"][0];
+    }
+  }
+  return none;
+}
+
+// The cell of run `run` in that row.
+const json& cell_of(const json& c, const std::string& metric, const std::string& key, int run) {
+  static const json none;
+  for (const json& t : c["tables"]) {
+    if (t["metric"] != metric) continue;
+    for (const json& row : t["rows"]) {
+      if (row["key"] == key) return row["cells"][run];
+    }
+  }
+  return none;
+}
+
+// --alpha sets what counts as significant: bandwidth cut a hundredfold, two repetitions
+// against two (the exact U test's smallest p, 1/3: a shared host's repetitions can differ by
+// 2x, not by 100x), is "~" at 0.05 and worse at 0.4. --confidence
+// sets the level of the intervals, not the verdicts (the tests' p does not depend on it).
+TEST_F(CompareTest, AlphaDecidesAVerdictAndConfidenceTheIntervals) {
+  json slow = doc();
+  for (json& r : slow["results"]) {
+    if (r.contains("bandwidth"))
+      r["bandwidth"]["recv_Bps"] = r["bandwidth"]["recv_Bps"].get<double>() / 100;
+  }
+  write("cut.json", slow);
+  auto compared = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"compare", file("a.json"), file("cut.json"), "--json", "-"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunOutput r = run(args);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << run_text(r);
+    json c = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(c.is_discarded()) << run_text(r);
+    return std::pair{r.exit_code, c};
+  };
+  const auto [strict_exit, strict] = compared({});
+  const json& d = delta_of(strict, "bandwidth", "tcp_bw 1");
+  ASSERT_TRUE(d.is_object()) << strict.dump().substr(0, 3000);
+  EXPECT_EQ(d["verdict"], "~") << d.dump();
+  EXPECT_NEAR(d["p"].get<double>(), 1.0 / 3, 1e-9) << d.dump();
+  EXPECT_EQ(strict_exit, 0);
+  const auto [lax_exit, lax] = compared({"--alpha", "0.4"});
+  EXPECT_EQ(lax["alpha"], 0.4);
+  EXPECT_EQ(delta_of(lax, "bandwidth", "tcp_bw 1")["verdict"], "worse");
+  EXPECT_EQ(lax_exit, 1) << "a significant cut is a regression";
+
+  // The latency p50 cells (every sample): a wider interval at 99% than at 80%, the verdicts
+  // the same.
+  const auto [narrow_exit, narrow] = compared({"--confidence", "0.8"});
+  const auto [wide_exit, wide] = compared({"--confidence", "0.99"});
+  EXPECT_EQ(narrow_exit, wide_exit);
+  EXPECT_EQ(wide["confidence"], 0.99);
+  const json &n = cell_of(narrow, "latency_p50", "tcp_lat 1", 0),
+             &w = cell_of(wide, "latency_p50", "tcp_lat 1", 0);
+  ASSERT_TRUE(n.contains("lo") && w.contains("lo")) << narrow.dump().substr(0, 3000);
+  EXPECT_NEAR(w["confidence"].get<double>(), 0.99, 0.01);
+  EXPECT_LE(w["lo"].get<double>(), n["lo"].get<double>());
+  EXPECT_GE(w["hi"].get<double>(), n["hi"].get<double>());
+  EXPECT_GT(w["hi"].get<double>() - w["lo"].get<double>(),
+            n["hi"].get<double>() - n["lo"].get<double>());
+  EXPECT_EQ(delta_of(narrow, "latency_p50", "tcp_lat 1")["verdict"],
+            delta_of(wide, "latency_p50", "tcp_lat 1")["verdict"]);
+}
+
 TEST_F(CompareTest, HtmlDrawsTheComparisonAndItsRuns) {
   const std::string page = file("compare.html");
   RunOutput r = run({"compare", file("a.json"), file("a.json"), "--html", page});
@@ -188,6 +261,10 @@ TEST(CompareRepeat, RepeatIsRefusedWithMatrixAndOutOfRange) {
   RunOutput r = run({"--loopback", "--repeat", "0", "tcp_lat"});
   EXPECT_EQ(r.exit_code, 2) << run_text(r);
   EXPECT_TRUE(contains(r.err, "--repeat")) << r.err;
+  // Refused before any rank starts (no mpirun needed to see it).
+  r = run({"--matrix", "--repeat", "2", "-t", "0.2", "tcp_lat"}, 30);
+  EXPECT_EQ(r.exit_code, 2) << run_text(r);
+  EXPECT_TRUE(contains(r.err, "--repeat does not apply to --matrix")) << r.err;
 }
 
 }  // namespace

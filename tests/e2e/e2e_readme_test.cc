@@ -5,7 +5,8 @@
 // the sweep table, interval lines, `time = not used`), the output has that shape. The sessions
 // of its plain blocks (`$ fabperf ...`, the output under each) run too, as shown. A README
 // example no test runs is a promise no one keeps: the launchers' lines are run where the
-// launcher is (srun's: SlurmE2E.TheReadmesSrunLine).
+// launcher is (srun's: SlurmE2E.TheReadmesSrunLine). Its compare output is
+// docs/images/compare.txt, as `make report-docs` wrote it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -469,6 +470,24 @@ TEST(ReadmeShapes, SessionsRunAndLookAsShown) {
     }
   }
   EXPECT_TRUE(fabperf_runs == 3 || !cannot.empty()) << fabperf_runs;
+}
+
+// The README's compare example is the output `make report-docs` wrote, verbatim: the block
+// after the line naming docs/images/compare.txt.
+TEST(ReadmeCompareExample, IsDocsImagesCompareTxt) {
+  const fs::path root = source_root();
+  ASSERT_FALSE(root.empty()) << "README.md not found above " << fabperf_bin();
+  const std::string readme = read_file((root / "README.md").string());
+  const std::string txt = read_file((root / "docs" / "images" / "compare.txt").string());
+  ASSERT_FALSE(txt.empty());
+  const size_t named = readme.find("`docs/images/compare.txt`, made by `make report-docs`):");
+  ASSERT_NE(named, std::string::npos);
+  const size_t open = readme.find("\n```\n", named);
+  ASSERT_NE(open, std::string::npos);
+  const size_t body = open + 5, close = readme.find("\n```\n", body);
+  ASSERT_NE(close, std::string::npos);
+  EXPECT_EQ(readme.substr(body, close + 1 - body), txt)
+      << "README.md's compare example differs from docs/images/compare.txt: paste it again";
 }
 
 }  // namespace

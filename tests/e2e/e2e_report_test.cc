@@ -1,8 +1,9 @@
 // End-to-end tests of HTML reports: `--html` on a real run (both dialects), `fabperf report` on
-// saved JSON and its errors, `fabperf compare --html` on two real runs, and three pages opened
-// in headless Chromium (one browser start each, two for the compare page), whose screenshots
-// are kept in build/report-screenshots/ for a person to look at, and the --html page of a
-// --matrix job under mpirun. The interval pages are checked by the data step's unit tests
+// saved JSON and its errors, `fabperf compare --html` on two real runs, and the pages opened
+// in headless Chromium (one browser start each, two for the latency and compare pages), whose
+// screenshots are kept in build/report-screenshots/ for a person to look at, and the --html
+// page of a --matrix job under mpirun. An --interval page is read back from its canvas pixels
+// (each interval drawn over its own span); the data step has its unit tests
 // (report_model_test.cc).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -94,6 +95,122 @@ json model_of(const std::string& page) {
   if (start == std::string::npos) return json();
   const size_t end = page.find("</script>", start);
   return json::parse(page.substr(start + open.size(), end - start - open.size()), nullptr, false);
+}
+
+// A copy of the page at `html` with `script` run after the page's own (the test's probe:
+// it reads what the page drew and writes it into the DOM the browser dumps).
+fs::path with_probe(const fs::path& html, const std::string& script) {
+  std::string page = slurp(html);
+  const size_t end = page.rfind("</body>");
+  page.insert(end == std::string::npos ? page.size() : end, "<script>" + script + "</script>\n");
+  fs::path out = html;
+  out.replace_extension(".probed.html");
+  std::ofstream(out, std::ios::binary) << page;
+  return out;
+}
+
+// Reads the pixels a step chart drew: for each [start, end] of window.spans[figure id], the
+// rows of the canvas near the span's midpoint in the first series' colour, as the value on
+// the y axis their middle stands for (data-read), with one pixel's worth of y (data-pixel).
+// Not Chart.js's interpolate(), which disagrees with what its stepped lines draw.
+constexpr const char* kStepProbe = R"JS(
+window.addEventListener('load', () => setTimeout(() => {
+  for (const [id, spans] of Object.entries(window.spans)) {
+    const fig = document.getElementById(id);
+    const chart = Chart.getChart(fig.querySelector('canvas'));
+    const ratio = chart.currentDevicePixelRatio || 1;
+    const ctx = chart.canvas.getContext('2d');
+    const swatch = document.createElement('canvas').getContext('2d');
+    swatch.fillStyle = chart.data.datasets[0].borderColor;
+    swatch.fillRect(0, 0, 1, 1);
+    const [r, g, b] = swatch.getImageData(0, 0, 1, 1).data;
+    const ys = chart.scales.y, xs = chart.scales.x, area = chart.chartArea;
+    const top = Math.floor(area.top * ratio), bottom = Math.ceil(area.bottom * ratio);
+    const width = chart.canvas.width;
+    const px = ctx.getImageData(0, 0, width, chart.canvas.height).data;  // one readback
+    const read = spans.map(([start, end]) => {
+      const x = Math.round(xs.getPixelForValue((start + end) / 2) * ratio);
+      const rows = [];
+      for (let row = 0; row < bottom - top; ++row) {
+        for (let col = x - 4; col <= x + 4; ++col) {
+          const i = 4 * ((top + row) * width + col);
+          if (px[i + 3] > 200 && Math.abs(px[i] - r) + Math.abs(px[i + 1] - g) +
+              Math.abs(px[i + 2] - b) < 60) { rows.push(row); break; }
+        }
+      }
+      if (!rows.length) return null;
+      const mid = top + (rows[0] + rows[rows.length - 1]) / 2 + 0.5;
+      return ys.getValueForPixel(mid / ratio);
+    });
+    fig.dataset.read = JSON.stringify(read);
+    fig.dataset.pixel = String((ys.max - ys.min) / (ys.bottom - ys.top));
+  }
+  document.body.dataset.probed = 'yes';
+}, 200));
+)JS";
+
+// A page that shows the page at `html` in one iframe per width (srcdoc: the same origin, so
+// its script can read them), then reads back what each drew and clicks run 1's toggle in the
+// last: one browser start for several widths and a click. It writes <p class="probe"> rows:
+// data-what = page (status, errors), figure (id, rendered, runs, hidden, hidden-after: after
+// the click), table (title, fits, width, room), each with data-frame = the width.
+fs::path at_widths(const fs::path& html, const std::vector<int>& widths) {
+  std::string page = slurp(html), escaped;
+  for (char c : page) {
+    if (c == '&') {
+      escaped += "&amp;";
+    } else if (c == '"') {
+      escaped += "&quot;";
+    } else {
+      escaped += c;
+    }
+  }
+  std::string out = "<!DOCTYPE html><html><body style=\"margin:0\"><div id=\"probes\"></div>\n";
+  for (int w : widths) {
+    out += "<iframe data-width=\"" + std::to_string(w) + "\" style=\"width:" + std::to_string(w) +
+           "px;height:2400px;border:0;display:block\" srcdoc=\"" + escaped + "\"></iframe>\n";
+  }
+  out += R"JS(<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const probes = document.getElementById('probes');
+  const add = (attrs) => {
+    const p = document.createElement('p');
+    p.className = 'probe';
+    for (const [k, v] of Object.entries(attrs)) p.setAttribute('data-' + k, String(v));
+    probes.appendChild(p);
+    return p;
+  };
+  const frames = Array.from(document.querySelectorAll('iframe'));
+  const last = frames[frames.length - 1].contentDocument;
+  const shown = new Map();
+  for (const fig of last.querySelectorAll('figure')) shown.set(fig.id, fig.dataset.hidden);
+  const toggle = last.querySelector('#run-bar input[data-run="1"]');
+  if (toggle) toggle.click();
+  for (const f of frames) {
+    const doc = f.contentDocument, frame = f.dataset.width;
+    add({what: 'page', frame, status: doc.body.dataset.status || '',
+         errors: doc.body.dataset.errors || '0', 'hidden-runs': doc.body.dataset.hiddenRuns || ''});
+    for (const fig of doc.querySelectorAll('figure')) {
+      const p = add({what: 'figure', frame, id: fig.id, rendered: fig.dataset.rendered,
+                     runs: fig.dataset.runs || '', hidden: fig.dataset.hidden || ''});
+      if (doc === last) {
+        p.setAttribute('data-hidden', shown.get(fig.id) || '');
+        p.setAttribute('data-hidden-after', fig.dataset.hidden || '');
+      }
+    }
+    for (const t of doc.querySelectorAll('table[data-fits]')) {
+      add({what: 'table', frame, title: t.dataset.title, fits: t.dataset.fits,
+           width: t.dataset.width, room: t.dataset.room});
+    }
+  }
+  document.body.dataset.probed = toggle ? 'clicked' : 'no toggle';
+}, 300));
+</script></body></html>
+)JS";
+  fs::path path = html;
+  path.replace_extension(".widths.html");
+  std::ofstream(path, std::ios::binary) << out;
+  return path;
 }
 
 TEST(ReportCxi, FabToolsWriteTheReportToo) {
@@ -254,6 +371,14 @@ TEST_F(ReportBrowserTest, LatencyRunDrawsItsDistribution) {
     EXPECT_EQ(values[0], lat[key].get<double>()) << key;
   }
   EXPECT_TRUE(contains(view.dom, "CLOCK_MONOTONIC_RAW"));
+  size_t fitted = 0;  // the single-run page's tables fit their cards at 1400 px
+  for (auto& t : elements(view.dom, "table")) {
+    if (!t.count("data-fits")) continue;
+    ++fitted;
+    EXPECT_EQ(t["data-fits"], "yes")
+        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
+  }
+  EXPECT_GE(fitted, 2u);
   EXPECT_GT(fs::file_size(dir / "latency.png"), 10000u);
   // A banner exactly when the run was measured under host noise; the same run marked noisy
   // (its JSON edited) opens its page with the banner, and still draws every chart.
@@ -316,6 +441,67 @@ TEST_F(ReportBrowserTest, SizeSweepOfTwoRunsOverlays) {
   for (double v : bws) EXPECT_GE(std::count(shown_bw.begin(), shown_bw.end(), v), 2) << v;
 }
 
+// A real --interval run, its bandwidths replaced by a staircase whose neighbours differ by a
+// fifth of the axis or more: the canvas shows each interval's own value over the middle of
+// its span (an interval drawn one early, at its successor's value, reads wrong by tens of
+// pixels), and the single-run page's tables fit their cards.
+TEST_F(ReportBrowserTest, IntervalRunDrawsEachIntervalOverItsSpan) {
+  const fs::path dir = keep_dir();
+  const fs::path json_path = dir / "interval.json", html = dir / "interval.html";
+  RunOutput r = run(
+      {"--loopback", "-t", "1", "--interval", "0.2", "--json", json_path.string(), "tcp_bw"}, 120);
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  json doc = json::parse(slurp(json_path));
+  json& intervals = doc["results"][0]["intervals"];
+  ASSERT_GE(intervals.size(), 4u) << intervals.dump();
+  const double staircase[] = {3, 1, 4, 2, 5};
+  std::vector<double> bps;
+  json spans = json::array();
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    json& e = intervals[i];
+    bps.push_back(staircase[i % 5] * 1e9);
+    e["Bps"] = e["send_Bps"] = bps.back();
+    spans.push_back({e["start_s"], e["t_s"]});
+  }
+  write_json(json_path, doc);
+  r = run({"report", json_path.string(), "-o", html.string()});
+  ASSERT_EQ(r.exit_code, 0) << run_text(r);
+  const std::string figure = "t0-intervals-bandwidth";
+  const fs::path probed =
+      with_probe(html, "window.spans = {\"" + figure + "\": " + spans.dump() + "};" + kStepProbe);
+
+  const PageView view =
+      open_page(chromium_, probed.string(), (dir / "interval.png").string(), 1400, 1100);
+  expect_rendered(view, {"line"});
+  ASSERT_EQ(elements(view.dom, "body")[0]["data-probed"], "yes") << view.dom.substr(0, 2000);
+  std::map<std::string, std::string> bw;
+  for (auto& f : elements(view.dom, "figure")) {
+    if (f["id"] == figure) bw = f;
+  }
+  ASSERT_FALSE(bw.empty()) << view.dom.substr(0, 3000);
+  const report::DisplayUnit unit = report::bulk_unit("Bps", bps);
+  EXPECT_EQ(bw["data-y-unit"], unit.name);
+  const json read = json::parse(bw["data-read"], nullptr, false);
+  const double pixel = std::strtod(bw["data-pixel"].c_str(), nullptr);
+  ASSERT_TRUE(read.is_array()) << bw["data-read"];
+  ASSERT_EQ(read.size(), bps.size());
+  ASSERT_GT(pixel, 0);
+  for (size_t i = 0; i < bps.size(); ++i) {
+    ASSERT_TRUE(read[i].is_number()) << "interval " << i << ": no line over its middle";
+    EXPECT_NEAR(read[i].get<double>(), bps[i] / unit.divisor, 3 * pixel)
+        << "interval " << i << " [" << spans[i][0] << ", " << spans[i][1] << "]";
+  }
+  // The single-run page's tables fit their cards too.
+  size_t tables = 0;
+  for (auto& t : elements(view.dom, "table")) {
+    if (!t.count("data-fits")) continue;
+    ++tables;
+    EXPECT_EQ(t["data-fits"], "yes")
+        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
+  }
+  EXPECT_GE(tables, 2u);
+}
+
 // Two real sweeps that differ in one parameter, compared as a page and read back from the
 // browser at 1024 px: every series of both runs drawn (none hidden), each run a group, the
 // latency axis in the unit the bulk of the figures calls for, the ratio series there, the
@@ -330,6 +516,24 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
                       180);
     ASSERT_EQ(r.exit_code, 0) << run_text(r);
   }
+  // One outlier: the later run's 4K p99 a million times its measure, past the latency axis'
+  // end however widely a loaded host spreads the other figures (checked below).
+  json later = json::parse(slurp(b));
+  for (json& res : later["results"]) {
+    if (res["test"] == "tcp_lat" && res["params"]["msg_size"] == 4096) {
+      res["latency_ns"]["p99"] = res["latency_ns"]["p99"].get<double>() * 1e6;
+    }
+  }
+  write_json(b, later);
+  // Every result of the first run measured under host noise: eight banners, folded into one.
+  json noisy = json::parse(slurp(a));
+  for (json& res : noisy["results"]) {
+    res["host_noise"] = {{"verdict", "noisy"},
+                         {"loc",
+                          {{"verdict", "noisy"},
+                           {"causes", {{{"cause", "preempted"}, {"text", "was preempted"}}}}}}};
+  }
+  write_json(a, noisy);
   RunOutput r = run({"compare", "before=" + a.string(), "after=" + b.string(), "--html",
                      html.string(), "--threshold", "1000000"});
   ASSERT_EQ(r.exit_code, 0) << run_text(r);
@@ -358,6 +562,10 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   }
   ASSERT_EQ(figures_ns.size(), 2u * 3 * 4);
   EXPECT_EQ(sweep["data-y-unit"], report::bulk_unit("ns", figures_ns).name);
+  // The outlier is past the axis' end (the data step's fence over these very figures), and
+  // sits on its edge as a marker with its value.
+  ASSERT_GT(report::axis_limit(figures_ns, true), 0) << "no figure past the fence";
+  EXPECT_GE(std::atoi(sweep["data-clipped"].c_str()), 1);
   // Beside it, each of the later run's figures over the first's, and the line at 1.
   ASSERT_TRUE(by_id.count("t0-sweep-latency-ratio"));
   EXPECT_EQ(by_id["t0-sweep-latency-ratio"]["data-series"], "4");
@@ -372,6 +580,13 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   ASSERT_NE(diff, std::string::npos);
   EXPECT_TRUE(contains(view.dom.substr(diff, 2000), ">warmup<")) << view.dom.substr(diff, 2000);
   EXPECT_TRUE(contains(view.dom, "id=\"run-bar\""));
+  // The banners: one summary ahead of the page, the list (eight or more) folded under it.
+  const size_t fold = view.dom.find("<details class=\"banners\"");
+  ASSERT_NE(fold, std::string::npos) << view.dom.substr(0, 3000);
+  EXPECT_EQ(view.dom.substr(0, fold).find("class=\"banner\""), std::string::npos);
+  auto folds = elements(view.dom, "details");
+  ASSERT_FALSE(folds.empty());
+  EXPECT_GE(std::atoi(folds[0]["data-count"].c_str()), 8);
   // The comparison's tables, and no table wider than its card at 1024 px.
   auto tables = elements(view.dom, "table");
   size_t numbers = 0;
@@ -383,15 +598,43 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   }
   EXPECT_GE(numbers, 6u);
   EXPECT_TRUE(contains(view.dom, "id=\"compare-latency_p50\""));
-  // At the other end of the widths people use, tables beside their charts where they fit.
-  const PageView wide =
-      open_page(chromium_, html.string(), (dir / "compare-1920.png").string(), 1920, 2400);
-  expect_rendered(wide, {"ratio"});
-  for (auto& t : elements(wide.dom, "table")) {
-    if (t.count("data-fits")) {
-      EXPECT_EQ(t["data-fits"], "yes") << t["data-title"] << " at 1920";
+  // A middle width and the other end of the widths people use (tables beside their charts
+  // where they fit), in one browser start; in the widest, run 1's toggle clicked.
+  const PageView wide = open_page(chromium_, at_widths(html, {1400, 1920}).string(),
+                                  (dir / "compare-1400.png").string(), 1920, 2400);
+  ASSERT_TRUE(wide.ok) << wide.error;
+  for (const std::string& line : wide.console) ADD_FAILURE() << "console: " << line;
+  ASSERT_EQ(elements(wide.dom, "body")[0]["data-probed"], "clicked") << wide.dom.substr(0, 2000);
+  std::map<std::string, size_t> pages, tables_at;
+  for (auto& p : elements(wide.dom, "p")) {
+    const std::string at = p["data-frame"];
+    if (p["data-what"] == "page") {
+      ++pages[at];
+      EXPECT_EQ(p["data-status"], "rendered") << at;
+      EXPECT_EQ(p["data-errors"], "0") << at;
+      if (at == "1920") {
+        EXPECT_EQ(p["data-hidden-runs"], "1");
+      }
+    } else if (p["data-what"] == "figure") {
+      EXPECT_EQ(p["data-rendered"], "yes") << p["data-id"] << " at " << at;
+      if (at != "1920") continue;
+      // The toggle hides run 1 whole, in every chart that draws it, and nothing else.
+      EXPECT_EQ(p["data-hidden"], "0") << p["data-id"];
+      if (p["data-runs"] == "2") {
+        EXPECT_GT(std::atoi(p["data-hidden-after"].c_str()), 0) << p["data-id"];
+      }
+      if (p["data-id"] == "t0-sweep-latency") {
+        EXPECT_EQ(p["data-hidden-after"], "3");
+      }
+    } else if (p["data-what"] == "table") {
+      ++tables_at[at];
+      EXPECT_EQ(p["data-fits"], "yes") << p["data-title"] << " at " << at << ": " << p["data-width"]
+                                       << " px in " << p["data-room"] << " px";
     }
   }
+  EXPECT_EQ(pages, (std::map<std::string, size_t>{{"1400", 1}, {"1920", 1}}));
+  EXPECT_GE(tables_at["1400"], 6u);
+  EXPECT_EQ(tables_at["1400"], tables_at["1920"]);
 }
 
 // user-review item 6: `--html` on a --matrix job writes the page, and the page shows what

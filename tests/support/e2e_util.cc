@@ -227,17 +227,21 @@ std::string beside_fabperf(const std::string& name) {
   return (slash == std::string::npos ? std::string(".") : bin.substr(0, slash)) + "/" + name;
 }
 
-std::string readme_text() {
+std::string source_root() {
   namespace fs = std::filesystem;
   for (fs::path dir = fs::absolute(fabperf_bin()).parent_path(); !dir.empty();
        dir = dir.parent_path()) {
-    if (fs::exists(dir / "README.md") && fs::exists(dir / "src")) {
-      std::ifstream in(dir / "README.md");
-      return std::string(std::istreambuf_iterator<char>(in), {});
-    }
+    if (fs::exists(dir / "README.md") && fs::exists(dir / "src")) return dir.string();
     if (dir == dir.parent_path()) break;
   }
   return "";
+}
+
+std::string readme_text() {
+  const std::string root = source_root();
+  if (root.empty()) return "";
+  std::ifstream in(root + "/README.md");
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 FakeGpuEnv::FakeGpuEnv(int key, const std::string& library) {

@@ -86,6 +86,8 @@ constexpr int kProviderFlakeReruns = 4;
 std::string beside_fabperf(const std::string& name);
 
 // The README.md beside the sources, found above the fabperf binary ("" when none is).
+// The source tree (README.md beside src/) above the binary, or "" where there is none.
+std::string source_root();
 std::string readme_text();
 
 // Points every fabperf process started while it lives at the stand-in GPU runtime in

@@ -273,13 +273,14 @@ TEST(ReportModelIntervals, RatesPerIntervalFromAHandMadeDocument) {
     if (c["id"].get<std::string>().ends_with("-bandwidth")) bw = &c;
   }
   ASSERT_NE(bw, nullptr);
-  // Steps over each interval's span: from its start, and the last one's end.
+  // Steps over each interval's span: its start and its end, both at its own value.
   const json& points = (*bw)["series"][0]["points"];
   EXPECT_EQ((*bw)["series"][0]["style"], "step");
-  ASSERT_EQ(points.size(), 3u);
+  ASSERT_EQ(points.size(), 4u);
   EXPECT_EQ(points[0], json::array({0.0, 2.0}));  // 1 GB in 0.5 s, in GB/s
-  EXPECT_EQ(points[1], json::array({0.5, 1.0}));  // 1 GB in 1 s
-  EXPECT_EQ(points[2], json::array({1.5, 1.0}));
+  EXPECT_EQ(points[1], json::array({0.5, 2.0}));
+  EXPECT_EQ(points[2], json::array({0.5, 1.0}));  // 1 GB in 1 s
+  EXPECT_EQ(points[3], json::array({1.5, 1.0}));
   EXPECT_EQ((*sec)["notes"].size(), 1u);
   EXPECT_EQ((*sec)["tables"][0]["rows"].size(), 2u);
 }
@@ -624,11 +625,16 @@ TEST(ReportModelCompare, TwoRunsAreGroupsWithARatioChartAndTheirDifferences) {
   EXPECT_EQ((*abs)["y"]["unit"], "\u00b5s");  // not ms, for all the 2 ms p99
   ASSERT_TRUE((*abs)["y"].contains("max"));   // which sits on the axis' edge
   EXPECT_LT((*abs)["y"]["max"].get<double>(), 2000);
+  size_t past_edge = 0;
   for (const json& s : (*abs)["series"]) {
     EXPECT_TRUE(s.contains("run")) << s["label"];
     EXPECT_TRUE(s.contains("stat")) << s["label"];
     EXPECT_FALSE(s.contains("hidden")) << s["label"];
+    for (const json& p : s["points"]) past_edge += p[1].get<double>() > (*abs)["y"]["max"];
   }
+  // Exactly the outlier is past the axis' end: the page draws it as a marker on the edge,
+  // with its value (data-clipped in the browser test).
+  EXPECT_EQ(past_edge, 1u);
   EXPECT_EQ((*ratio)["of"], (*abs)["id"]);
   EXPECT_EQ((*ratio)["base"], 0);
   ASSERT_EQ((*ratio)["series"].size(), 3u);  // poll.json's p50, p99, mean over block.json's

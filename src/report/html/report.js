@@ -24,6 +24,7 @@
                          '#66a61e', '#e6ab02', '#a6761d', '#666'];
   // One dash a statistic, the same in every chart and run.
   const dashes = {p99: [7, 4], mean: [2, 3], reported: []};
+  const kBannersShown = 3;  // host-noise banners shown one by one; more are folded into one
 
   function element(tag, className, text) {
     const e = document.createElement(tag);
@@ -309,7 +310,11 @@
         return d;
       }
       if (s.style === 'step') {
-        d.stepped = 'after';  // a value holds over its interval: no dots at the corners
+        // Each interval is two points, its start and end, with its value. Chart.js's 'before'
+        // draws a segment at its first point's value and turns at the second's x, so the
+        // joins between intervals are vertical at their boundaries ('after' would draw each
+        // segment at the next point's value: every interval one early).
+        d.stepped = 'before';  // no dots at the corners
         d.pointRadius = (c2) => (c2.raw && c2.raw.clipped ? 6 : 0);
       }
       if (spec.type === 'histogram') {
@@ -722,7 +727,19 @@
     }
     const main = document.getElementById('report');
     // Runs measured under host noise (the JSON's host_noise verdict): said before anything.
-    for (const text of model.banners || []) main.appendChild(element('p', 'banner', text));
+    // Many (every repetition of a sweep on a loaded host) are one banner with the list folded
+    // below it, so that the page still opens on its figures.
+    const banners = model.banners || [];
+    if (banners.length <= kBannersShown) {
+      for (const text of banners) main.appendChild(element('p', 'banner', text));
+    } else {
+      const more = element('details', 'banners');
+      more.dataset.count = String(banners.length);
+      more.appendChild(element('summary', 'banner', banners.length + ' results were measured ' +
+          'under host noise: their figures are not trustworthy (each, with its causes)'));
+      for (const text of banners) more.appendChild(element('p', 'banner', text));
+      main.appendChild(more);
+    }
     const pairs = model.runs.filter((r) => r.mode !== 'matrix').length;
     if (model.differences) main.appendChild(renderDifferences(model));
     if (pairs > 1) main.appendChild(renderRunBar(model));
