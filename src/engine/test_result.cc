@@ -181,6 +181,8 @@ void derive_figures(TestResult& result, const LatencyRecorder& latency,
   for (SideStats* side : {&result.loc, &result.rem}) {
     if (!side->noise.measured) continue;
     side->noise.operations = std::max(side->send_msgs, side->recv_msgs);
+    // A latency test's messages are its samples; a bandwidth test's are only messages.
+    side->noise.operations_are_samples = spec.kind == TestKind::kLatency;
     judge_host_noise(side->noise);
   }
 }

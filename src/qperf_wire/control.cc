@@ -5,6 +5,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -105,6 +107,30 @@ size_t lead_bytes(int fd) {
   return std::min(kMaxLeadBytes, room - 256);
 }
 
+// For a moment, the calling thread at the lowest real-time priority, where the process may
+// (root, CAP_SYS_NICE or an RLIMIT_RTPRIO): no ordinary task can then take its CPU. Elsewhere
+// nothing changes. Put back as it was at the end of the scope.
+class RealtimeMoment {
+ public:
+  RealtimeMoment() {
+    if (pthread_getschedparam(pthread_self(), &policy_, &old_) != 0) return;
+    if (policy_ != SCHED_OTHER) return;  // already real-time, or batch/idle: leave it
+    sched_param fifo{};
+    fifo.sched_priority = sched_get_priority_min(SCHED_FIFO);
+    raised_ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) == 0;
+  }
+  ~RealtimeMoment() {
+    if (raised_) pthread_setschedparam(pthread_self(), policy_, &old_);
+  }
+  RealtimeMoment(const RealtimeMoment&) = delete;
+  RealtimeMoment& operator=(const RealtimeMoment&) = delete;
+
+ private:
+  int policy_ = SCHED_OTHER;
+  sched_param old_{};
+  bool raised_ = false;
+};
+
 }  // namespace
 
 void QperfControl::send_error(const std::string& text) {
@@ -127,7 +153,10 @@ void QperfControl::send_error(const std::string& text) {
   // (support.c, urgent()) reads what has come on its non-blocking socket, without waiting. At
   // 9fb2f4a on a 2-vCPU host at load 8: 30 of 30 read it pinned together on an idle server, but the
   // flood test lost it in 4 of 10 tries and a fresh server its first refusal in 2 of 2.
-  // Closing it needs both sends in one system call (io_uring's linked sends), not done.
+  // So the two sends run at a real-time priority where the server may take one (a server
+  // started as root, as on most clusters): the woken client cannot run on this CPU until the
+  // text is sent. Without that right the race stays (both sends in one system call, io_uring's
+  // linked sends, would close it too; not done).
   // fabperf's client skips to the mark as a stock one does, and waits for the text either way.
   std::string urgent(lead_bytes(fd_), '\0');
   urgent.push_back('?');
@@ -136,6 +165,7 @@ void QperfControl::send_error(const std::string& text) {
   getsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &old_buf, &old_len);
   if (old_buf < big) ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
   int on = 1, off = 0;
+  RealtimeMoment no_preemption;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
   // Partly taken (a full buffer), the last byte taken is the urgent one: any byte but '.'
   // says "error" to either client, and the text follows it as well.

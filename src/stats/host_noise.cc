@@ -211,7 +211,10 @@ void judge_host_noise(HostNoise& n, const NoiseThresholds& limits) {
       per_s > limits.preempted_per_s;
   if (preempted) {
     std::string text = "was preempted " + count_text(n.involuntary) + " times";
-    if (n.operations > 0) text += " (" + percent_text(share) + " of samples)";
+    if (n.operations > 0) {
+      text += " (" + percent_text(share) +
+              (n.operations_are_samples ? " of samples)" : " of messages)");
+    }
     n.causes.push_back({"preempted", text});
   }
   if (wait > limits.wait_share) {

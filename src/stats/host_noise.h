@@ -59,9 +59,10 @@ struct HostNoise {
   uint64_t voluntary = 0;    // times they blocked
   double wait_s = -1;        // their time runnable but waiting for a CPU; -1 unknown
   uint64_t operations = 0;   // what the side counted (samples or messages): the preemption share
-  double steal_pct = 0;      // the hypervisor's steal, % of all the host's CPU time
-  double pressure_pct = -1;  // PSI cpu "some": % of the run some task waited; -1 unknown
-  uint32_t runnable = 0;     // highest run queue seen (start, end)
+  bool operations_are_samples = true;  // words only: "of samples" (latency), "of messages"
+  double steal_pct = 0;                // the hypervisor's steal, % of all the host's CPU time
+  double pressure_pct = -1;            // PSI cpu "some": % of the run some task waited; -1 unknown
+  uint32_t runnable = 0;               // highest run queue seen (start, end)
   double load1 = 0;
   uint32_t cpus_online = 0, cpus_allowed = 0;
   uint32_t pollers = 0;                         // this side's busy-polling measuring threads
