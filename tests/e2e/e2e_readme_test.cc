@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "e2e_robust_util.h"
@@ -295,6 +297,14 @@ TEST_F(ReadmeExamples, EveryCommandRunsAsTheReadmeSays) {
       port = free_port();
       cxi_server =
           std::make_unique<Proc>(std::vector<std::string>{"-p", std::to_string(port)}, program);
+      // Its client connects once, as the originals' does: wait until the server listens (an
+      // ASan build on a loaded CI took long enough to start that the client was refused).
+      for (int i = 0;
+           i < 6000 && !contains(cxi_server->out() + cxi_server->err(), "for client to connect");
+           ++i) {
+        if (cxi_server->wait(0) >= 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
     }
     std::unique_ptr<ServerProcess> own;
     if (command.find(" quit") != std::string::npos) {
