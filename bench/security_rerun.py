@@ -9,6 +9,9 @@ project's own e2e tests (docs/security.md, "The review rerun").
 """
 import argparse, json, os, re, select, signal, socket, struct, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers import free_port  # noqa: E402
+
 FABPERF = "build/fabperf"
 ROWS = []
 PROCS = []
@@ -17,14 +20,6 @@ PROCS = []
 def row(rid, figure, held):
     ROWS.append((rid, figure, "held" if held else "OPEN"))
     print(f"| {rid} | {figure} | {'held' if held else 'OPEN'} |", flush=True)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def start(args, prog=None, **kw):
