@@ -96,11 +96,9 @@ TEST(ClusterBaseline, RefusesOtherTestsFiguresAndFiles) {
   fabperf::testing::write_file(dir.file("junk.json"), "{", 0644);
   EXPECT_FALSE(load_baseline(dir.file("junk.json"), both()).ok());
   // Review N6: a number no double holds is named by its field, never an abort.
-  fabperf::testing::write_file(dir.file("huge.json"),
-                               "{\"mode\":\"matrix\",\"matrix\":{\"tests\":[{\"test\":"
-                               "\"tcp_lat\",\"figure\":1e999999}]}}",
-                               0644);
-  auto huge = load_baseline(dir.file("huge.json"), both());
+  auto huge = parse_baseline(
+      R"({"mode":"matrix","matrix":{"tests":[{"test":"tcp_lat","figure":1e999999}]}})", "huge.json",
+      both());
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), Code::kUsage);
   EXPECT_NE(huge.status().message().find("field matrix.tests[0].figure: the number 1e999999 is "
@@ -108,14 +106,11 @@ TEST(ClusterBaseline, RefusesOtherTestsFiguresAndFiles) {
             std::string::npos)
       << huge.status().message();
   // A field of the wrong type is refused, naming the file, never thrown.
-  fabperf::testing::write_file(dir.file("typed.json"),
-                               "{\"mode\":\"matrix\",\"matrix\":{\"tests\":[{\"test\":5,"
-                               "\"figure\":[]}]}}",
-                               0644);
-  auto typed = load_baseline(dir.file("typed.json"), both());
+  auto typed = parse_baseline(R"({"mode":"matrix","matrix":{"tests":[{"test":5,"figure":[]}]}})",
+                              "typed.json", both());
   ASSERT_FALSE(typed.ok());
   EXPECT_EQ(typed.status().message(),
-            "--baseline " + dir.file("typed.json") + ": field matrix.tests[0].test: not a string");
+            "--baseline typed.json: field matrix.tests[0].test: not a string");
   EXPECT_FALSE(load_baseline(dir.file("none.json"), both()).ok());
 }
 
