@@ -37,6 +37,19 @@ fs::path keep_dir() {
   return dir;
 }
 
+// Every table of the page that measured itself (data-fits) must fit its card; returns how
+// many did, for the caller's count of the tables it expects.
+size_t expect_tables_fit(const std::string& dom) {
+  size_t measured = 0;
+  for (auto& t : elements(dom, "table")) {
+    if (!t.count("data-fits")) continue;
+    ++measured;
+    EXPECT_EQ(t["data-fits"], "yes")
+        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
+  }
+  return measured;
+}
+
 std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
@@ -371,14 +384,8 @@ TEST_F(ReportBrowserTest, LatencyRunDrawsItsDistribution) {
     EXPECT_EQ(values[0], lat[key].get<double>()) << key;
   }
   EXPECT_TRUE(contains(view.dom, "CLOCK_MONOTONIC_RAW"));
-  size_t fitted = 0;  // the single-run page's tables fit their cards at 1400 px
-  for (auto& t : elements(view.dom, "table")) {
-    if (!t.count("data-fits")) continue;
-    ++fitted;
-    EXPECT_EQ(t["data-fits"], "yes")
-        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
-  }
-  EXPECT_GE(fitted, 2u);
+  // The single-run page's tables fit their cards at 1400 px.
+  EXPECT_GE(expect_tables_fit(view.dom), 2u);
   EXPECT_GT(fs::file_size(dir / "latency.png"), 10000u);
   // A banner exactly when the run was measured under host noise; the same run marked noisy
   // (its JSON edited) opens its page with the banner, and still draws every chart.
@@ -492,14 +499,7 @@ TEST_F(ReportBrowserTest, IntervalRunDrawsEachIntervalOverItsSpan) {
         << "interval " << i << " [" << spans[i][0] << ", " << spans[i][1] << "]";
   }
   // The single-run page's tables fit their cards too.
-  size_t tables = 0;
-  for (auto& t : elements(view.dom, "table")) {
-    if (!t.count("data-fits")) continue;
-    ++tables;
-    EXPECT_EQ(t["data-fits"], "yes")
-        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
-  }
-  EXPECT_GE(tables, 2u);
+  EXPECT_GE(expect_tables_fit(view.dom), 2u);
 }
 
 // Two real sweeps that differ in one parameter, compared as a page and read back from the
@@ -588,15 +588,7 @@ TEST_F(ReportBrowserTest, ComparePageDrawsBothRunsWithRatiosAndFitsItsCards) {
   ASSERT_FALSE(folds.empty());
   EXPECT_GE(std::atoi(folds[0]["data-count"].c_str()), 8);
   // The comparison's tables, and no table wider than its card at 1024 px.
-  auto tables = elements(view.dom, "table");
-  size_t numbers = 0;
-  for (auto& t : tables) {
-    if (!t.count("data-fits")) continue;
-    ++numbers;
-    EXPECT_EQ(t["data-fits"], "yes")
-        << t["data-title"] << ": " << t["data-width"] << " px in " << t["data-room"] << " px";
-  }
-  EXPECT_GE(numbers, 6u);
+  EXPECT_GE(expect_tables_fit(view.dom), 6u);
   EXPECT_TRUE(contains(view.dom, "id=\"compare-latency_p50\""));
   // A middle width and the other end of the widths people use (tables beside their charts
   // where they fit), in one browser start; in the widest, run 1's toggle clicked.
