@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <unordered_map>
 
 #include "cluster/locate.h"
 #include "cluster/matrix_run.h"
+#include "core/file_text.h"
 #include "core/json_read.h"
 #include "report/matrix_values.h"
 
@@ -299,16 +299,9 @@ nlohmann::json switch_changes(const MatrixRun& now, const MatrixRun& then, size_
 
 Result<std::shared_ptr<const BaselineRun>> load_baseline(const std::string& path,
                                                          const std::vector<BaselineTest>& tests) {
-  std::string origin = "--baseline " + path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::usage(origin + ": cannot read the file");
-  std::string text;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 4 GiB");
-  }
-  return parse_baseline(text, path, tests);
+  auto text = read_capped_file(path, kMaxFileBytes, "--baseline " + path);
+  if (!text.ok()) return text.status();
+  return parse_baseline(*text, path, tests);
 }
 
 Result<std::shared_ptr<const BaselineRun>> parse_baseline(std::string_view text,

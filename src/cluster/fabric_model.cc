@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 
+#include "core/file_text.h"
 #include "core/json_read.h"
 
 namespace fabperf::cluster {
@@ -142,16 +142,10 @@ const char* fault_kind_name(FaultKind kind) {
 }
 
 Result<FabricModel> FabricModel::load(const std::string& path) {
-  std::string origin = "--simulate " + path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::usage(origin + ": cannot read the file");
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 64 MiB");
-  }
-  return parse(text, origin);
+  const std::string origin = "--simulate " + path;
+  auto text = read_capped_file(path, kMaxFileBytes, origin);
+  if (!text.ok()) return text.status();
+  return parse(*text, origin);
 }
 
 Result<FabricModel> FabricModel::parse(std::string_view text, const std::string& origin) {

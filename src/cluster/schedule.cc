@@ -3,13 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <numeric>
 #include <random>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "core/file_text.h"
 
 namespace fabperf::cluster {
 
@@ -119,17 +120,10 @@ Result<Schedule> Schedule::make(const PatternSpec& spec, int ranks, bool randomi
                          ")");
   }
   if (spec.kind == PatternKind::kFile) {
-    std::ifstream in(spec.path, std::ios::binary);
-    if (!in) return Status::usage("--pattern file:" + spec.path + ": cannot read the file");
-    std::string text;
-    char buf[65536];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-      text.append(buf, static_cast<size_t>(in.gcount()));
-      if (text.size() > kMaxFileBytes) {
-        return Status::usage("--pattern file:" + spec.path + ": larger than 256 MiB");
-      }
-    }
-    return from_pairs_text(text, ranks, randomize, seed, "--pattern file:" + spec.path);
+    const std::string origin = "--pattern file:" + spec.path;
+    auto text = read_capped_file(spec.path, kMaxFileBytes, origin);
+    if (!text.ok()) return text.status();
+    return from_pairs_text(*text, ranks, randomize, seed, origin);
   }
   if (spec.kind == PatternKind::kAdaptive) {
     return Status::usage("--pattern adaptive is planned round by round, not scheduled");

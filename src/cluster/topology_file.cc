@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <set>
 #include <unordered_map>
+
+#include "core/file_text.h"
 
 namespace fabperf::cluster {
 
@@ -323,15 +324,9 @@ Result<Topology> parse_topology(std::string_view text, const std::string& origin
 
 Result<Topology> load_topology(const std::string& path) {
   std::string origin = "--topology " + path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::usage(origin + ": cannot read the file");
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes) return Status::usage(origin + ": larger than 64 MiB");
-  }
-  return parse_topology(text, origin);
+  auto text = read_capped_file(path, kMaxFileBytes, origin);
+  if (!text.ok()) return text.status();
+  return parse_topology(*text, origin);
 }
 
 std::string topology_mismatch(const std::string& origin, const std::vector<std::string>& unused,
