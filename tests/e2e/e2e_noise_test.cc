@@ -77,6 +77,14 @@ RunOutput shielded(const std::vector<std::string>& args) {
   return run(all, 120, "/usr/bin/chrt");
 }
 
+// Past this share of the quiet run in which some task on the host waited for a CPU (PSI
+// "some", the run's own cpu_pressure_pct), the host is loaded and the idle-host bounds below
+// do not apply.
+constexpr double kQuietHostPct = 10;
+// What one RR time slice of the hog (100 ms) adds at least to the client's wait share in a
+// run of 0.3 s that it stretches to 0.4 s (25%), less a margin for the quiet run's own noise.
+constexpr double kHogSliceShare = 0.08;
+
 double wait_share(const json& result, const char* side) {
   return result["host_noise"][side].value("cpu_wait_share", -1.0);
 }
@@ -126,12 +134,21 @@ HogPair hog_pair(const char* test) {
            wait_share(n, "loc") > 0.20,
        "beside the hog: " + n["host_noise"].dump());
   need(out.noisy, wait_share(n, "rem") < 0.20, "server disturbed: " + n["host_noise"].dump());
-  // The quiet run: no warning, verdict quiet, the client's wait far below the threshold and
-  // the hog's run clearly above it (measured on an idle host: 0-4% against 33-100%).
+  // The quiet run: no warning, verdict quiet, and the hog's run clearly above it. The hog takes
+  // whole RR time slices (100 ms of a 0.3 s run: 25% at least); on an idle host the quiet
+  // run waited 0-4% against the hog's 33-100%, and there its wait must stay far below the
+  // threshold. On a loaded host (the quiet run's own PSI figure says some task waited for a
+  // CPU past kQuietHostPct of it; CI measured 58-81% beside make test's other tests) the
+  // shielded client still waited 10-17%, truly, and only the contract holds: no warning, a
+  // quiet verdict, and the hog's slice on top of that wait.
   need(out.quiet, !contains(quiet.err, "measuring thread"), "quiet run warned: " + quiet.err);
-  need(out.quiet, q["host_noise"]["verdict"] == "quiet" && wait_share(q, "loc") < 0.10,
-       "quiet run: " + q["host_noise"].dump());
-  need(out.quiet, wait_share(n, "loc") > 4 * wait_share(q, "loc") + 0.05,
+  need(out.quiet, q["host_noise"]["verdict"] == "quiet", "quiet run: " + q["host_noise"].dump());
+  const double pressure = q["host_noise"]["loc"].value("cpu_pressure_pct", 100.0);
+  if (pressure <= kQuietHostPct) {
+    need(out.quiet, wait_share(q, "loc") < 0.10 && wait_share(n, "loc") > 4 * wait_share(q, "loc"),
+         "quiet run on an unloaded host: " + q["host_noise"].dump());
+  }
+  need(out.quiet, wait_share(n, "loc") > wait_share(q, "loc") + kHogSliceShare,
        "no contrast: " + n["host_noise"]["loc"].dump() + " against " +
            q["host_noise"]["loc"].dump());
   return out;
