@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "cluster/matrix_run.h"
 #include "stats/histogram.h"
@@ -94,6 +95,66 @@ void start_by_path(const MatrixRun& run, const FigureMatrix& m, Better better, V
   }
 }
 
+constexpr ElementId kNoNode = std::numeric_limits<ElementId>::max();
+
+// Per element past the nodes (at id - the first switch's id): the node whose pairs could carry
+// the element's median, or kNoNode. Swept before the nodes, an element whose pairs are mostly
+// one node's takes that node's slowness as its own: a leaf of two hosts in a tree of four (a
+// node has 3 of its 5 pairs), or of three judged on its three inside pairs (2 of them). Its
+// candidate is its worst member, the node whose own pairs read slowest, raw; it counts where
+// that node has a third of the element's pairs or more, never at scale (a node's pairs are a
+// sliver of its switch's). `judges(e, a, b)`: whether element e's median takes pair (a, b).
+template <typename ValueOf, typename Usable, typename Judges>
+std::vector<ElementId> dominant_members(const MatrixRun& run, const FigureMatrix& m,
+                                        const TestFit& fit, Better better, ValueOf value_of,
+                                        Usable usable, Judges judges) {
+  const Topology& topo = *run.topology;
+  const size_t first = topo.first_id(ElementKind::kSwitch);
+  const size_t count = topo.element_count() - first;
+  std::vector<ElementId> worst(count, kNoNode);
+  if (count == 0) return worst;
+  const size_t nodes = topo.id_count(ElementKind::kNode);
+  Medians raw;
+  raw.reset(nodes);
+  m.for_each([&](int a, int b, std::optional<double> v) {
+    if (!v || !usable(a, b)) return;
+    double r =
+        log_off(value_of(a, b, *v), fit.base[static_cast<int>(topo.path_class(a, b))], better);
+    raw.add(static_cast<size_t>(a), r);
+    raw.add(static_cast<size_t>(b), r);
+  });
+  std::vector<double> level(nodes, -std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < nodes; ++i) {
+    if (raw.count(i) > 0) level[i] = raw.median(i);
+  }
+  std::vector<uint32_t> pairs(count, 0), with_worst(count, 0);
+  ElementId path[kMaxPathElements];
+  auto through = [&](auto&& fn) {
+    m.for_each([&](int a, int b, std::optional<double> v) {
+      if (!v || !usable(a, b)) return;
+      size_t k = topo.path(a, b, path);
+      for (size_t i = 0; i < k; ++i) {
+        if (path[i] >= first && judges(path[i], a, b)) fn(path[i] - first, a, b);
+      }
+    });
+  };
+  through([&](size_t e, int a, int b) {
+    ++pairs[e];
+    for (int x : {a, b}) {
+      if (worst[e] == kNoNode || level[static_cast<size_t>(x)] > level[worst[e]]) {
+        worst[e] = static_cast<ElementId>(x);
+      }
+    }
+  });
+  through([&](size_t e, int a, int b) {
+    with_worst[e] += static_cast<ElementId>(a) == worst[e] || static_cast<ElementId>(b) == worst[e];
+  });
+  for (size_t e = 0; e < count; ++e) {
+    if (with_worst[e] * 3 < pairs[e]) worst[e] = kNoNode;
+  }
+  return worst;
+}
+
 void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestFit& fit) {
   const Topology& topo = *run.topology;
   const FigureMatrix& m = run.tests[t].matrix;
@@ -151,12 +212,28 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
     size_t first, count;
   };
   const Range ranges[3] = {{switch0, link0 - switch0}, {link0, elements - link0}, {0, node_count}};
-  Medians medians;
+  // Which pairs an element's median takes: a switch with a few pairs inside it those only.
+  auto judges = [&](size_t e, int a, int b) {
+    return e < switch0 || e >= link0 || topo.switch_of(a) == topo.switch_of(b) ||
+           intra[e - switch0] < kMinElementPairs;
+  };
+  // Where one node's pairs could carry an element's median, the element takes the lower of its
+  // median and its median without that node's pairs: a slow switch is slow without any one of
+  // its nodes, a slow node's switch is not.
+  const std::vector<ElementId> dominant =
+      dominant_members(run, m, fit, better, value_of, usable, judges);
+  Medians medians, without;
   ElementId path[kMaxPathElements];
   for (int sweep = 0; sweep < kSweeps; ++sweep) {
     for (const Range& range : ranges) {
       if (range.count == 0) continue;
       medians.reset(range.count);
+      // Whether any element of the range has a dominant member (none at scale).
+      const bool nodes = range.first == 0;
+      const auto first_dominant = dominant.begin() + (nodes ? 0 : range.first - switch0);
+      const bool leave_out = !nodes && std::any_of(first_dominant, first_dominant + range.count,
+                                                   [](ElementId d) { return d != kNoNode; });
+      if (leave_out) without.reset(range.count);
       m.for_each([&](int a, int b, std::optional<double> v) {
         if (!v || !usable(a, b)) return;
         double r =
@@ -164,7 +241,6 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
         size_t k = topo.path(a, b, path);
         double total = 0;
         for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];
-        bool inside = topo.switch_of(a) == topo.switch_of(b);
         // A switch takes from its inside pairs what its nodes, unless clearly slow, do not:
         // each inside pair has two of its nodes, each pair leaving it one, so noise the
         // nodes took would feed back into the switch sweep after sweep.
@@ -176,37 +252,57 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
         }
         for (size_t i = 0; i < k; ++i) {
           size_t e = path[i];
-          if (e < range.first || e >= range.first + range.count) continue;
-          if (range.first == switch0 && !inside && intra[e - switch0] >= kMinElementPairs) {
-            continue;
+          if (e < range.first || e >= range.first + range.count || !judges(e, a, b)) continue;
+          const double left = r - (total - fit.factor[e]) + nodes_noise;
+          medians.add(e - range.first, left);
+          if (!leave_out) continue;
+          const ElementId d = dominant[e - switch0];
+          if (d != kNoNode && d != static_cast<ElementId>(a) && d != static_cast<ElementId>(b)) {
+            without.add(e - range.first, left);
           }
-          medians.add(e - range.first, r - (total - fit.factor[e]) + nodes_noise);
         }
       });
       for (size_t i = 0; i < range.count; ++i) {
+        double x = medians.count(i) > 0 ? medians.median(i) : 0.0;
+        if (leave_out && first_dominant[i] != kNoNode && without.count(i) > 0) {
+          x = std::min(x, without.median(i));
+        }
         fit.pairs[range.first + i] = medians.count(i);
-        fit.factor[range.first + i] =
-            medians.count(i) > 0 ? static_cast<float>(std::max(0.0, medians.median(i))) : 0.0f;
+        fit.factor[range.first + i] = static_cast<float>(std::max(0.0, x));
       }
     }
     // Each class's baseline again, from the pairs whose path the fit finds clean: where the
     // plan measured mostly around suspects (adaptive's localising), a plain median of the
     // class would sit on the slow pairs.
+    // Where a class has no clean pairs (a tree of two leaves, one of them slow: every pair
+    // between the leaves crosses it, and the class's start sat on them), it follows the median
+    // of its pairs' residuals after every factor instead: left on the slow pairs, the leaf's
+    // factor made each of them a residual as large, the job's noise with them, and a slow leaf
+    // of 8 hosts was not named.
     medians.reset(kPathClasses);
+    Medians fitted;  // per class: the pairs' residuals after every factor on their path
+    fitted.reset(kPathClasses);
     m.for_each([&](int a, int b, std::optional<double> v) {
       if (!v || !usable(a, b)) return;
+      int c = static_cast<int>(topo.path_class(a, b));
+      const double raw = log_off(value_of(a, b, *v), fit.base[c], better);
       size_t k = topo.path(a, b, path);
+      double total = 0;
+      bool clean = true;
       for (size_t i = 0; i < k; ++i) {
-        if (fit.factor[path[i]] > fit.element_threshold / 2) return;
+        total += fit.factor[path[i]];
+        clean = clean && fit.factor[path[i]] <= fit.element_threshold / 2;
       }
+      fitted.add(static_cast<size_t>(c), raw - total);
       // Its raw residual: the small factors the fit gives healthy elements are noise, and
       // all of them >= 0: taking them out would push the baseline further each sweep.
-      int c = static_cast<int>(topo.path_class(a, b));
-      medians.add(static_cast<size_t>(c), log_off(value_of(a, b, *v), fit.base[c], better));
+      if (clean) medians.add(static_cast<size_t>(c), raw);
     });
     for (int c = 0; c < kPathClasses; ++c) {
-      if (medians.count(static_cast<size_t>(c)) < kMinElementPairs) continue;
-      double shift = medians.median(static_cast<size_t>(c));
+      const size_t i = static_cast<size_t>(c);
+      const Medians& from = medians.count(i) >= kMinElementPairs ? medians : fitted;
+      if (from.count(i) < kMinElementPairs) continue;
+      double shift = from.median(i);
       fit.base[c] *= better == Better::kLower ? std::exp(shift) : std::exp(-shift);
     }
   }

@@ -95,6 +95,39 @@ TEST(ClusterFabricVerdicts, FatTreeUplinkIsNotItsLeaf) {
   EXPECT_EQ(findings_json(run).size(), 2u) << findings_json(run).dump(1);
 }
 
+// In a tree of a few hosts a node has most of its leaf's pairs (3 of 5 with two hosts a leaf,
+// 2 of the 3 inside pairs with three), and the leaf, fitted before its nodes, took the node's
+// slowness as its own: a 4-host tree with a slow node named its leaf a bad switch. And in a
+// tree of two leaves every pair between them crosses a slow leaf, so their class's baseline
+// sat on the slow pairs and a slow leaf of up to about 12 hosts was not named. The node is
+// named, not its leaf, and a slow leaf is its leaf.
+TEST(ClusterFabricVerdicts, InASmallTreeASlowNodeIsNotItsLeaf) {
+  for (int per_leaf : {2, 3, 4, 8}) {
+    SCOPED_TRACE("hosts per leaf: " + std::to_string(per_leaf));
+    const json topology = {
+        {"kind", "fat_tree"}, {"leaves", 2}, {"hosts_per_leaf", per_leaf}, {"spines", 1}};
+    auto model = [&](const char* faults) {
+      auto m = FabricModel::parse(fabric_model(2 * per_leaf, topology, json::parse(faults)).dump(),
+                                  "m.json");
+      EXPECT_TRUE(m.ok()) << m.status().message();
+      return std::move(*m);
+    };
+    MatrixRun node = run_over(model(R"([{"kind": "slow_node", "host": "n00001", "factor": 3}])"));
+    auto nodes = of_kind(node, "node");
+    ASSERT_EQ(nodes.size(), 1u) << findings_json(node).dump(1);
+    EXPECT_EQ(nodes[0]["host"], "n00001");
+    EXPECT_TRUE(of_kind(node, "switch").empty()) << findings_json(node).dump(1);
+    EXPECT_TRUE(of_kind(node, "uplink").empty()) << findings_json(node).dump(1);
+    if (per_leaf < 3) continue;  // two hosts on a leaf: its slowness is theirs, as far as it shows
+    MatrixRun leaf =
+        run_over(model(R"([{"kind": "slow_switch", "switch": "leaf000", "factor": 3}])"));
+    auto switches = of_kind(leaf, "switch");
+    ASSERT_EQ(switches.size(), 1u) << findings_json(leaf).dump(1);
+    EXPECT_EQ(switches[0]["switch"], "leaf000");
+    EXPECT_TRUE(of_kind(leaf, "node").empty()) << findings_json(leaf).dump(1);
+  }
+}
+
 TEST(ClusterFabricVerdicts, LocalLinkGlobalLinkNodeAndUnreachable) {
   FabricModel m = model_of(small_dragonfly_topology(), json::parse(R"([
       {"kind": "slow_local_link", "switches": ["g02s01", "g02s03"], "factor": 3},
