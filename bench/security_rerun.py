@@ -7,7 +7,7 @@ bounded in count and time. Prints one row per attack: id, figure, held/open. Usa
 Rows whose attack needs the review's frame-level scripts (D1, D2, D9/N7, N2) are run by the
 project's own e2e tests (docs/security.md, "The review rerun").
 """
-import argparse, json, os, re, select, signal, socket, struct, subprocess, sys, tempfile, time
+import argparse, contextlib, json, os, re, select, signal, socket, struct, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers import free_port  # noqa: E402
@@ -69,6 +69,16 @@ def server(args=()):
     if not ok:
         raise RuntimeError("server did not listen")
     return p, port
+
+
+@contextlib.contextmanager
+def serving(args=()):
+    """A server for one row: (process, port), stopped when the row ends, however it ends."""
+    s, port = server(args)
+    try:
+        yield s, port
+    finally:
+        stop(s)
 
 
 def _can_connect(port):
@@ -152,8 +162,7 @@ def measuring(p, secs=60):
 # --- rows -------------------------------------------------------------------------------------
 
 def d3_kill_shm_client():
-    s, port = server(["--max_clients", "2", "--max_time", "5"])
-    try:
+    with serving(["--max_clients", "2", "--max_time", "5"]) as (s, port):
         c = start(["127.0.0.1", "-lp", str(port), "-P", "shm", "-t", "4", "--interval", "0.2",
                    "rdm_write_bw"])
         if not measuring(c):
@@ -169,24 +178,18 @@ def d3_kill_shm_client():
             f"client's shm files left: {len(leftover)}; next tcp_lat rc {rc}",
             freed and dt <= 5 and not leftover and rc == 0)
         finish(c, 5)
-    finally:
-        stop(s)
 
 
 def d4_memory_refused():
-    s, port = server(["--max_memory", "8M"])
-    try:
+    with serving(["--max_memory", "8M"]) as (s, port):
         rc, out, err, _ = run(["127.0.0.1", "-lp", str(port), "-P", "tcp;ofi_rxm", "-m", "1M",
                                "--tx_depth", "1024", "rdm_write_bw"])
         m = re.search(r"refused: the run needs about [^\n]*", err)
         row("D4", f"rc {rc}: {m.group(0) if m else err.strip()[-160:]}", rc == 1 and m)
-    finally:
-        stop(s)
 
 
 def d5a_silent(to=2):
-    s, port = server(["-to", str(to)])
-    try:
+    with serving(["-to", str(to)]) as (s, port):
         k = socket.create_connection(("127.0.0.1", port))
         t0 = time.time()
         k.settimeout(30)
@@ -199,13 +202,10 @@ def d5a_silent(to=2):
         row("D5a", f"silent connection, server -to {to}: cut at {dt:.2f} s ({said!r})",
             dt <= to + 1)
         k.close()
-    finally:
-        stop(s)
 
 
 def n3_stopped_shm_client(to=2):
-    s, port = server(["-to", str(to)])
-    try:
+    with serving(["-to", str(to)]) as (s, port):
         c = start(["127.0.0.1", "-lp", str(port), "-P", "shm", "-t", "15", "--interval", "0.2",
                    "rdm_write_bw"])
         if not measuring(c):
@@ -222,8 +222,6 @@ def n3_stopped_shm_client(to=2):
         row("N3/D5b", f"SIGSTOPped shm rdm_write_bw client (-t 15), server -to {to}: session "
             f"process ended {dt:.2f} s after the stop (review: 22.5 s); client rc {rc}",
             freed and dt <= to + 2)
-    finally:
-        stop(s)
 
 
 def qhold(port, index, time_s, timeout_s):
@@ -249,8 +247,7 @@ def qhold(port, index, time_s, timeout_s):
 
 
 def n1_raw_hold(to=2):
-    s, port = server(["-to", str(to), "--queue_timeout", "60"])
-    try:
+    with serving(["-to", str(to), "--queue_timeout", "60"]) as (s, port):
         k, d = qhold(port, 8, 40, 3600)
         t0 = time.time()
         rc, _, err, dt = run(["127.0.0.1", "-lp", str(port), "-t", "0.3", "tcp_lat"], 90)
@@ -260,13 +257,10 @@ def n1_raw_hold(to=2):
         k.close()
         if d:
             d.close()
-    finally:
-        stop(s)
 
 
 def n1_stock_stopped(to=2):
-    s, port = server(["-to", str(to), "--queue_timeout", "20"])
-    try:
+    with serving(["-to", str(to), "--queue_timeout", "20"]) as (s, port):
         q = start(["-lp", str(port), "-t", "30", "127.0.0.1", "tcp_bw"], prog="qperf")
         time.sleep(1.5)
         os.kill(q.pid, signal.SIGSTOP)
@@ -275,13 +269,10 @@ def n1_stock_stopped(to=2):
         finish(q, 30)
         row("N1 (stock)", f"SIGSTOPped stock qperf -t 30 tcp_bw, server -to {to}: queued fabperf "
             f"tcp_lat rc {rc} after {dt:.2f} s (review: busy for ~30 s)", rc == 0 and dt <= to + 3)
-    finally:
-        stop(s)
 
 
 def n1_slowloris(to=2):
-    s, port = server(["-to", str(to)])
-    try:
+    with serving(["-to", str(to)]) as (s, port):
         k = socket.create_connection(("127.0.0.1", port))
         req = qperf_req(8)
         t0, sent, cut = time.time(), 0, None
@@ -299,25 +290,19 @@ def n1_slowloris(to=2):
         row("N1 slowloris", f"1 byte / 0.5 s, server -to {to}: cut after "
             f"{cut if cut is None else round(cut, 2)} s, {sent} bytes (review: 2 x -to)",
             cut is not None and cut <= to + 1.5)
-    finally:
-        stop(s)
 
 
 def n1_time_cap():
-    s, port = server(["--max_time", "10"])
-    try:
+    with serving(["--max_time", "10"]) as (s, port):
         k = socket.create_connection(("127.0.0.1", port), timeout=10)
         k.sendall(qperf_req(8, msg_size=65536, time_s=3600, timeout=5))
         txt = qperf_reply(k)[:120]
         row("N1 time", f"qperf request time 3600 at --max_time 10: {txt!r}", "refused" in txt)
         k.close()
-    finally:
-        stop(s)
 
 
 def d6_sigint():
-    s, port = server()
-    try:
+    with serving() as (s, port):
         with tempfile.TemporaryDirectory() as d:
             j = os.path.join(d, "r.json")
             c = start(["127.0.0.1", "-lp", str(port), "-t", "10", "--json", j, "tcp_lat"])
@@ -329,8 +314,6 @@ def d6_sigint():
             st = json.load(open(j))["results"][0]["status"] if os.path.exists(j) else None
         row("D6", f"SIGINT at 2 s of tcp_lat --json: rc {rc} in {dt:.2f} s, status {st}",
             rc == 130 and st == "interrupted")
-    finally:
-        stop(s)
 
 
 def d6_sigterm_server():
@@ -349,20 +332,16 @@ def d6_sigterm_server():
 
 def n5_deep_windows():
     for prov in ["udp;ofi_rxd", "tcp;ofi_rxm", "shm", "sockets"]:
-        s, port = server(["-to", "2"])
-        try:
+        with serving(["-to", "2"]) as (s, port):
             rc, out, err, dt = run(["127.0.0.1", "-lp", str(port), "-P", prov, "--tx_depth",
                                     "1024", "-t", "2", "rdm_write_bw"], 120)
             row(f"D7/N5 {prov}", f"--tx_depth 1024 -t 2 rdm_write_bw, server -to 2: rc {rc} in "
                 f"{dt:.2f} s{'' if rc == 0 else ': ' + err.strip()[-120:]}", rc == 0 and dt <= 8)
-        finally:
-            stop(s)
 
 
 def n8_stopped_server(to=3):
     for test in (["tcp_bw"], ["udp_bw"], ["tcp_lat"], ["-P", "tcp;ofi_rxm", "rdm_write_bw"]):
-        s, port = server()
-        try:
+        with serving() as (s, port):
             c = start(["127.0.0.1", "-lp", str(port), "-to", str(to), "-t", "30", "--interval",
                        "0.2"] + test)
             if not measuring(c):
@@ -376,13 +355,10 @@ def n8_stopped_server(to=3):
             row(f"D11/N8 {test[-1]}", f"server SIGSTOPped, client -to {to} -t 30: rc {rc} after "
                 f"{dt:.2f} s (review at -to 5: tcp_bw 19 s, udp_bw 14.6 s, fabric 40 s)",
                 rc == 1 and dt <= to + 2)
-        finally:
-            stop(s)
 
 
 def d12_not_run():
-    s, port = server()
-    try:
+    with serving() as (s, port):
         with tempfile.TemporaryDirectory() as d:
             j = os.path.join(d, "r.json")
             c = start(["127.0.0.1", "-lp", str(port), "-t", "2", "--json", j, "tcp_lat", "tcp_bw",
@@ -393,13 +369,10 @@ def d12_not_run():
             sts = [r["status"] for r in json.load(open(j))["results"]] if os.path.exists(j) else []
         row("D12/N12", f"SIGINT at 3 s of tcp_lat tcp_bw udp_bw: rc {rc}, statuses {sts}",
             rc == 130 and len(sts) == 3 and sts[2] == "not run")
-    finally:
-        stop(s)
 
 
 def d13_log_lines():
-    s, port = server()
-    try:
+    with serving() as (s, port):
         lines = []
         for t in ("tcp_bw", "udp_bw", "tcp_lat"):
             c = start(["127.0.0.1", "-lp", str(port), "-t", "10", "--interval", "0.2", t])
@@ -414,8 +387,6 @@ def d13_log_lines():
         row("D13", f"3 SIGKILLed socket clients: {len(lines)} log lines, each test named: {named}: "
             f"{' / '.join(l[-60:] for l in lines)}",
             len(lines) == 3 and named)
-    finally:
-        stop(s)
 
 
 def d14_edges():
@@ -423,15 +394,12 @@ def d14_edges():
     m = re.search(r"[^\n]*streams[^\n]*", err)
     row("D14 streams", f"--streams -1: rc {rc}: {m.group(0) if m else err[-100:]}",
         rc == 2 and m and "1 to 256" in m.group(0))
-    s, port = server()
-    try:
+    with serving() as (s, port):
         k = socket.create_connection(("127.0.0.1", port), timeout=10)
         k.sendall(qperf_req(8, msg_size=65536, port=22))
         txt = qperf_reply(k)
         row("D14 port 22", f"qperf request for data port 22: {txt[:110]!r}",
             "below 1024" in txt)
-    finally:
-        stop(s)
 
 
 def n4_loop(n):
@@ -471,11 +439,8 @@ def n4_loop(n):
 def n6_report():
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "x.json")
-        s, port = server()
-        try:
+        with serving() as (s, port):
             run(["127.0.0.1", "-lp", str(port), "-t", "0.2", "--json", src, "tcp_lat"])
-        finally:
-            stop(s)
         text = re.sub(r'("elapsed_s"\s*:\s*)[-0-9.e+]+', r"\g<1>1e999999", open(src).read(), 1)
         open(src, "w").write(text)
         rc, _, err, _ = run(["report", src, "-o", os.path.join(d, "x.html")])
@@ -511,8 +476,7 @@ def n9_stock_busy(tries=8):
 
 
 def flood_100():
-    s, port = server()
-    try:
+    with serving() as (s, port):
         socks, busy = [], 0
         for _ in range(100):
             socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
@@ -532,16 +496,13 @@ def flood_100():
         row("(f) flood", f"100 silent connections: {busy} told busy; a normal client during "
             f"them: rc {rc} in {dt:.2f} s; after them: rc {after}, served "
             f"{time.time() - t0:.2f} s after the flood ended", busy >= 80 and after == 0)
-    finally:
-        stop(s)
 
 
 def n10_memory():
     for prov, extra in (("tcp;ofi_rxm", ["-m", "4M", "--tx_depth", "64"]),
                         ("shm", ["-m", "4M", "--tx_depth", "64"]),
                         ("tcp;ofi_rxm", ["-m", "1M", "--tx_depth", "1024"])):
-        s, port = server()
-        try:
+        with serving() as (s, port):
             rc, out, err, _ = run(["127.0.0.1", "-lp", str(port), "-P", prov, "-t", "1", "--json",
                                    "-"] + extra + ["rdm_write_bw"], 120)
             try:
@@ -551,8 +512,6 @@ def n10_memory():
                     f"admitted {adm / 2**20:.1f} MiB", peak <= adm)
             except (ValueError, KeyError, IndexError, TypeError):
                 row(f"N10 {prov}", f"rc {rc}: no session_process in JSON: {err[-120:]}", False)
-        finally:
-            stop(s)
 
 
 # Rows whose attack needs the review's frame-level scripts (fp.py): the project's e2e tests
