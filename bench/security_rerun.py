@@ -172,7 +172,12 @@ def d3_kill_shm_client():
         t0 = time.time()
         freed = wait_for(lambda: not children(s.pid), 30)
         dt = time.time() - t0
-        leftover = [f for f in os.listdir("/dev/shm") if f.startswith(f"{c.pid}:")]
+        # The server removes a dead client's regions once its session process has ended
+        # (session_process.cc), a moment after that process is gone: bounded, not at once.
+        def client_regions():
+            return [f for f in os.listdir("/dev/shm") if f.startswith(f"{c.pid}:")]
+        wait_for(lambda: not client_regions(), 5)
+        leftover = client_regions()
         rc, _, _, _ = run(["127.0.0.1", "-lp", str(port), "-t", "0.3", "tcp_lat"])
         row("D3", f"SIGKILLed shm rdm_write_bw client: session process gone {dt:.2f} s after; "
             f"client's shm files left: {len(leftover)}; next tcp_lat rc {rc}",
