@@ -22,6 +22,10 @@ struct ServerLimits {
   uint64_t max_threads = 1024;                // measuring threads of all runs at once
 };
 
+// The limits the options give (--max_msg_size, --max_time, --max_msgs, --max_memory); the
+// process's limits keep their defaults. limits_from(default_program_options()) is the table's.
+ServerLimits limits_from(const ProgramOptions& program);
+
 // The lowest data port a client may ask the server to bind (-ip): below are privileged
 // services' ports.
 inline constexpr uint64_t kFirstClientPort = 1024;

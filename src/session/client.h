@@ -41,6 +41,11 @@ struct ClientConfig {
   bool noise_warnings = true;
 };
 
+// The client settings the options give: -lp, --wait_server, --bind, --qperf_server, and
+// --interval where given (fab_heatsink_check's rows default it to 10 s in the same field).
+// client_config_of(default_program_options()) is the option table's defaults.
+ClientConfig client_config_of(const ProgramOptions& program);
+
 // Runs the plan: ok, kFailed (or kUsage) when a run failed, kInterrupted when stopped. Each
 // failure is said on standard error as it happens, so the Status carries no message.
 Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,

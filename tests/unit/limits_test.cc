@@ -19,15 +19,18 @@ RunOptions request(const nlohmann::json& params) {
 
 const TestSpec& tcp_bw() { return *all_tests().find("tcp_bw"); }
 
+// A server's limits with no --max_* given: the option table's defaults.
+ServerLimits table_limits() { return limits_from(default_program_options()); }
+
 TEST(ServerLimits, DefaultsAcceptOrdinaryRuns) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   EXPECT_TRUE(
       check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), RunCost{}).ok());
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 1 << 30}}), RunCost{}).ok());
 }
 
 TEST(ServerLimits, MessageSizeBeyondTheLimitIsRefusedWithTheReason) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   Status s = check_request(limits, tcp_bw(), request({{"msg_size", 5ull << 30}}), RunCost{});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kFailed);
@@ -38,7 +41,7 @@ TEST(ServerLimits, MessageSizeBeyondTheLimitIsRefusedWithTheReason) {
 }
 
 TEST(ServerLimits, TimeCountAndTimeout) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   limits.max_time = 10;
   limits.max_msgs = 1000;
   Status t = check_request(limits, tcp_bw(), request({{"time", 11}}), RunCost{});
@@ -57,7 +60,7 @@ TEST(ServerLimits, TimeCountAndTimeout) {
 
 // Review N11: a root server bound TCP 22 and 80 when a client (a qperf request, or -ip) asked.
 TEST(ServerLimits, AClientMayNotChooseAPrivilegedDataPort) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   Status low = check_request(limits, tcp_bw(), request({{"ip_port", 22}}), RunCost{});
   EXPECT_EQ(low.message(),
             "refused: data port 22 is below 1024: a client may not ask for a privileged port "
@@ -88,7 +91,7 @@ TEST(ServerLimits, StringParametersWithControlsAreRefused) {
 }
 
 TEST(ServerLimits, MemoryAloneAndTogether) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   limits.max_memory = 64 << 20;
   Status alone = check_request(limits, tcp_bw(), request({{"msg_size", 100 << 20}}), RunCost{});
   EXPECT_NE(alone.message().find("--max_memory"), std::string::npos) << alone.message();
