@@ -104,6 +104,29 @@ TEST(ServerLimits, MemoryAloneAndTogether) {
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{}).ok());
 }
 
+// The limits' defaults are the option table's, read through limits_from (a drift between the
+// table and what a server enforces fails here); the process's limits are not options.
+TEST(ServerLimits, DefaultsAreTheOptionTables) {
+  ServerLimits limits = table_limits();
+  EXPECT_EQ(limits.max_msg_size, uint64_t{1} << 30);
+  EXPECT_EQ(limits.max_time, 3600);
+  EXPECT_EQ(limits.max_msgs, 1'000'000'000u);
+  EXPECT_EQ(limits.max_memory, uint64_t{2} << 30);
+  EXPECT_EQ(limits.max_descriptors, 960u);
+  EXPECT_EQ(limits.max_threads, 1024u);
+  // The options' values, whatever they are, are what the limits hold.
+  ProgramOptions program = default_program_options();
+  program.max_msg_size = 4096;
+  program.max_time = 7;
+  program.max_msgs = 11;
+  program.max_memory = uint64_t{3} << 20;
+  limits = limits_from(program);
+  EXPECT_EQ(limits.max_msg_size, 4096u);
+  EXPECT_EQ(limits.max_time, 7);
+  EXPECT_EQ(limits.max_msgs, 11u);
+  EXPECT_EQ(limits.max_memory, uint64_t{3} << 20);
+}
+
 TEST(ServerLimits, MemoryEstimateNeverWraps) {
   RunOptions p = default_run_options();
   p.msg_size = uint64_t{1} << 40;
