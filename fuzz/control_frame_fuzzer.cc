@@ -14,6 +14,7 @@
 #include "app/all_tests.h"
 #include "cli/command_line.h"
 #include "net/control.h"
+#include "options/option_table.h"
 #include "options/run_options_json.h"
 #include "qperf_wire/server_session.h"
 #include "qperf_wire/stat_times.h"
@@ -23,6 +24,12 @@
 using namespace fabperf;
 
 namespace {
+
+// A server's limits when no --max_* is given: the option table's defaults.
+const ServerLimits& default_limits() {
+  static const ServerLimits limits = limits_from(default_program_options());
+  return limits;
+}
 
 void qperf_request_path(const uint8_t* data, size_t size) {
   namespace qw = qperf_wire;
@@ -34,7 +41,7 @@ void qperf_request_path(const uint8_t* data, size_t size) {
   const TestSpec* spec = name != nullptr ? all_tests().find(name) : nullptr;
   if (spec != nullptr && spec->family == TransportFamily::kSocket) {
     RunOptions opts = qw::request_options(req);
-    check_request(ServerLimits{}, *spec, opts, RunCost{}).ok();
+    check_request(default_limits(), *spec, opts, RunCost{}).ok();
     run_cost(*spec, opts);
   }
   if (size < qw::kRequestSize + qw::kStatSize) return;
@@ -71,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const TestSpec* spec =
         it != body.end() && it->is_string() ? all_tests().find(it->get<std::string>()) : nullptr;
     if (opts.ok() && spec != nullptr) {
-      check_request(ServerLimits{}, *spec, *opts, RunCost{}).ok();
+      check_request(default_limits(), *spec, *opts, RunCost{}).ok();
       run_cost(*spec, *opts);
     }
   }

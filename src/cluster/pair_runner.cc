@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "options/option_table.h"
 #include "session/client.h"
 
 namespace fabperf::cluster {
@@ -47,7 +48,7 @@ PairOutcome run_pair(const PairRun& run, const FigureDef& figure) {
     one.params.local.time = run.time_s;
     one.params.remote.time = run.time_s;
   }
-  ClientConfig config;
+  ClientConfig config = client_config_of(default_program_options());
   config.host = run.peer_addr;
   config.port = run.peer_port;
   config.auth_key = run.peer_key;

@@ -17,9 +17,11 @@
 #include "core/clock.h"
 #include "core/signals.h"
 #include "cxi/heatsink.h"
+#include "options/option_table.h"
 #include "report/reporter.h"
 #include "session/client.h"
 #include "session/server.h"
+#include "session/server_config.h"
 
 namespace fabperf::cxi {
 
@@ -60,8 +62,7 @@ class SharedWriteCounter : public Reporter {
     CPU_SET(cpu, &set);
     sched_setaffinity(0, sizeof set, &set);
   }
-  ServerOptions server_options;
-  server_options.tests = &tests;
+  ServerOptions server_options = default_server_options(tests);
   server_options.bind_addr = "127.0.0.1";
   server_options.port = 0;
   server_options.log = false;
@@ -75,7 +76,7 @@ class SharedWriteCounter : public Reporter {
     _exit(1);  // a forked worker's own exit: the parent reads 0 or not, never a mode's Status
   }
   std::thread serving([&] { (*server)->serve().ignore_error(); });
-  ClientConfig config;
+  ClientConfig config = client_config_of(default_program_options());
   config.host = "127.0.0.1";
   config.port = (*server)->port();
   config.wait_server_s = 0;

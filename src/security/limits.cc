@@ -41,6 +41,15 @@ std::string size_text(uint64_t bytes) { return unit_text(bytes, false); }
 
 std::string approx_size_text(uint64_t bytes) { return unit_text(bytes, true); }
 
+ServerLimits limits_from(const ProgramOptions& program) {
+  ServerLimits limits;
+  limits.max_msg_size = program.max_msg_size;
+  limits.max_time = program.max_time;
+  limits.max_msgs = program.max_msgs;
+  limits.max_memory = program.max_memory;
+  return limits;
+}
+
 uint64_t descriptor_budget() {
   rlimit rl{};
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1u << 20;

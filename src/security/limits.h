@@ -11,16 +11,23 @@ namespace fabperf {
 
 struct TestSpec;
 
-// Each field is a server option (--max_*) or what the process may hold; the defaults are the
-// option table's and the process's limits.
+// Each field is a server option (--max_*) or what the process may hold. The options' defaults
+// are the option table's alone: limits_from() reads them from ProgramOptions, and the zeros
+// here (which would refuse every request) are never a second copy of them. The process's
+// limits are not options: their defaults are here (a server replaces max_descriptors with
+// descriptor_budget()).
 struct ServerLimits {
-  uint64_t max_msg_size = uint64_t{1} << 30;  // --max_msg_size 1G
-  double max_time = 3600;                     // --max_time 1h: -t and the run itself
-  uint64_t max_msgs = 1'000'000'000;          // --max_msgs: -n and --warmup
-  uint64_t max_memory = uint64_t{2} << 30;    // --max_memory 2G: buffers of all sessions
-  uint64_t max_descriptors = 960;             // the open-files limit, less what the server keeps
-  uint64_t max_threads = 1024;                // measuring threads of all runs at once
+  uint64_t max_msg_size = 0;       // --max_msg_size: -m
+  double max_time = 0;             // --max_time: -t and the run itself
+  uint64_t max_msgs = 0;           // --max_msgs: -n and --warmup
+  uint64_t max_memory = 0;         // --max_memory: buffers of all sessions
+  uint64_t max_descriptors = 960;  // the open-files limit, less what the server keeps
+  uint64_t max_threads = 1024;     // measuring threads of all runs at once
 };
+
+// The limits the options give (--max_msg_size, --max_time, --max_msgs, --max_memory); the
+// process's limits keep their defaults. limits_from(default_program_options()) is the table's.
+ServerLimits limits_from(const ProgramOptions& program);
 
 // The lowest data port a client may ask the server to bind (-ip): below are privileged
 // services' ports.

@@ -17,6 +17,7 @@
 #include "net/control.h"
 #include "net/shm_cleanup.h"
 #include "net/socket.h"
+#include "options/option_table.h"
 #include "options/run_options_json.h"
 #include "report/qperf_format.h"
 #include "security/handshake.h"
@@ -327,6 +328,16 @@ void record_not_run(const std::vector<PlannedRun>& plan, size_t from, const RunI
 }
 
 }  // namespace
+
+ClientConfig client_config_of(const ProgramOptions& program) {
+  ClientConfig config;
+  config.port = static_cast<uint16_t>(program.listen_port);
+  config.wait_server_s = program.wait_server;
+  config.bind_addr = program.bind;
+  config.qperf_server = program.qperf_server;
+  if (given(program, &ProgramOptions::interval)) config.interval_s = program.interval;
+  return config;
+}
 
 Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config, RunInfo& info,
                 std::vector<std::unique_ptr<Reporter>>& reporters) {

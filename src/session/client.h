@@ -17,10 +17,13 @@
 
 namespace fabperf {
 
+// The fields that are options (-lp, --wait_server, --bind, --qperf_server, --interval) take
+// their defaults from the option table alone: client_config_of() reads them from
+// ProgramOptions, and their zeros here are never a second copy of them.
 struct ClientConfig {
   std::string host;
-  uint16_t port = 19765;
-  double wait_server_s = 5;
+  uint16_t port = 0;         // -lp
+  double wait_server_s = 0;  // --wait_server
   std::string bind_addr;
   std::string auth_key;  // --auth_key_file's key: prove it to the server, and check the server's
   std::string tool = "fabperf";  // the name HELLO gives (a fab_* server wants its own)
@@ -40,6 +43,11 @@ struct ClientConfig {
   // instead of every rank printing them.
   bool noise_warnings = true;
 };
+
+// The client settings the options give: -lp, --wait_server, --bind, --qperf_server, and
+// --interval where given (fab_heatsink_check's rows default it to 10 s in the same field).
+// client_config_of(default_program_options()) is the option table's defaults.
+ClientConfig client_config_of(const ProgramOptions& program);
 
 // Runs the plan: ok, kFailed (or kUsage) when a run failed, kInterrupted when stopped. Each
 // failure is said on standard error as it happens, so the Status carries no message.

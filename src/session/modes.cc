@@ -70,20 +70,14 @@ Status run_client_mode(const Invocation& cl, const std::vector<PlannedRun>& plan
   }
   auto auth_key = auth_key_from(cl.program);
   if (!auth_key.ok()) return Status::usage(auth_key.status().message());
-  ClientConfig config;
+  ClientConfig config = client_config_of(cl.program);
   config.host = cl.host;
   config.tool = tool;
   config.label_by_tool = cl.dialect == Dialect::kCxi;
   config.auth_key = *auth_key;
-  config.port = static_cast<uint16_t>(cl.program.listen_port);
-  config.wait_server_s = cl.program.wait_server;
-  config.bind_addr = cl.program.bind;
   // qperf's grammar only: a fab_* tool's test has no qperf counterpart.
   if (cl.dialect == Dialect::kQperf) config.qperf = env.qperf;
-  config.qperf_server = cl.program.qperf_server;
   config.stop = &stop_flag();
-  // --interval only where given (fab_heatsink_check's rows default to 10 s in the same field).
-  if (given(cl.program, &ProgramOptions::interval)) config.interval_s = cl.program.interval;
   // Progress only where a person watches standard error.
   std::unique_ptr<TerminalProgress> progress = make_terminal_progress(STDERR_FILENO);
   config.progress = progress.get();

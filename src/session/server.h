@@ -68,22 +68,27 @@ using IsolatedRunner = std::function<Result<RunRecord>(
     ControlChannel& ch, const TestSpec& spec, const RunOptions& opts, const Needs& needs,
     const Deadline& deadline, const std::string& run_as, const ControlPeer& peer)>;
 
+// The fields that are options (-lp, --bind, -to, --max_*, --concurrent, --queue_timeout,
+// --once, --trust_fabric_addrs, --no_qperf) take their defaults from the option table alone:
+// server_options_of() (session/server_config.h) reads them from ProgramOptions, and their zeros
+// here are never a second copy of them. Build one with server_options_from() or
+// default_server_options(), then set what is not an option.
 struct ServerOptions {
   const TestRegistry* tests = nullptr;  // the tests this server runs
-  uint16_t port = 19765;
-  std::string bind_addr;        // "" = every address, IPv6 and IPv4
-  double timeout_s = 5;         // every wait on a client, and the cap on a client's own -to
-  int max_clients = 16;         // sessions served at once; one more is told "busy"
-  bool concurrent = false;      // measurements of several clients at once (else they queue)
-  double queue_timeout_s = 60;  // how long a run waits for others' measurements
-  bool once = false;            // stop after the first session (the fab_* tools' way)
-  std::string tool;             // a fab_* server: clients must be the same tool and version
-  bool log = true;              // one line on stderr per refused or failed session
-  ServerLimits limits;          // what one request may ask for (--max_*)
-  AllowList allow;              // empty: every address may connect
-  std::string auth_key;         // non-empty: clients must prove they hold it (HMAC-SHA256)
-  IsolatedRunner isolate;       // runs fabric tests' server sides in their own process (if set)
-  std::string run_as;           // --run_as: the user those processes run as when the server is root
+  uint16_t port = 0;
+  std::string bind_addr;       // "" = every address, IPv6 and IPv4
+  double timeout_s = 0;        // every wait on a client, and the cap on a client's own -to
+  int max_clients = 0;         // sessions served at once; one more is told "busy"
+  bool concurrent = false;     // measurements of several clients at once (else they queue)
+  double queue_timeout_s = 0;  // how long a run waits for others' measurements
+  bool once = false;           // stop after the first session (the fab_* tools' way)
+  std::string tool;            // a fab_* server: clients must be the same tool and version
+  bool log = true;             // one line on stderr per refused or failed session
+  ServerLimits limits;         // what one request may ask for (--max_*)
+  AllowList allow;             // empty: every address may connect
+  std::string auth_key;        // non-empty: clients must prove they hold it (HMAC-SHA256)
+  IsolatedRunner isolate;      // runs fabric tests' server sides in their own process (if set)
+  std::string run_as;          // --run_as: the user those processes run as when the server is root
   // A root server given no --run_as: a session whose client is a process on this host runs as
   // that client's user (client_user()); others as `run_as` (nobody).
   bool run_as_client = false;

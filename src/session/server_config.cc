@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include "options/option_table.h"
 #include "security/auth.h"
 #include "session/child_limits.h"
 
@@ -13,14 +14,10 @@ Result<std::string> auth_key_from(const ProgramOptions& program) {
   return load_key_file(program.auth_key_file);
 }
 
-Result<ServerOptions> server_options_from(const ProgramOptions& program, double timeout_s,
-                                          const TestRegistry& tests) {
+ServerOptions server_options_of(const ProgramOptions& program, double timeout_s,
+                                const TestRegistry& tests) {
   ServerOptions options;
   options.tests = &tests;
-  // A root server's fabric sessions run as an unprivileged user (nobody unless --run_as says).
-  options.run_as = program.run_as.empty() ? default_run_as() : program.run_as;
-  options.run_as_client = program.run_as.empty() && geteuid() == 0;
-  FP_RETURN_IF_ERROR(check_run_as(options.run_as));
   options.port = static_cast<uint16_t>(program.listen_port);
   options.bind_addr = program.bind;
   options.timeout_s = timeout_s;
@@ -30,10 +27,21 @@ Result<ServerOptions> server_options_from(const ProgramOptions& program, double 
   options.once = program.once;
   options.trust_fabric_addrs = program.trust_fabric_addrs;
   options.no_qperf = program.no_qperf;
-  options.limits.max_msg_size = program.max_msg_size;
-  options.limits.max_time = program.max_time;
-  options.limits.max_msgs = program.max_msgs;
-  options.limits.max_memory = program.max_memory;
+  options.limits = limits_from(program);
+  return options;
+}
+
+ServerOptions default_server_options(const TestRegistry& tests) {
+  return server_options_of(default_program_options(), default_run_options().timeout, tests);
+}
+
+Result<ServerOptions> server_options_from(const ProgramOptions& program, double timeout_s,
+                                          const TestRegistry& tests) {
+  ServerOptions options = server_options_of(program, timeout_s, tests);
+  // A root server's fabric sessions run as an unprivileged user (nobody unless --run_as says).
+  options.run_as = program.run_as.empty() ? default_run_as() : program.run_as;
+  options.run_as_client = program.run_as.empty() && geteuid() == 0;
+  FP_RETURN_IF_ERROR(check_run_as(options.run_as));
   options.limits.max_descriptors = descriptor_budget();
   auto allow = AllowList::parse(program.allow);
   if (!allow.ok()) return allow.status();

@@ -14,6 +14,7 @@
 #include "security/auth.h"
 #include "security/handshake.h"
 #include "session/server.h"
+#include "session/server_config.h"
 
 namespace fabperf::cluster {
 namespace {
@@ -68,8 +69,7 @@ class ClusterAgent : public ::testing::Test {
   }
   // Rank 1's fabperf server, opened by the key it returns.
   std::string StartPeer() {
-    ServerOptions options;
-    options.tests = &all_tests();
+    ServerOptions options = default_server_options(all_tests());
     options.bind_addr = "127.0.0.1";
     options.port = 0;
     options.log = false;

@@ -19,15 +19,18 @@ RunOptions request(const nlohmann::json& params) {
 
 const TestSpec& tcp_bw() { return *all_tests().find("tcp_bw"); }
 
+// A server's limits with no --max_* given: the option table's defaults.
+ServerLimits table_limits() { return limits_from(default_program_options()); }
+
 TEST(ServerLimits, DefaultsAcceptOrdinaryRuns) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   EXPECT_TRUE(
       check_request(limits, tcp_bw(), request({{"msg_size", 65536}, {"time", 2}}), RunCost{}).ok());
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 1 << 30}}), RunCost{}).ok());
 }
 
 TEST(ServerLimits, MessageSizeBeyondTheLimitIsRefusedWithTheReason) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   Status s = check_request(limits, tcp_bw(), request({{"msg_size", 5ull << 30}}), RunCost{});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kFailed);
@@ -38,7 +41,7 @@ TEST(ServerLimits, MessageSizeBeyondTheLimitIsRefusedWithTheReason) {
 }
 
 TEST(ServerLimits, TimeCountAndTimeout) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   limits.max_time = 10;
   limits.max_msgs = 1000;
   Status t = check_request(limits, tcp_bw(), request({{"time", 11}}), RunCost{});
@@ -57,7 +60,7 @@ TEST(ServerLimits, TimeCountAndTimeout) {
 
 // Review N11: a root server bound TCP 22 and 80 when a client (a qperf request, or -ip) asked.
 TEST(ServerLimits, AClientMayNotChooseAPrivilegedDataPort) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   Status low = check_request(limits, tcp_bw(), request({{"ip_port", 22}}), RunCost{});
   EXPECT_EQ(low.message(),
             "refused: data port 22 is below 1024: a client may not ask for a privileged port "
@@ -88,7 +91,7 @@ TEST(ServerLimits, StringParametersWithControlsAreRefused) {
 }
 
 TEST(ServerLimits, MemoryAloneAndTogether) {
-  ServerLimits limits;
+  ServerLimits limits = table_limits();
   limits.max_memory = 64 << 20;
   Status alone = check_request(limits, tcp_bw(), request({{"msg_size", 100 << 20}}), RunCost{});
   EXPECT_NE(alone.message().find("--max_memory"), std::string::npos) << alone.message();
@@ -99,6 +102,29 @@ TEST(ServerLimits, MemoryAloneAndTogether) {
   EXPECT_NE(together.message().find("server busy"), std::string::npos) << together.message();
   EXPECT_NE(together.message().find("try again"), std::string::npos);
   EXPECT_TRUE(check_request(limits, tcp_bw(), request({{"msg_size", 32 << 20}}), RunCost{}).ok());
+}
+
+// The limits' defaults are the option table's, read through limits_from (a drift between the
+// table and what a server enforces fails here); the process's limits are not options.
+TEST(ServerLimits, DefaultsAreTheOptionTables) {
+  ServerLimits limits = table_limits();
+  EXPECT_EQ(limits.max_msg_size, uint64_t{1} << 30);
+  EXPECT_EQ(limits.max_time, 3600);
+  EXPECT_EQ(limits.max_msgs, 1'000'000'000u);
+  EXPECT_EQ(limits.max_memory, uint64_t{2} << 30);
+  EXPECT_EQ(limits.max_descriptors, 960u);
+  EXPECT_EQ(limits.max_threads, 1024u);
+  // The options' values, whatever they are, are what the limits hold.
+  ProgramOptions program = default_program_options();
+  program.max_msg_size = 4096;
+  program.max_time = 7;
+  program.max_msgs = 11;
+  program.max_memory = uint64_t{3} << 20;
+  limits = limits_from(program);
+  EXPECT_EQ(limits.max_msg_size, 4096u);
+  EXPECT_EQ(limits.max_time, 7);
+  EXPECT_EQ(limits.max_msgs, 11u);
+  EXPECT_EQ(limits.max_memory, uint64_t{3} << 20);
 }
 
 TEST(ServerLimits, MemoryEstimateNeverWraps) {
