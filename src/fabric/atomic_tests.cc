@@ -53,9 +53,10 @@ bool set_operands(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint6
 }
 
 // One atomic through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
-// a list's operation that another follows at once (run_window's more_follows), so the
-// provider may wait for the list's last to ring.
-ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpContext* c) {
+// a list's operation that another follows at once (run_window's list.more_follows), so the
+// provider may wait for the list's last to ring. Sets list.more_sent where it posts.
+ssize_t atomic_more(FabricSession& f, PostList& list, const AtomicSpec& spec, uint32_t slot,
+                    OpContext* c) {
   void* desc = f.desc();
   fi_ioc operand{f.atomic_operand(slot), 1};
   fi_ioc compare{f.atomic_compare(slot), 1};
@@ -72,7 +73,7 @@ ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpC
   msg.op = spec.op;
   msg.context = c;
   const uint64_t flags = f.more_flags();
-  f.more_sent = true;
+  list.more_sent = true;
   switch (spec.form) {
     case AtomicForm::kBase:
       return fi_atomicmsg(f.ep(), &msg, flags);
@@ -81,14 +82,15 @@ ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpC
     case AtomicForm::kCompare:
       return fi_compare_atomicmsg(f.ep(), &msg, &compare, &desc, 1, &result, &desc, 1, flags);
   }
-  f.more_sent = false;
+  list.more_sent = false;
   return -FI_EINVAL;
 }
 
 // Operation `iteration` in slot `slot`: its own operands (unless `operands_set`: the caller
-// wrote them), its own target slot at the peer.
+// wrote them), its own target slot at the peer. `list`: the post's place in a --bw_method
+// list (run_window's PostList; a single post's stays unset).
 bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration,
-                 const Handler& on, bool operands_set = false) {
+                 const Handler& on, PostList& list, bool operands_set = false) {
   OpContext* c = f.tx_pool.acquire(slot);
   // In flight at once, operations never share operands or results: the context's own slot
   // (a provider may complete them out of order).
@@ -98,8 +100,8 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64
   return f.post(
       "fi_atomic",
       [&]() -> ssize_t {
-        f.more_sent = false;
-        if (f.more_follows) return atomic_more(f, spec, slot, c);
+        list.more_sent = false;
+        if (list.more_follows) return atomic_more(f, list, spec, slot, c);
         switch (spec.form) {
           case AtomicForm::kBase:
             return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),
@@ -116,7 +118,7 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64
         }
         return -FI_EINVAL;
       },
-      on);
+      on, &list);
 }
 
 // The target side of every atomic test: serve until the client is done, then answer.
@@ -150,8 +152,8 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   if (bidirectional) {
     return run_both_ways(
         f, window, run, spec.type_size,
-        [&](uint64_t index) {
-          return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
+        [&](uint64_t index, PostList& list) {
+          return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on, list);
         },
         on);
   }
@@ -163,8 +165,8 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
       f, window, run,
-      [&](uint64_t index) {
-        return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on);
+      [&](uint64_t index, PostList& list) {
+        return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on, list);
       },
       on));
   ctx.mark_end();
@@ -216,8 +218,9 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       return f.status();
     }
     done_op = false;
-    if (!post_atomic(f, *spec, 0, iter, on, true) || !wait_for(
-                                                         f, [&] { return done_op; }, on)) {
+    PostList single;  // one operation at a time: no list
+    if (!post_atomic(f, *spec, 0, iter, on, single, true) || !wait_for(
+                                                                 f, [&] { return done_op; }, on)) {
       return f.status();
     }
     uint64_t old = 0;
@@ -269,9 +272,11 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
     if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
+    // One operation at a time: no list.
+    PostList single;
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, 0, iter, on, true) || !wait_for(
-                                                         f, [&] { return done_op; }, on)) {
+    if (!post_atomic(f, *spec, 0, iter, on, single, true) || !wait_for(
+                                                                 f, [&] { return done_op; }, on)) {
       return f.status();
     }
     int64_t t1 = now_ns();

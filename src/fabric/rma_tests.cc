@@ -86,10 +86,10 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
 }
 
 // One RMA operation through fi_writemsg/fi_readmsg with FI_MORE: a list's operation that
-// another follows at once (run_window's more_follows), so the provider may wait for the list's
-// last to ring. Returns what the call returns.
-ssize_t rma_more(FabricSession& f, bool read, void* buf, uint64_t remote, OpContext* c,
-                 std::optional<uint64_t> data) {
+// another follows at once (run_window's list.more_follows), so the provider may wait for the
+// list's last to ring. Sets list.more_sent. Returns what the call returns.
+ssize_t rma_more(FabricSession& f, PostList& list, bool read, void* buf, uint64_t remote,
+                 OpContext* c, std::optional<uint64_t> data) {
   iovec iov{buf, f.msg_size};
   void* desc = f.desc();
   fi_rma_iov rma{remote, f.msg_size, f.remote_key()};
@@ -106,19 +106,22 @@ ssize_t rma_more(FabricSession& f, bool read, void* buf, uint64_t remote, OpCont
     msg.data = *data;
     flags |= FI_REMOTE_CQ_DATA;
   }
-  f.more_sent = true;
+  list.more_sent = true;
   return read ? fi_readmsg(f.ep(), &msg, flags) : fi_writemsg(f.ep(), &msg, flags);
 }
 
-bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on) {
+// `list`: the post's place in a --bw_method list (run_window's PostList; a single post's
+// stays unset).
+bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on,
+                PostList& list) {
   uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
   OpContext* c = f.tx_pool.acquire(slot);
   return f.post(
       "fi_write",
       [&] {
-        f.more_sent = false;
-        if (f.more_follows) {
-          return rma_more(f, false, f.tx(slot), f.remote_rx(index), c,
+        list.more_sent = false;
+        if (list.more_follows) {
+          return rma_more(f, list, false, f.tx(slot), f.remote_rx(index), c,
                           with_data ? std::optional<uint64_t>(index) : std::nullopt);
         }
         if (with_data) {
@@ -128,12 +131,13 @@ bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler&
         return fi_write(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
                         f.remote_key(), c);
       },
-      on);
+      on, &list);
 }
 
 // Reads into an rx slot, or (both sides reading, when the rx slots are the peer's source)
 // into a tx slot, poisoned first under --verify.
-bool post_read(FabricSession& f, uint64_t index, const Handler& on, bool into_tx = false) {
+bool post_read(FabricSession& f, uint64_t index, const Handler& on, PostList& list,
+               bool into_tx = false) {
   uint32_t slot = static_cast<uint32_t>(index % (into_tx ? f.tx_slots() : f.rx_slots()));
   OpContext* c = f.tx_pool.acquire(slot);
   // Into tx slots: the context's own slot, so no read lands where one still in flight (a
@@ -144,12 +148,14 @@ bool post_read(FabricSession& f, uint64_t index, const Handler& on, bool into_tx
   return f.post(
       "fi_read",
       [&] {
-        f.more_sent = false;
-        if (f.more_follows) return rma_more(f, true, into, f.remote_rx(index), c, std::nullopt);
+        list.more_sent = false;
+        if (list.more_follows) {
+          return rma_more(f, list, true, into, f.remote_rx(index), c, std::nullopt);
+        }
         return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
                        f.remote_key(), c);
       },
-      on);
+      on, &list);
 }
 
 bool fill_tx(FabricSession& f) {
@@ -238,14 +244,17 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   if (bidirectional && !with_data) {
     nlohmann::json peer;
     FP_RETURN_IF_ERROR(run_both_ways(
-        f, window, run, f.msg_size, [&](uint64_t index) { return post_write(f, index, false, on); },
-        on, &peer));
+        f, window, run, f.msg_size,
+        [&](uint64_t index, PostList& list) { return post_write(f, index, false, on, list); }, on,
+        &peer));
     return check_written_slots(f, on, peer.value("sent", uint64_t{0}), false);
   }
   if (writing) {
     run.barrier = run.lists;  // the lists' start barrier (-b: both sides', above)
     FP_RETURN_IF_ERROR(run_window(
-        f, window, run, [&](uint64_t index) { return post_write(f, index, with_data, on); }, on));
+        f, window, run,
+        [&](uint64_t index, PostList& list) { return post_write(f, index, with_data, on, list); },
+        on));
     uint64_t measured = run.measured(f.warmup);
     ctx.stats.send_msgs = measured;
     ctx.stats.send_bytes = measured * f.msg_size;
@@ -306,8 +315,8 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   if (bidirectional) {
     // Both sides read the peer's rx slots (its pattern) into their own tx slots.
     return run_both_ways(
-        f, window, run, f.msg_size, [&](uint64_t index) { return post_read(f, index, on, true); },
-        on);
+        f, window, run, f.msg_size,
+        [&](uint64_t index, PostList& list) { return post_read(f, index, on, list, true); }, on);
   }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
@@ -317,7 +326,8 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   }
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
-      f, window, run, [&](uint64_t index) { return post_read(f, index, on); }, on));
+      f, window, run, [&](uint64_t index, PostList& list) { return post_read(f, index, on, list); },
+      on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.warmup);
   ctx.stats.send_msgs = measured;
@@ -357,7 +367,8 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
     int64_t t0 = now_ns();
-    bool posted = read ? post_read(f, iter, on) : post_write(f, iter, false, on);
+    PostList single;  // one operation at a time: no list
+    bool posted = read ? post_read(f, iter, on, single) : post_write(f, iter, false, on, single);
     if (!posted || !wait_for(
                        f, [&] { return done_op; }, on))
       return f.status();

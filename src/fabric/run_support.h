@@ -214,16 +214,18 @@ inline int64_t lists_time_ns(const WindowRun& run, TestContext& ctx) {
   return now_ns() - run.start_ns;
 }
 
-// Keeps up to `window` operations in flight through post_one(index) (which takes a tx
-// context and posts), first the warm-up ones, then the measured phase. The client stops at
-// its time or count; a server at its count (-n) or when the client's end message arrives
-// (-t). The run limit is looked at between posts, not only once the window is full: a
-// provider whose queue is shallower than the window frees one slot at a time, and the window
-// would never fill (a --tx_depth 8192 run went on for minutes). Returns once every posted
-// operation has completed. Ticks the interval meter (--interval) with the loop's clock and
-// finishes it with the measured posts. With `run.lists` (the CXI tools' method) the same loop
-// posts `window` operations as one list (as many in flight as the provider takes), waits for
-// all of it (and its answer), and looks at the limit only between lists.
+// Keeps up to `window` operations in flight through post_one(index, list) (which takes a tx
+// context and posts; `list`, a PostList, says whether the next operation of a --bw_method list
+// follows at once, and post_one whether its post carried FI_MORE), first the warm-up ones,
+// then the measured phase. The client stops at its time or count; a server at its count (-n)
+// or when the client's end message arrives (-t). The run limit is looked at between posts, not
+// only once the window is full: a provider whose queue is shallower than the window frees one
+// slot at a time, and the window would never fill (a --tx_depth 8192 run went on for minutes).
+// Returns once every posted operation has completed. Ticks the interval meter (--interval)
+// with the loop's clock and finishes it with the measured posts. With `run.lists` (the CXI
+// tools' method) the same loop posts `window` operations as one list (as many in flight as the
+// provider takes), waits for all of it (and its answer), and looks at the limit only between
+// lists.
 template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
@@ -302,11 +304,10 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
       // A list's next operation follows at once while the list and the queue have room:
       // this one may carry FI_MORE (where the post function has a *msg form).
-      f.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
-      f.more_sent = false;
-      const bool posted = post_one(run.posted);
-      if (run.lists && !f.more_sent) ++run.doorbells;
-      f.more_follows = f.more_sent = false;
+      PostList list_post;
+      list_post.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
+      const bool posted = post_one(run.posted, list_post);
+      if (run.lists && !list_post.more_sent) ++run.doorbells;
       if (!posted) return f.status();
       ++run.posted;
       run.in_flight_peak = std::max(run.in_flight_peak, f.tx_pool.in_flight());
@@ -361,7 +362,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
 
 // A bi-directional run as the originals time one: each side's warm-up, a start barrier (both
 // start measuring when they hold each other's word), each side's own window of operations
-// (`post_one`), then the end
+// (`post_one`, as run_window takes it), then the end
 // barrier: each side has its own counts and the peer's. Each side's time runs from the start
 // of its measured phase to the end barrier, so sides out of step under-report rather than
 // over-report. Fills this side's stats: send_* its own operations (`op_bytes` each), recv_*

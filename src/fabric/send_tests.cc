@@ -227,7 +227,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     if (run.lists) rx_start = run.start_ns;
   }
   if (sending) {
-    auto post_one = [&](uint64_t index) {
+    // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
+    auto post_one = [&](uint64_t index, PostList&) {
       uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
       if (f.inject_bw) {
         // Copied at once and no completion to come: complete as posted.

@@ -108,6 +108,18 @@ Needs fabric_needs(const SessionNeeds& needs, const RunOptions& opts);
 CxiControls cxi_controls_for(const TestSpec& spec, const SessionNeeds& needs,
                              const RunOptions& opts);
 
+// One post's place in a --bw_method list, between run_window and the post function it calls
+// (and FabricSession::post, which the post function hands it to). run_window says whether
+// another operation of the same list follows this one at once: then the post may carry
+// FI_MORE and leave the doorbell to the list's last, as the originals ring once a list. The
+// post function says whether its post did carry FI_MORE: run_window counts a doorbell for
+// each post that did not. A refused post (-FI_EAGAIN) rings: post() drops more_follows
+// before the retry. Posts outside a list leave it as it starts, neither set.
+struct PostList {
+  bool more_follows = false;  // in: this post may carry FI_MORE
+  bool more_sent = false;     // out: the post that went through carried FI_MORE
+};
+
 class FabricSession {
  public:
   // Chooses the provider (the client's choice is sent to the server), opens the endpoints,
@@ -168,11 +180,6 @@ class FabricSession {
   // queue's size, these say the provider held back (a refusal with nothing in flight, as
   // while a connection sets up, is not counted).
   uint64_t posts_refused = 0;
-  // --bw_method lists: another operation of the same list is posted right after this one
-  // (run_window says so), so this post may carry FI_MORE and leave the doorbell to the list's
-  // last, as the originals ring once a list. A refused post rings: post() clears it first.
-  bool more_follows = false;
-  bool more_sent = false;  // the post function's last post carried FI_MORE
   // The flags of a *msg post: the endpoint's own op_flags (what fi_write & co. use), and
   // FI_COMPLETION and FI_MORE.
   uint64_t more_flags() const {
@@ -210,8 +217,10 @@ class FabricSession {
     return batch_ns_;
   }
   // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
+  // A post of a --bw_method list hands its `list`: once refused, the retry must not carry
+  // FI_MORE (it rings the doorbell), so its more_follows is dropped.
   template <typename Post, typename Fn>
-  bool post(const char* what, Post&& post_op, Fn&& fn) {
+  bool post(const char* what, Post&& post_op, Fn&& fn, PostList* list = nullptr) {
     bool refused = false;
     while (true) {
       ssize_t ret = watched(post_op);
@@ -219,7 +228,7 @@ class FabricSession {
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
       if (!refused && tx_pool.in_flight() > 1) ++posts_refused;
       refused = true;
-      more_follows = false;
+      if (list != nullptr) list->more_follows = false;
       if (!progress(fn, 0)) return false;
       // A post refused again and again must not outlive the peer or the deadline.
       int64_t now = now_ns();
