@@ -16,13 +16,14 @@ constexpr uint64_t kUdSize = 2048;
 constexpr uint64_t kLatSize = 1;
 constexpr uint64_t kAtomicSize = 8;
 
-// Every fabric test chooses its provider and buffers the same way, and takes the cxi
-// provider's switches (applied where the provider is cxi).
+// Every fabric test chooses its provider and buffers the same way, takes the cxi provider's
+// switches (applied where the provider is cxi), and runs each side on the CPUs -lca/-rca give
+// (the client and serve_run pin every test's side before it starts).
 std::vector<const char*> with_common(std::vector<const char*> extra) {
-  std::vector<const char*> out = {"msg_size", "time",         "no_msgs",  "warmup",  "id",
-                                  "provider", "domain",       "fabric",   "cq_poll", "use_hp",
-                                  "gpu",      "svc_id",       "no_idc",   "no_ll",   "no_hrp",
-                                  "no_ple",   "unrestricted", "matching", "rdzv"};
+  std::vector<const char*> out = {
+      "msg_size", "time",    "no_msgs",      "warmup",   "id",     "provider",    "domain",
+      "fabric",   "cq_poll", "use_hp",       "gpu",      "svc_id", "no_idc",      "no_ll",
+      "no_hrp",   "no_ple",  "unrestricted", "matching", "rdzv",   "cpu_affinity"};
   out.insert(out.end(), extra.begin(), extra.end());
   return out;
 }

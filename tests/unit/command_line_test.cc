@@ -107,6 +107,23 @@ TEST(CommandLine, SetButNotUsedWarningNamesTheSpelling) {
   EXPECT_EQ(warnings[1], "warning: -sl set but not used in test tcp_lat");
 }
 
+// The client (run_plan) and the server (serve_run) pin every test's side to its -lca/-rca
+// before the test starts, so no measuring test may call them "set but not used": every fabric
+// test did, while its sides ran where they were told.
+TEST(CommandLine, EveryMeasuringTestUsesTheCpuAffinity) {
+  auto cl = parse({"h", "-lca", "0", "-rca", "1", "tcp_lat"});
+  ASSERT_TRUE(cl.ok());
+  for (const TestSpec* test : all_tests().all()) {
+    // conf and quit measure nothing; uc and xrc rows run nothing (libfabric has neither).
+    const std::string transport = test->transport;
+    if (test->kind == TestKind::kMisc || transport == "uc" || transport == "xrc") continue;
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(resolve_run(*test, cl->tests[0].assignments, {}, Dialect::kQperf, &warnings).ok())
+        << test->name;
+    EXPECT_TRUE(warnings.empty()) << test->name << ": " << (warnings.empty() ? "" : warnings[0]);
+  }
+}
+
 TEST(CommandLine, Errors) {
   struct Case {
     std::vector<std::string> args;
