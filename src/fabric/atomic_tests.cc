@@ -54,9 +54,8 @@ bool set_operands(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint6
 
 // One atomic through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
 // a list's operation that another follows at once (run_window's list.more_follows), so the
-// provider may wait for the list's last to ring. Sets list.more_sent where it posts.
-ssize_t atomic_more(FabricSession& f, PostList& list, const AtomicSpec& spec, uint32_t slot,
-                    OpContext* c) {
+// provider may wait for the list's last to ring.
+ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpContext* c) {
   void* desc = f.desc();
   fi_ioc operand{f.atomic_operand(slot), 1};
   fi_ioc compare{f.atomic_compare(slot), 1};
@@ -73,7 +72,6 @@ ssize_t atomic_more(FabricSession& f, PostList& list, const AtomicSpec& spec, ui
   msg.op = spec.op;
   msg.context = c;
   const uint64_t flags = f.more_flags();
-  list.more_sent = true;
   switch (spec.form) {
     case AtomicForm::kBase:
       return fi_atomicmsg(f.ep(), &msg, flags);
@@ -82,7 +80,6 @@ ssize_t atomic_more(FabricSession& f, PostList& list, const AtomicSpec& spec, ui
     case AtomicForm::kCompare:
       return fi_compare_atomicmsg(f.ep(), &msg, &compare, &desc, 1, &result, &desc, 1, flags);
   }
-  list.more_sent = false;
   return -FI_EINVAL;
 }
 
@@ -100,8 +97,7 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64
   return f.post(
       "fi_atomic",
       [&]() -> ssize_t {
-        list.more_sent = false;
-        if (list.more_follows) return atomic_more(f, list, spec, slot, c);
+        if (list.more_follows) return atomic_more(f, spec, slot, c);
         switch (spec.form) {
           case AtomicForm::kBase:
             return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),

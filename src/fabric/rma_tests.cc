@@ -87,9 +87,9 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
 
 // One RMA operation through fi_writemsg/fi_readmsg with FI_MORE: a list's operation that
 // another follows at once (run_window's list.more_follows), so the provider may wait for the
-// list's last to ring. Sets list.more_sent. Returns what the call returns.
-ssize_t rma_more(FabricSession& f, PostList& list, bool read, void* buf, uint64_t remote,
-                 OpContext* c, std::optional<uint64_t> data) {
+// list's last to ring. Returns what the call returns.
+ssize_t rma_more(FabricSession& f, bool read, void* buf, uint64_t remote, OpContext* c,
+                 std::optional<uint64_t> data) {
   iovec iov{buf, f.msg_size};
   void* desc = f.desc();
   fi_rma_iov rma{remote, f.msg_size, f.remote_key()};
@@ -106,7 +106,6 @@ ssize_t rma_more(FabricSession& f, PostList& list, bool read, void* buf, uint64_
     msg.data = *data;
     flags |= FI_REMOTE_CQ_DATA;
   }
-  list.more_sent = true;
   return read ? fi_readmsg(f.ep(), &msg, flags) : fi_writemsg(f.ep(), &msg, flags);
 }
 
@@ -119,9 +118,8 @@ bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler&
   return f.post(
       "fi_write",
       [&] {
-        list.more_sent = false;
         if (list.more_follows) {
-          return rma_more(f, list, false, f.tx(slot), f.remote_rx(index), c,
+          return rma_more(f, false, f.tx(slot), f.remote_rx(index), c,
                           with_data ? std::optional<uint64_t>(index) : std::nullopt);
         }
         if (with_data) {
@@ -148,9 +146,8 @@ bool post_read(FabricSession& f, uint64_t index, const Handler& on, PostList& li
   return f.post(
       "fi_read",
       [&] {
-        list.more_sent = false;
         if (list.more_follows) {
-          return rma_more(f, list, true, into, f.remote_rx(index), c, std::nullopt);
+          return rma_more(f, true, into, f.remote_rx(index), c, std::nullopt);
         }
         return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
                        f.remote_key(), c);

@@ -114,7 +114,8 @@ CxiControls cxi_controls_for(const TestSpec& spec, const SessionNeeds& needs,
 // FI_MORE and leave the doorbell to the list's last, as the originals ring once a list. The
 // post function says whether its post did carry FI_MORE: run_window counts a doorbell for
 // each post that did not. A refused post (-FI_EAGAIN) rings: post() drops more_follows
-// before the retry. Posts outside a list leave it as it starts, neither set.
+// before the retry, and sets more_sent from it once the post goes through. Posts outside a
+// list leave it as it starts, neither set.
 struct PostList {
   bool more_follows = false;  // in: this post may carry FI_MORE
   bool more_sent = false;     // out: the post that went through carried FI_MORE
@@ -218,13 +219,18 @@ class FabricSession {
   }
   // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
   // A post of a --bw_method list hands its `list`: once refused, the retry must not carry
-  // FI_MORE (it rings the doorbell), so its more_follows is dropped.
+  // FI_MORE (it rings the doorbell), so its more_follows is dropped; post_op must carry
+  // FI_MORE exactly where list->more_follows says, and more_sent says whether it did.
   template <typename Post, typename Fn>
   bool post(const char* what, Post&& post_op, Fn&& fn, PostList* list = nullptr) {
     bool refused = false;
     while (true) {
       ssize_t ret = watched(post_op);
-      if (ret == 0) return true;
+      if (ret == 0) {
+        // The post function posts with FI_MORE exactly where more_follows says it may.
+        if (list != nullptr) list->more_sent = list->more_follows;
+        return true;
+      }
       if (ret != -FI_EAGAIN) return fail(fi_status(what, ret));
       if (!refused && tx_pool.in_flight() > 1) ++posts_refused;
       refused = true;

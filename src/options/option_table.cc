@@ -212,6 +212,9 @@ bool given(const RunOptions& options, const FieldRef& field) {
 bool given(const ProgramOptions& options, const FieldRef& field) {
   return options.given.test(option_of(field).index);
 }
+double report_interval_s(const ProgramOptions& options) {
+  return given(options, &ProgramOptions::interval) ? options.interval : 0;
+}
 
 RunOptions default_run_options(Dialect dialect) { return defaults_for<RunOptions>(dialect, true); }
 ProgramOptions default_program_options(Dialect dialect) {

@@ -131,6 +131,10 @@ OptionValue load(const ProgramOptions& options, const OptionSpec& spec);
 // True when the user set this field (not its default).
 bool given(const RunOptions& options, const FieldRef& field);
 bool given(const ProgramOptions& options, const FieldRef& field);
+// The interval of a run's periodic reports (lines, the JSON stream): --interval where the user
+// gave it, else 0 (none). Never the field's default: fab_heatsink_check's rows default to
+// 10 s in the same field, its sampling period.
+double report_interval_s(const ProgramOptions& options);
 
 // Every field at its default in `dialect`.
 RunOptions default_run_options(Dialect dialect = Dialect::kQperf);

@@ -13,8 +13,7 @@ OutputSpec outputs_of(const ProgramOptions& p) {
   out.csv = p.csv;
   out.html = p.html;
   out.json_stream = p.json_stream;
-  // --interval only where given (fab_heatsink_check's rows default to 10 s in the same field).
-  out.interval_s = given(p, &ProgramOptions::interval) ? p.interval : 0;
+  out.interval_s = report_interval_s(p);
   return out;
 }
 

@@ -335,7 +335,7 @@ ClientConfig client_config_of(const ProgramOptions& program) {
   config.wait_server_s = program.wait_server;
   config.bind_addr = program.bind;
   config.qperf_server = program.qperf_server;
-  if (given(program, &ProgramOptions::interval)) config.interval_s = program.interval;
+  config.interval_s = report_interval_s(program);
   return config;
 }
 

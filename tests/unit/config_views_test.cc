@@ -5,6 +5,7 @@
 
 #include "app/all_tests.h"
 #include "options/option_table.h"
+#include "report/outputs.h"
 #include "session/client.h"
 #include "session/server_config.h"
 
@@ -68,12 +69,15 @@ TEST(ConfigViews, ADefaultClientHasTheOptionTablesDefaults) {
 }
 
 // --interval counts only where given: fab_heatsink_check's rows keep 10 s in the same field.
+// The client's periodic lines and the reporters' JSON stream read it alike.
 TEST(ConfigViews, ClientIntervalOnlyWhereGiven) {
   ProgramOptions program = default_program_options();
   program.interval = 10;
   EXPECT_EQ(client_config_of(program).interval_s, 0);
+  EXPECT_EQ(outputs_of(program).interval_s, 0);
   program.given.set(option_of(&ProgramOptions::interval).index);
   EXPECT_EQ(client_config_of(program).interval_s, 10);
+  EXPECT_EQ(outputs_of(program).interval_s, 10);
 }
 
 }  // namespace
