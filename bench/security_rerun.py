@@ -322,14 +322,14 @@ def d6_sigint():
 
 
 def d6_sigterm_server():
-    s, port = server(["--concurrent"])
-    c = start(["127.0.0.1", "-lp", str(port), "-t", "10", "--interval", "0.2", "tcp_bw"])
-    measuring(c)
-    os.kill(s.pid, signal.SIGTERM)
-    t0 = time.time()
-    src, _, _ = finish(s, 30)
-    dt = time.time() - t0
-    rc, _, err = finish(c, 30)
+    with serving(["--concurrent"]) as (s, port):
+        c = start(["127.0.0.1", "-lp", str(port), "-t", "10", "--interval", "0.2", "tcp_bw"])
+        measuring(c)
+        os.kill(s.pid, signal.SIGTERM)
+        t0 = time.time()
+        src, _, _ = finish(s, 30)
+        dt = time.time() - t0
+        rc, _, err = finish(c, 30)
     row("D6'", f"SIGTERM server mid tcp_bw: server rc {src} in {dt:.2f} s; client rc {rc}, "
         f"{'heard' if 'server shutting down' in err else 'did not hear'} 'server shutting down'",
         src == 0 and rc == 1 and "server shutting down" in err)
@@ -410,33 +410,32 @@ def d14_edges():
 def n4_loop(n):
     hogs = [subprocess.Popen(["/bin/sh", "-c", "while :; do :; done"]) for _ in range(2)]
     PROCS.extend(hogs)
-    s, port = server()
     worst, hung, nojson, other = 0.0, 0, 0, 0
     try:
-        for i in range(n):
-            with tempfile.TemporaryDirectory() as d:
-                j = os.path.join(d, "r.json")
-                c = start(["127.0.0.1", "-lp", str(port), "-P", "shm", "-n", "100000000",
-                           "--interval", "0.1", "--json", j, "rdm_write_bw"])
-                if not measuring(c):
-                    finish(c, 30)
-                    other += 1
-                    continue
-                time.sleep(0.037 * (i % 5))
-                for k in children(s.pid):
-                    os.kill(k, signal.SIGKILL)
-                t0 = time.time()
-                rc, _, _ = finish(c, 60)
-                worst = max(worst, time.time() - t0)
-                hung += rc is None
-                ok = os.path.exists(j) and json.load(open(j))["results"][0]["status"] == "error"
-                nojson += not ok
-                wait_for(lambda: not children(s.pid), 30)
+        with serving() as (s, port):
+            for i in range(n):
+                with tempfile.TemporaryDirectory() as d:
+                    j = os.path.join(d, "r.json")
+                    c = start(["127.0.0.1", "-lp", str(port), "-P", "shm", "-n", "100000000",
+                               "--interval", "0.1", "--json", j, "rdm_write_bw"])
+                    if not measuring(c):
+                        finish(c, 30)
+                        other += 1
+                        continue
+                    time.sleep(0.037 * (i % 5))
+                    for k in children(s.pid):
+                        os.kill(k, signal.SIGKILL)
+                    t0 = time.time()
+                    rc, _, _ = finish(c, 60)
+                    worst = max(worst, time.time() - t0)
+                    hung += rc is None
+                    ok = os.path.exists(j) and json.load(open(j))["results"][0]["status"] == "error"
+                    nojson += not ok
+                    wait_for(lambda: not children(s.pid), 30)
         row("N4", f"{n} shm clients whose session process was SIGKILLed mid-write, 2 CPU hogs: "
             f"{hung} hung, {nojson} without an error JSON, {other} never measured; slowest exit "
             f"{worst:.2f} s (client -to 5)", hung == 0 and nojson == 0 and other <= 2)
     finally:
-        stop(s)
         for h in hogs:
             stop(h)
 
@@ -455,29 +454,29 @@ def n6_report():
 def n9_stock_busy(tries=8):
     """A server whose one slot a running client holds, 10 silent connections before each try
     (the review's flood), then a stock qperf client: it must print the reason."""
-    s, port = server(["--max_clients", "1"])
-    holder = start(["127.0.0.1", "-lp", str(port), "-t", "120", "--interval", "0.5", "tcp_lat"])
-    flood = []
-    try:
-        if not measuring(holder):
-            row("N9", "the holding client never measured", False)
-            return
-        heard, said = 0, ""
-        for _ in range(tries):
-            flood += [socket.create_connection(("127.0.0.1", port)) for _ in range(10)]
-            time.sleep(0.1)
-            rc, out, err = finish(start(["-lp", str(port), "-t", "1", "127.0.0.1", "tcp_lat"],
-                                        prog="qperf"), 30)
-            heard += "server: server busy: 1 client is being served" in out + err
-            said = (out + err).strip().replace("\n", " ")[-90:]
-        row("N9", f"stock qperf against a full server (--max_clients 1, held), 10 silent "
-            f"connections before each: {heard} of {tries} read 'server busy' (review: 4 of 8); "
-            f"last: {said!r}", heard == tries)
-    finally:
-        for k in flood:
-            k.close()
-        stop(holder)
-        stop(s)
+    with serving(["--max_clients", "1"]) as (s, port):
+        holder = start(["127.0.0.1", "-lp", str(port), "-t", "120", "--interval", "0.5",
+                        "tcp_lat"])
+        flood = []
+        try:
+            if not measuring(holder):
+                row("N9", "the holding client never measured", False)
+                return
+            heard, said = 0, ""
+            for _ in range(tries):
+                flood += [socket.create_connection(("127.0.0.1", port)) for _ in range(10)]
+                time.sleep(0.1)
+                rc, out, err = finish(start(["-lp", str(port), "-t", "1", "127.0.0.1",
+                                             "tcp_lat"], prog="qperf"), 30)
+                heard += "server: server busy: 1 client is being served" in out + err
+                said = (out + err).strip().replace("\n", " ")[-90:]
+            row("N9", f"stock qperf against a full server (--max_clients 1, held), 10 silent "
+                f"connections before each: {heard} of {tries} read 'server busy' (review: 4 of "
+                f"8); last: {said!r}", heard == tries)
+        finally:
+            for k in flood:
+                k.close()
+            stop(holder)
 
 
 def flood_100():
