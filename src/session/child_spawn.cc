@@ -1,42 +1,25 @@
-// Starting a session child: fork + exec of fabperf in its hidden mode, with the control
-// connection as its only inherited descriptor, and its request written to its link.
+// Starting a session child: fabperf exec'd in its hidden mode (core/spawn.h), with the control
+// connection and its link as its only descriptors, and its request written to the link.
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <vector>
 
 #include "core/clock.h"
+#include "core/spawn.h"
 #include "session/child_link.h"
 #include "session/session_child.h"
-
-extern char** environ;
 
 namespace fabperf {
 
 namespace {
 
-// Everything the child needs after fork, prepared before it: in a multi-threaded parent the
-// child may only make async-signal-safe calls until exec (another thread may hold malloc's lock).
-struct ExecPlan {
-  const char* path;
-  char** argv;
-  char** envp;
-  int control_fd;
-  int link_fd;
-  int null_fd;
-  pid_t parent;
-  int max_fd;  // for closing descriptors where close_range is missing
-};
-
-// Async-signal-safe: "{"type":"exec_failed","errno":N}\n" without printf.
-void report_exec_failure(int fd, int err) {
+// Async-signal-safe, in the child (SpawnSpec::on_failure): "{"type":"exec_failed","errno":N}\n"
+// on its link, without printf.
+void report_exec_failure(int err, int fd) {
   char line[64] = "{\"type\":\"exec_failed\",\"errno\":";
   size_t n = sizeof "{\"type\":\"exec_failed\",\"errno\":" - 1;
   char digits[12];
@@ -50,39 +33,6 @@ void report_exec_failure(int fd, int err) {
   line[n++] = '\n';
   ssize_t ignored = write(fd, line, n);
   (void)ignored;
-}
-
-[[noreturn]] void become_child(const ExecPlan& plan) {
-  // Its own session and process group: a terminal's ^C to the server's group never reaches it.
-  setsid();
-  // Default dispositions (the server ignores SIGPIPE, handles SIGINT/SIGTERM) and no mask.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  // Never outlive the parent (kept across exec; re-armed by the child after its uid changes).
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != plan.parent) _exit(kChildExitParentGone);
-  // Move the three descriptors above any target before placing them, then close the rest.
-  int control = fcntl(plan.control_fd, F_DUPFD, 16);
-  int link = fcntl(plan.link_fd, F_DUPFD, 16);
-  int null = fcntl(plan.null_fd, F_DUPFD, 16);
-  if (control < 0 || link < 0 || null < 0 || dup2(null, 0) < 0 ||
-      dup2(control, kChildControlFd) < 0 || dup2(link, kChildLinkFd) < 0) {
-    report_exec_failure(plan.link_fd, errno);
-    _exit(kChildExitExecFailed);
-  }
-  if (syscall(SYS_close_range, kChildLinkFd + 1, ~0U, 0) != 0) {
-    for (int fd = kChildLinkFd + 1; fd < plan.max_fd; ++fd) close(fd);
-  }
-  execve(plan.path, plan.argv, plan.envp);
-  report_exec_failure(kChildLinkFd, errno);
-  _exit(kChildExitExecFailed);
 }
 
 // Writes the whole request, or as much as the child takes within the timeout.
@@ -120,33 +70,26 @@ Result<std::unique_ptr<SessionChild>> SessionChild::Start(int control_fd,
     return Status::failed(errno_text("session child: socketpair"));
   }
   Fd ours(pair[0]), theirs(pair[1]);
-  Fd null(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!null.valid()) return Status::failed(errno_text("session child: /dev/null"));
 
-  std::string parent = std::to_string(getpid());
-  std::vector<std::string> args = {"fabperf", kSessionChildArg, parent};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  rlimit nofile{};
-  getrlimit(RLIMIT_NOFILE, &nofile);
-  ExecPlan plan{options.executable.c_str(),
-                argv.data(),
-                environ,
-                control_fd,
-                theirs.get(),
-                null.get(),
-                getpid(),
-                static_cast<int>(nofile.rlim_cur > 65536 ? 65536 : nofile.rlim_cur)};
-
-  // _Fork skips pthread_atfork handlers (libfabric's among them), which are not ours to run.
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
-  pid_t pid = _Fork();
-#else
-  pid_t pid = fork();
-#endif
-  if (pid < 0) return Status::failed(errno_text("session child: fork"));
-  if (pid == 0) become_child(plan);
+  SpawnSpec spec;
+  spec.path = options.executable;
+  spec.argv = {"fabperf", kSessionChildArg, std::to_string(getpid())};
+  // The control connection and the link are its only descriptors, at fixed places.
+  spec.fds = {{kChildControlFd, control_fd}, {kChildLinkFd, theirs.get()}};
+  spec.close_from = kChildLinkFd + 1;
+  // Its own session and process group: a terminal's ^C to the server's group never reaches it.
+  spec.new_session = true;
+  // Default dispositions (the server ignores SIGPIPE, handles SIGINT/SIGTERM) and no mask.
+  spec.default_signals = true;
+  // Never outlive the parent (kept across exec; re-armed by the child after its uid changes).
+  spec.die_with_parent = true;
+  spec.parent_gone_exit = kChildExitParentGone;
+  spec.exec_failed_exit = kChildExitExecFailed;
+  spec.on_failure = report_exec_failure;
+  spec.failure_fd = kChildLinkFd;
+  auto spawned = spawn(spec);
+  if (!spawned.ok()) return Status::failed("session child: " + spawned.status().message());
+  const pid_t pid = *spawned;
   theirs.reset();
   Fd pidfd(options.use_pidfd ? static_cast<int>(syscall(SYS_pidfd_open, pid, 0)) : -1);
   auto child = std::unique_ptr<SessionChild>(

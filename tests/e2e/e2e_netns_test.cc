@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/spawn.h"
 #include "e2e_util.h"
 
 namespace fabperf::testing {
@@ -81,13 +82,12 @@ class ShapedPath : public ::testing::Test {
                    << set_up.err;
     }
     port_ = free_port();
-    server_pid_ = fork();
-    if (server_pid_ == 0) {
-      std::string bin = fabperf_bin(), port = std::to_string(port_);
-      execl(ip_.c_str(), ip_.c_str(), "netns", "exec", b_.c_str(), bin.c_str(), "-lp", port.c_str(),
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    SpawnSpec spec;
+    spec.path = ip_;
+    spec.argv = {ip_, "netns", "exec", b_, fabperf_bin(), "-lp", std::to_string(port_)};
+    auto spawned = spawn(spec);
+    ASSERT_TRUE(spawned.ok()) << spawned.status().message();
+    server_pid_ = *spawned;
   }
 
   void TearDown() override {

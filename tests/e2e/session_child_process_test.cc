@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "core/spawn.h"
 #include "e2e_util.h"
 #include "net/shm_cleanup.h"
 #include "session/session_child.h"
@@ -38,13 +39,14 @@ struct HelperParent {
     EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
     std::string exe = beside_fabperf("session_child_helper");
     std::string secs = std::to_string(seconds);
-    pid = fork();
-    if (pid == 0) {
-      setpgid(0, 0);
-      dup2(out[1], 1);
-      execl(exe.c_str(), exe.c_str(), "--parent", entry.c_str(), secs.c_str(), nullptr);
-      _exit(127);
-    }
+    SpawnSpec spec;
+    spec.path = exe;
+    spec.argv = {exe, "--parent", entry, secs};
+    spec.new_process_group = true;
+    spec.fds = {{1, out[1]}};
+    auto spawned = spawn(spec);
+    EXPECT_TRUE(spawned.ok()) << spawned.status().message();
+    pid = spawned.ok() ? *spawned : -1;
     close(out[1]);
     stdout_fd = out[0];
   }

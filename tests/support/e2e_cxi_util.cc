@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/spawn.h"
+
 namespace fabperf::testing {
 
 std::string tool_path(const std::string& name) { return beside_fabperf(name); }
@@ -48,17 +50,15 @@ CxiServer::CxiServer(const std::string& name, std::vector<std::string> extra) {
   // These tests run shm between a root client and this server.
   for (const std::string& a : keep_root_sessions("--run-as")) args.push_back(a);
   std::string program = tool_path(name);
-  pid_ = fork();
-  if (pid_ == 0) {
-    int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> argv{const_cast<char*>(program.c_str())};
-    for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
+  int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  SpawnSpec spec;
+  spec.path = program;
+  spec.argv = {program};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.fds = {{1, fd}, {2, fd}};
+  auto pid = spawn(spec);
+  pid_ = pid.ok() ? *pid : -1;
+  close(fd);
   // Up when it says so; an ASan build on a loaded machine may take seconds. A server that
   // exits (its port taken meanwhile) ends the wait, and the test reads its words.
   for (int i = 0; i < 6000 && !contains(slurp(out_path_), "for client to connect"); ++i) {

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "core/clock.h"
+#include "core/spawn.h"
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
 #include "fabric/address_codec.h"
@@ -155,24 +156,20 @@ nlohmann::json forged_memory(const nlohmann::json& region, uint64_t stride) {
 ShmVictim::ShmVictim() {
   std::string program = beside_fabperf("fabperf_shm_victim");
   // A bystander as an ordinary application runs it: shm with its defaults.
-  std::vector<char*> env;
+  SpawnSpec spec;
+  spec.path = program;
+  spec.env.emplace();
   for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "FI_SHM_DISABLE_CMA=", 19) != 0) env.push_back(*e);
+    if (std::strncmp(*e, "FI_SHM_DISABLE_CMA=", 19) != 0) spec.env->push_back(*e);
   }
-  env.push_back(nullptr);
-  char* argv[] = {program.data(), nullptr};
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
     spawn_error_ = "pipe failed";
     return;
   }
-  pid_ = fork();
-  if (pid_ == 0) {
-    dup2(in[0], STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    execve(program.c_str(), argv, env.data());
-    _exit(127);
-  }
+  spec.fds = {{STDIN_FILENO, in[0]}, {STDOUT_FILENO, out[1]}};
+  auto pid = spawn(spec);
+  pid_ = pid.ok() ? *pid : -1;
   close(in[0]);
   close(out[1]);
   to_child_ = in[1];

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/spawn.h"
 #include "e2e_util.h"
 #include "net/socket.h"
 
@@ -75,20 +76,17 @@ std::string read_file(const std::string& path) {
 Proc::Proc(const std::vector<std::string>& args, const std::string& program) {
   std::string bin = program.empty() ? fabperf_bin() : program;
   std::string out = dir_.file("out"), err = dir_.file("err");
-  pid_ = fork();
-  if (pid_ == 0) {
-    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int in = open("/dev/null", O_RDONLY);
-    dup2(o, 1);
-    dup2(e, 2);
-    dup2(in, 0);
-    std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(bin.c_str(), argv.data());
-    _exit(127);
-  }
+  int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  SpawnSpec spec;
+  spec.path = bin;
+  spec.argv = {bin};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.fds = {{1, o}, {2, e}};
+  auto pid = spawn(spec);
+  pid_ = pid.ok() ? *pid : -1;
+  close(o);
+  close(e);
 }
 
 Proc::~Proc() {

@@ -17,6 +17,8 @@
 #include <iterator>
 #include <thread>
 
+#include "core/spawn.h"
+
 namespace fabperf::testing {
 
 namespace {
@@ -39,20 +41,13 @@ bool port_open(int port) {
 
 pid_t spawn(const std::string& program, const std::vector<std::string>& args, int out_fd,
             int err_fd) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, 0);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(program.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
+  SpawnSpec spec;
+  spec.path = program;
+  spec.argv = {program};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.fds = {{1, out_fd}, {2, err_fd}};
+  auto pid = fabperf::spawn(spec);
+  return pid.ok() ? *pid : -1;
 }
 }  // namespace
 
