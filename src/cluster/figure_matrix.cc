@@ -197,11 +197,14 @@ void FigureMatrix::record(int client, int server, double value, Better better) {
     set(client, server, value);
     kept = value;
   }
-  bool far = better == Better::kLower ? worse > kept * kWorseBy : worse * kWorseBy < kept;
-  if (!far) return;
+  auto off_by = [&](double factor) {
+    return better == Better::kLower ? worse > kept * factor : worse * factor < kept;
+  };
+  if (!off_by(kWorseBy)) return;
   auto it = worse_.find(slot);
   if (it == worse_.end()) {
-    if (worse_.size() >= kMaxWorseLogged) return;
+    // Past the limit, only a new pair whose run is as far off as a flap (record()).
+    if (worse_.size() >= (off_by(kFlapWorseBy) ? 2 * worse_limit_ : worse_limit_)) return;
     it = worse_.emplace(slot, std::vector<float>()).first;
     worse_keys_.add(slot);
   }

@@ -65,8 +65,15 @@ class FigureMatrix {
   void set(int client, int server, double value);
   // A measurement of a pair measured before keeps the better of the two values and counts
   // it; a value worse than the kept one by more than kWorseBy is remembered too (a link
-  // that is slow in some of its runs: flapping).
+  // that is slow in some of its runs: flapping), for at most worse_log_limit() pairs, and for
+  // as many more pairs whose first such value is kFlapWorseBy off: a job's jitter alone puts
+  // a run 10% off the best in a third of its pairs (15 million at 10,000 ranks), and a
+  // flapping link's evidence must not be crowded out by them.
   void record(int client, int server, double value, Better better);
+  // The pairs the log of worse runs takes a value a little worse (kWorseBy) for: kMaxWorseLogged
+  // (tests set it lower).
+  size_t worse_log_limit() const { return worse_limit_; }
+  void set_worse_log_limit(size_t pairs) { worse_limit_ = pairs; }
   std::optional<double> get(int client, int server) const;
   bool measured(int client, int server) const { return get(client, server).has_value(); }
   // A pair whose measurement failed while both ranks were alive: a broken link. The first
@@ -134,6 +141,10 @@ class FigureMatrix {
   static constexpr size_t kMaxErrorTexts = 100000;
   static constexpr size_t kMaxWorseLogged = 1000000;
   static constexpr double kWorseBy = 1.1;
+  // As far off the pair's best as a flap is (fabric_findings.h: at least kFlapFactor, 2x, off
+  // the pair's expected figure): 1.5x off a best up to 1.33x above that figure. The job's
+  // jitter (3% in the model) never reaches it; its outliers do.
+  static constexpr double kFlapWorseBy = 1.5;
   static constexpr size_t kMaxRetests = 32;  // kFlapRetests (fabric_findings.h) and more
   static constexpr uint64_t kMinRepeatPairs = 16;
   // The first-repeat differences' histogram: |log| in bins this wide, the last open.
@@ -194,6 +205,7 @@ class FigureMatrix {
   std::unordered_map<uint64_t, uint8_t> sparse_counts_;
   std::unordered_map<uint64_t, std::vector<float>> worse_;
   KeyFilter worse_keys_;
+  size_t worse_limit_ = kMaxWorseLogged;
   std::unordered_set<uint64_t> noisy_;
   std::vector<uint32_t> first_gaps_;  // kGapBins once a pair is measured twice
   uint64_t first_gap_count_ = 0;

@@ -233,5 +233,47 @@ TEST(ClusterRetest, RunSpreadFromEachPairsFirstTwoRuns) {
   EXPECT_NEAR(m.run_spread(), 0.0674 / (0.6745 * std::sqrt(2.0)), 0.002);
 }
 
+// The log of worse runs, once full of runs a little off (a job's jitter puts one in a third of
+// its pairs), still takes a new pair's run as far off as a flap, up to as many again: at 10,000
+// ranks the jitter filled it early in the second pass, and 16 of 25 flapping links lost the
+// slow runs that name them. A pair already in the log keeps taking its runs.
+TEST(ClusterRetest, TheWorseRunsLogKeepsRoomForFlaps) {
+  FigureMatrix m(16, MatrixLayout::kTriangle);
+  m.set_worse_log_limit(2);
+  auto runs = [&](int a, int b, double first, double then) {
+    m.record(a, b, first, Better::kLower);
+    m.record(a, b, then, Better::kLower);
+  };
+  runs(0, 1, 100, 120);  // 1.2x: a little worse, logged while there is room
+  runs(0, 2, 100, 115);
+  ASSERT_NE(m.worse_values(0, 1), nullptr);
+  ASSERT_NE(m.worse_values(0, 2), nullptr);
+  runs(0, 3, 100, 125);  // the log is full for runs a little off
+  EXPECT_EQ(m.worse_values(0, 3), nullptr);
+  runs(0, 4, 100, 400);  // as far off as a flap: logged
+  ASSERT_NE(m.worse_values(0, 4), nullptr);
+  EXPECT_EQ(*m.worse_values(0, 4), std::vector<float>{400});
+  runs(0, 5, 300, 100);  // the slow run first: the same
+  ASSERT_NE(m.worse_values(0, 5), nullptr);
+  EXPECT_EQ(*m.worse_values(0, 5), std::vector<float>{300});
+  runs(0, 6, 100, 200);  // past twice the limit: no more pairs
+  EXPECT_EQ(m.worse_values(0, 6), nullptr);
+  m.record(0, 1, 130, Better::kLower);  // a pair in the log keeps its runs
+  EXPECT_EQ(*m.worse_values(0, 1), (std::vector<float>{120, 130}));
+  // Bandwidth, the other way: a flap is a fraction of the best.
+  FigureMatrix bw(8, MatrixLayout::kTriangle);
+  bw.set_worse_log_limit(1);
+  bw.record(0, 1, 100, Better::kHigher);
+  bw.record(0, 1, 80, Better::kHigher);  // 1.25x below: logged while there is room
+  bw.record(0, 2, 100, Better::kHigher);
+  bw.record(0, 2, 85, Better::kHigher);  // 1.18x below: the log is full
+  bw.record(0, 3, 100, Better::kHigher);
+  bw.record(0, 3, 25, Better::kHigher);  // 4x below: logged
+  EXPECT_NE(bw.worse_values(0, 1), nullptr);
+  EXPECT_EQ(bw.worse_values(0, 2), nullptr);
+  ASSERT_NE(bw.worse_values(0, 3), nullptr);
+  EXPECT_EQ(*bw.worse_values(0, 3), std::vector<float>{25});
+}
+
 }  // namespace
 }  // namespace fabperf::cluster
