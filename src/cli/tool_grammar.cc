@@ -147,7 +147,7 @@ Status take_long_option(CommandLine& cl, const std::vector<ToolSpelling>& spelli
   return apply(cl, *row, "--" + row->long_name, value, loops);
 }
 
-// A cluster of short options: -bR, -n5, -n 5 (then `i` moves past the 5).
+// One word of short options (`i` moves past a value in the next word, as 5 in -n 5).
 Status take_short_options(CommandLine& cl, const std::vector<ToolSpelling>& spellings,
                           const std::vector<std::string>& args, size_t& i,
                           const std::string& tool_name, std::vector<LoopSpec>& loops) {
@@ -202,6 +202,7 @@ Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args
     if (arg.rfind("--", 0) == 0) {
       FP_RETURN_IF_ERROR(take_long_option(cl, spellings, args, i, tool_name, loops));
     } else {
+      // A cluster of short options: -bR, -n5, -n 5.
       FP_RETURN_IF_ERROR(take_short_options(cl, spellings, args, i, tool_name, loops));
     }
   }
