@@ -96,6 +96,162 @@ bool loopable(const OptionSpec& s) {
          (s.type == OptType::kSize || s.type == OptType::kCount || s.type == OptType::kTime);
 }
 
+// What parse_command_line has read so far, and what it owes the tests after it.
+struct QperfWords {
+  CommandLine cl;
+  bool host_given = false;
+  bool hostless = false;
+  std::vector<Assignment> pending;  // options since the last test
+  std::vector<LoopSpec> loops_so_far, pending_loops;
+};
+
+bool is_test(const std::string& t, const std::vector<std::string>& known_tests) {
+  return std::find(known_tests.begin(), known_tests.end(), t) != known_tests.end();
+}
+
+// A word that is no option: the server, or a test with every option given before it.
+Status take_word(const std::string& token, const std::vector<std::string>& known_tests,
+                 QperfWords& w) {
+  if (!w.host_given && !w.hostless) {
+    // As qperf: the first word is the server, so a test there means it was forgotten.
+    if (is_test(token, known_tests))
+      return Status::usage("must specify host name first; try: fabperf --help");
+    w.cl.host = token;
+    w.host_given = true;
+    return Status::success();
+  }
+  if (!is_test(token, known_tests)) {
+    std::string msg = token + ": bad test";
+    std::string guess = nearest(token, known_tests);
+    if (!guess.empty()) msg += " (did you mean " + guess + "?)";
+    return Status::usage(msg + "; try: fabperf --help tests");
+  }
+  w.cl.tests.push_back(TestRequest{token, w.cl.assignments, w.loops_so_far});
+  w.pending.clear();
+  w.pending_loops.clear();
+  return Status::success();
+}
+
+// An option as typed: "--name=value" split at the '=', any other spelling whole.
+struct OptionWord {
+  std::string name, inline_value;
+  bool has_inline = false;
+};
+
+OptionWord split_option_word(const std::string& token) {
+  OptionWord o{token, "", false};
+  if (token.rfind("--", 0) == 0 && token.find('=') != std::string::npos) {
+    o.name = token.substr(0, token.find('='));
+    o.inline_value = token.substr(token.find('=') + 1);
+    o.has_inline = true;
+  }
+  return o;
+}
+
+// --help [TOPIC] or --help=TOPIC: the topic is optional, so a following option is not it.
+void take_help(const OptionSpec& spec, const OptionWord& o, const std::vector<std::string>& args,
+               size_t& i, CommandLine& cl) {
+  if (o.has_inline) {
+    cl.help_topic = o.inline_value;
+  } else if (i + 1 < args.size() && !is_option_token(args[i + 1])) {
+    cl.help_topic = args[++i];
+  }
+  cl.assignments.push_back({&spec, Side::kBoth, true, o.name});
+}
+
+// The text of an option's value: "1" for a flag, the inline value, or the next word.
+Result<std::string> option_value_word(const Spelling& spelling, const OptionWord& o,
+                                      const std::vector<std::string>& args, size_t& i) {
+  const std::string& token = args[i];
+  std::string value_text;
+  if (spelling.sets_on) {
+    if (o.has_inline) return Status::usage(o.name + " takes no argument");
+    value_text = "1";
+  } else if (spelling.spec->type == OptType::kFlag) {
+    value_text = o.has_inline ? o.inline_value : "1";
+  } else if (o.has_inline) {
+    value_text = o.inline_value;
+  } else {
+    if (i + 1 >= args.size()) return Status::usage("missing argument to " + token);
+    value_text = args[++i];
+  }
+  return value_text;
+}
+
+Status refuse_output_named_twice(const CommandLine& cl, const OptionSpec& spec,
+                                 const std::string& name, const OptionValue& value) {
+  // An output file named twice would silently lose one: refuse rather than pick.
+  if (spec.field == FieldRef(&ProgramOptions::json) ||
+      spec.field == FieldRef(&ProgramOptions::csv) ||
+      spec.field == FieldRef(&ProgramOptions::html) ||
+      spec.field == FieldRef(&ProgramOptions::json_stream)) {
+    for (const Assignment& earlier : cl.assignments) {
+      if (earlier.spec == &spec) {
+        return Status::usage(name + " given twice (" + option_value_text(earlier.value) + " and " +
+                             option_value_text(value) + "): a run writes one " + spec.name +
+                             " file");
+      }
+    }
+  }
+  return Status::success();
+}
+
+// One option and its value (the next word when it takes one: `i` moves past it).
+Status take_option(const std::vector<std::string>& args, size_t& i, QperfWords& w) {
+  const std::string& token = args[i];
+  const OptionWord o = split_option_word(token);
+  const std::string& name = o.name;
+  const Spelling* spelling = find_qperf_spelling(name);
+  if (spelling == nullptr) return bad_option(token, i + 1 < args.size() ? args[i + 1] : "");
+  const OptionSpec& spec = *spelling->spec;
+  if (spec.field == FieldRef(&ProgramOptions::help)) {
+    take_help(spec, o, args, i, w.cl);
+    return Status::success();
+  }
+  auto value_word = option_value_word(*spelling, o, args, i);
+  if (!value_word.ok()) return value_word.status();
+  const std::string& value_text = *value_word;
+  // -P 4, -i 1: an iperf3 user's streams and interval, never a provider or a device.
+  if (const HabitHint* h = habit_hint(name);
+      h != nullptr && h->numeric && !o.has_inline && plain_number(value_text)) {
+    return Status::usage(name + " " + value_text + ": " + habit_text(*h, value_text) +
+                         "; try: fabperf --help options");
+  }
+  if (spec.type == OptType::kLoop) {
+    auto loop = parse_loop(value_text);
+    if (!loop.ok()) return loop.status();
+    w.loops_so_far.push_back(*loop);
+    w.pending_loops.push_back(*loop);
+    return Status::success();
+  }
+  auto value = parse_option_value(spec, value_text, name);
+  if (!value.ok()) return value.status();
+  if (spec.field == FieldRef(&ProgramOptions::host)) {
+    w.cl.host = std::get<std::string>(*value);
+    w.host_given = true;
+  }
+  FP_RETURN_IF_ERROR(refuse_output_named_twice(w.cl, spec, name, *value));
+  Assignment a{&spec, spelling->side, *value, name};
+  w.cl.assignments.push_back(a);
+  w.pending.push_back(a);
+  return Status::success();
+}
+
+void give_trailing_options(QperfWords& w) {
+  CommandLine& cl = w.cl;
+  // Options after the last test apply to every test rather than vanishing (qperf drops them).
+  for (TestRequest& req : cl.tests) {
+    if (&req == &cl.tests.back()) break;
+    req.assignments.insert(req.assignments.end(), w.pending.begin(), w.pending.end());
+    req.loops.insert(req.loops.end(), w.pending_loops.begin(), w.pending_loops.end());
+  }
+  if (!cl.tests.empty()) {
+    TestRequest& last = cl.tests.back();
+    last.assignments.insert(last.assignments.end(), w.pending.begin(), w.pending.end());
+    last.loops.insert(last.loops.end(), w.pending_loops.begin(), w.pending_loops.end());
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> qperf_spelling_texts() {
@@ -184,118 +340,20 @@ ProgramOptions resolve_program(const std::vector<Assignment>& assignments, Diale
 
 Result<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                        const std::vector<std::string>& known_tests) {
-  CommandLine cl;
-  bool host_given = false;
+  QperfWords w;
   // Neither --loopback nor --matrix takes a host: their first word is a test.
-  bool hostless = std::find(args.begin(), args.end(), "--loopback") != args.end() ||
-                  std::find(args.begin(), args.end(), "--matrix") != args.end();
-  std::vector<Assignment> pending;  // options since the last test
-  std::vector<LoopSpec> loops_so_far, pending_loops;
-  auto is_test = [&](const std::string& t) {
-    return std::find(known_tests.begin(), known_tests.end(), t) != known_tests.end();
-  };
+  w.hostless = std::find(args.begin(), args.end(), "--loopback") != args.end() ||
+               std::find(args.begin(), args.end(), "--matrix") != args.end();
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& token = args[i];
-    if (!is_option_token(token)) {
-      if (!host_given && !hostless) {
-        // As qperf: the first word is the server, so a test there means it was forgotten.
-        if (is_test(token))
-          return Status::usage("must specify host name first; try: fabperf --help");
-        cl.host = token;
-        host_given = true;
-        continue;
-      }
-      if (!is_test(token)) {
-        std::string msg = token + ": bad test";
-        std::string guess = nearest(token, known_tests);
-        if (!guess.empty()) msg += " (did you mean " + guess + "?)";
-        return Status::usage(msg + "; try: fabperf --help tests");
-      }
-      cl.tests.push_back(TestRequest{token, cl.assignments, loops_so_far});
-      pending.clear();
-      pending_loops.clear();
-      continue;
-    }
-    std::string name = token, inline_value;
-    bool has_inline = false;
-    if (token.rfind("--", 0) == 0 && token.find('=') != std::string::npos) {
-      name = token.substr(0, token.find('='));
-      inline_value = token.substr(token.find('=') + 1);
-      has_inline = true;
-    }
-    const Spelling* spelling = find_qperf_spelling(name);
-    if (spelling == nullptr) return bad_option(token, i + 1 < args.size() ? args[i + 1] : "");
-    const OptionSpec& spec = *spelling->spec;
-    if (spec.field == FieldRef(&ProgramOptions::help)) {
-      if (has_inline) {
-        cl.help_topic = inline_value;
-      } else if (i + 1 < args.size() && !is_option_token(args[i + 1])) {
-        cl.help_topic = args[++i];
-      }
-      cl.assignments.push_back({&spec, Side::kBoth, true, name});
-      continue;
-    }
-    std::string value_text;
-    if (spelling->sets_on) {
-      if (has_inline) return Status::usage(name + " takes no argument");
-      value_text = "1";
-    } else if (spec.type == OptType::kFlag) {
-      value_text = has_inline ? inline_value : "1";
-    } else if (has_inline) {
-      value_text = inline_value;
+    if (!is_option_token(args[i])) {
+      FP_RETURN_IF_ERROR(take_word(args[i], known_tests, w));
     } else {
-      if (i + 1 >= args.size()) return Status::usage("missing argument to " + token);
-      value_text = args[++i];
+      FP_RETURN_IF_ERROR(take_option(args, i, w));
     }
-    // -P 4, -i 1: an iperf3 user's streams and interval, never a provider or a device.
-    if (const HabitHint* h = habit_hint(name);
-        h != nullptr && h->numeric && !has_inline && plain_number(value_text)) {
-      return Status::usage(name + " " + value_text + ": " + habit_text(*h, value_text) +
-                           "; try: fabperf --help options");
-    }
-    if (spec.type == OptType::kLoop) {
-      auto loop = parse_loop(value_text);
-      if (!loop.ok()) return loop.status();
-      loops_so_far.push_back(*loop);
-      pending_loops.push_back(*loop);
-      continue;
-    }
-    auto value = parse_option_value(spec, value_text, name);
-    if (!value.ok()) return value.status();
-    if (spec.field == FieldRef(&ProgramOptions::host)) {
-      cl.host = std::get<std::string>(*value);
-      host_given = true;
-    }
-    // An output file named twice would silently lose one: refuse rather than pick.
-    if (spec.field == FieldRef(&ProgramOptions::json) ||
-        spec.field == FieldRef(&ProgramOptions::csv) ||
-        spec.field == FieldRef(&ProgramOptions::html) ||
-        spec.field == FieldRef(&ProgramOptions::json_stream)) {
-      for (const Assignment& earlier : cl.assignments) {
-        if (earlier.spec == &spec) {
-          return Status::usage(name + " given twice (" + option_value_text(earlier.value) +
-                               " and " + option_value_text(*value) + "): a run writes one " +
-                               spec.name + " file");
-        }
-      }
-    }
-    Assignment a{&spec, spelling->side, *value, name};
-    cl.assignments.push_back(a);
-    pending.push_back(a);
   }
-  // Options after the last test apply to every test rather than vanishing (qperf drops them).
-  for (TestRequest& req : cl.tests) {
-    if (&req == &cl.tests.back()) break;
-    req.assignments.insert(req.assignments.end(), pending.begin(), pending.end());
-    req.loops.insert(req.loops.end(), pending_loops.begin(), pending_loops.end());
-  }
-  if (!cl.tests.empty()) {
-    TestRequest& last = cl.tests.back();
-    last.assignments.insert(last.assignments.end(), pending.begin(), pending.end());
-    last.loops.insert(last.loops.end(), pending_loops.begin(), pending_loops.end());
-  }
-  cl.program = resolve_program(cl.assignments, Dialect::kQperf);
-  return cl;
+  give_trailing_options(w);
+  w.cl.program = resolve_program(w.cl.assignments, Dialect::kQperf);
+  return std::move(w.cl);
 }
 
 }  // namespace fabperf

@@ -86,6 +86,99 @@ std::string try_help(const std::string& tool_name) {
   return "\nTry '" + tool_name + " --help' for more information.";
 }
 
+// The row of a long option's name, or null; `prefixed` gets the rows the name begins.
+const ToolSpelling* find_long_option(const std::vector<ToolSpelling>& spellings,
+                                     const std::string& name,
+                                     std::vector<const ToolSpelling*>& prefixed) {
+  // Exact name first, then a unique prefix (getopt_long's abbreviations).
+  const ToolSpelling* row = nullptr;
+  for (const ToolSpelling& s : spellings) {
+    if (name == s.long_name) {
+      row = &s;
+      break;
+    }
+    if (s.long_name.rfind(name, 0) == 0 &&
+        std::none_of(prefixed.begin(), prefixed.end(),
+                     [&](const ToolSpelling* p) { return p->long_name == s.long_name; })) {
+      prefixed.push_back(&s);
+    }
+  }
+  if (row == nullptr && prefixed.size() == 1 && !name.empty()) row = prefixed[0];
+  return row;
+}
+
+// getopt_long's refusal of a long option no row has, or that begins several.
+Status unknown_long_option(const std::vector<ToolSpelling>& spellings, const std::string& arg,
+                           const std::string& name, size_t prefixed, const std::string& tool_name) {
+  std::string msg =
+      prefixed > 1 ? "option '" + arg + "' is ambiguous" : "unrecognized option '" + arg + "'";
+  std::vector<std::string> names;
+  for (const ToolSpelling& s : spellings) names.push_back("--" + s.long_name);
+  std::string guess = nearest("--" + name, names);
+  if (!guess.empty() && prefixed <= 1) msg += " (did you mean " + guess + "?)";
+  return Status::usage(tool_name + ": " + msg + try_help(tool_name));
+}
+
+// --name, --name=value or --name value (then `i` moves past the value).
+Status take_long_option(CommandLine& cl, const std::vector<ToolSpelling>& spellings,
+                        const std::vector<std::string>& args, size_t& i,
+                        const std::string& tool_name, std::vector<LoopSpec>& loops) {
+  const std::string& arg = args[i];
+  std::string name = arg.substr(2), value;
+  bool inline_value = false;
+  if (size_t eq = name.find('='); eq != std::string::npos) {
+    value = name.substr(eq + 1);
+    name = name.substr(0, eq);
+    inline_value = true;
+  }
+  std::vector<const ToolSpelling*> prefixed;
+  const ToolSpelling* row = find_long_option(spellings, name, prefixed);
+  if (row == nullptr) return unknown_long_option(spellings, arg, name, prefixed.size(), tool_name);
+  if (!takes_arg(*row) && inline_value) {
+    return Status::usage(tool_name + ": option '--" + row->long_name +
+                         "' doesn't allow an argument");
+  }
+  if (takes_arg(*row) && !inline_value) {
+    if (i + 1 >= args.size()) {
+      return Status::usage(tool_name + ": option '--" + row->long_name + "' requires an argument");
+    }
+    value = args[++i];
+  }
+  return apply(cl, *row, "--" + row->long_name, value, loops);
+}
+
+// One word of short options (`i` moves past a value in the next word, as 5 in -n 5).
+Status take_short_options(CommandLine& cl, const std::vector<ToolSpelling>& spellings,
+                          const std::vector<std::string>& args, size_t& i,
+                          const std::string& tool_name, std::vector<LoopSpec>& loops) {
+  const std::string& arg = args[i];
+  for (size_t k = 1; k < arg.size(); ++k) {
+    char c = arg[k];
+    auto it = std::find_if(spellings.begin(), spellings.end(),
+                           [&](const ToolSpelling& s) { return s.cxi->short_name == c; });
+    if (it == spellings.end()) {
+      return Status::usage(tool_name + ": invalid option -- '" + std::string(1, c) + "'" +
+                           try_help(tool_name));
+    }
+    std::string typed = std::string("-") + c;
+    if (!takes_arg(*it)) {
+      FP_RETURN_IF_ERROR(apply(cl, *it, typed, "", loops));
+      continue;
+    }
+    std::string value;
+    if (k + 1 < arg.size()) {
+      value = arg.substr(k + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return Status::usage(tool_name + ": option requires an argument -- '" + std::string(1, c) +
+                           "'");
+    }
+    return apply(cl, *it, typed, value, loops);
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args, uint32_t tool,
@@ -107,76 +200,10 @@ Result<CommandLine> parse_tool_command_line(const std::vector<std::string>& args
       continue;
     }
     if (arg.rfind("--", 0) == 0) {
-      std::string name = arg.substr(2), value;
-      bool inline_value = false;
-      if (size_t eq = name.find('='); eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-        inline_value = true;
-      }
-      // Exact name first, then a unique prefix (getopt_long's abbreviations).
-      const ToolSpelling* row = nullptr;
-      std::vector<const ToolSpelling*> prefixed;
-      for (const ToolSpelling& s : spellings) {
-        if (name == s.long_name) {
-          row = &s;
-          break;
-        }
-        if (s.long_name.rfind(name, 0) == 0 &&
-            std::none_of(prefixed.begin(), prefixed.end(),
-                         [&](const ToolSpelling* p) { return p->long_name == s.long_name; })) {
-          prefixed.push_back(&s);
-        }
-      }
-      if (row == nullptr && prefixed.size() == 1 && !name.empty()) row = prefixed[0];
-      if (row == nullptr) {
-        std::string msg = prefixed.size() > 1 ? "option '" + arg + "' is ambiguous"
-                                              : "unrecognized option '" + arg + "'";
-        std::vector<std::string> names;
-        for (const ToolSpelling& s : spellings) names.push_back("--" + s.long_name);
-        std::string guess = nearest("--" + name, names);
-        if (!guess.empty() && prefixed.size() <= 1) msg += " (did you mean " + guess + "?)";
-        return Status::usage(tool_name + ": " + msg + try_help(tool_name));
-      }
-      if (!takes_arg(*row) && inline_value) {
-        return Status::usage(tool_name + ": option '--" + row->long_name +
-                             "' doesn't allow an argument");
-      }
-      if (takes_arg(*row) && !inline_value) {
-        if (i + 1 >= args.size()) {
-          return Status::usage(tool_name + ": option '--" + row->long_name +
-                               "' requires an argument");
-        }
-        value = args[++i];
-      }
-      FP_RETURN_IF_ERROR(apply(cl, *row, "--" + row->long_name, value, loops));
-      continue;
-    }
-    // A cluster of short options: -bR, -n5, -n 5.
-    for (size_t k = 1; k < arg.size(); ++k) {
-      char c = arg[k];
-      auto it = std::find_if(spellings.begin(), spellings.end(),
-                             [&](const ToolSpelling& s) { return s.cxi->short_name == c; });
-      if (it == spellings.end()) {
-        return Status::usage(tool_name + ": invalid option -- '" + std::string(1, c) + "'" +
-                             try_help(tool_name));
-      }
-      std::string typed = std::string("-") + c;
-      if (!takes_arg(*it)) {
-        FP_RETURN_IF_ERROR(apply(cl, *it, typed, "", loops));
-        continue;
-      }
-      std::string value;
-      if (k + 1 < arg.size()) {
-        value = arg.substr(k + 1);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        return Status::usage(tool_name + ": option requires an argument -- '" + std::string(1, c) +
-                             "'");
-      }
-      FP_RETURN_IF_ERROR(apply(cl, *it, typed, value, loops));
-      break;
+      FP_RETURN_IF_ERROR(take_long_option(cl, spellings, args, i, tool_name, loops));
+    } else {
+      // A cluster of short options: -bR, -n5, -n 5.
+      FP_RETURN_IF_ERROR(take_short_options(cl, spellings, args, i, tool_name, loops));
     }
   }
   cl.program = resolve_program(cl.assignments, Dialect::kCxi);

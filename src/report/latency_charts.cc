@@ -233,20 +233,16 @@ nlohmann::json figures_table(const std::string& test, const std::vector<ResultRe
   return tab;
 }
 
-}  // namespace
-
-nlohmann::json latency_section(const std::string& test, const std::vector<ResultRef>& refs,
-                               const std::string& id) {
-  nlohmann::json sec = section(id, test + ": latency distribution");
-  // The axis' unit from the bulk: the series' medians, not the largest value anywhere.
-  std::vector<double> medians;
-  for (const ResultRef& r : refs) {
-    if (auto v = number_at_path(*r.result, "latency_ns.p50")) medians.push_back(*v);
-  }
-  const DisplayUnit unit = bulk_unit("ns", medians);
-
+// The results whose histogram the percentile plot drew, and those histograms.
+struct Histograms {
   std::vector<ScaledHistogram> hists;
-  std::vector<const ResultRef*> hist_refs;
+  std::vector<const ResultRef*> refs;
+};
+
+// The HDR-style plot: each result's curve from its histogram (from its reported figures where
+// it has none) and the figures marked. A histogram left out is noted in `sec`.
+nlohmann::json percentile_chart(const std::vector<ResultRef>& refs, const std::string& id,
+                                const DisplayUnit& unit, nlohmann::json& sec, Histograms& found) {
   nlohmann::json pct =
       chart("percentile", id + "-percentiles", "Latency by percentile",
             axis("percentile", "", true, "percentile"), axis("latency", unit.name, true));
@@ -263,8 +259,8 @@ nlohmann::json latency_section(const std::string& test, const std::vector<Result
     nlohmann::json curve;
     if (h) {
       curve = series(r.label, in_units(percentile_curve(*h, min, max), 1, unit.divisor));
-      hists.push_back(std::move(*h));
-      hist_refs.push_back(&r);
+      found.hists.push_back(std::move(*h));
+      found.refs.push_back(&r);
     } else {
       curve = series(r.label, in_units(marks, 1, unit.divisor));  // the figures alone
     }
@@ -276,54 +272,83 @@ nlohmann::json latency_section(const std::string& test, const std::vector<Result
                  "reported"));
     }
   }
+  return pct;
+}
+
+// The samples past the axis: a marker on its edge, with their share and how far they reach
+// (the run's exact maximum).
+nlohmann::json past_edge_series(const ResultRef& r, const Bins& bins, double beyond,
+                                const DisplayUnit& unit) {
+  const double max = number_at_path(*r.result, "latency_ns.max").value_or(0);
+  nlohmann::json edge = tagged(series(r.label + " past " + format_value(bins.hi, unit),
+                                      {{bins.hi / unit.divisor, beyond}}, "points"),
+                               r, "beyond");
+  char share[32];
+  std::snprintf(share, sizeof share, "%.2g%%", beyond);
+  edge["edge"] = std::string(share) + " up to " + format_value(max, unit);
+  return edge;
+}
+
+// A result's figures (latency_ns) as vertical lines, `top` high.
+void add_figure_markers(nlohmann::json& hist, const nlohmann::json& lat, double top,
+                        const DisplayUnit& unit) {
+  std::vector<std::pair<std::string, double>> lines;
+  for (const char* key : {"min", "mean"}) lines.emplace_back(key, number_at(lat, key).value_or(0));
+  for (const Reported& p : reported_percentiles(lat)) lines.emplace_back(p.key, p.value);
+  lines.emplace_back("max", number_at(lat, "max").value_or(0));
+  for (const auto& [key, v] : lines) {
+    hist["series"].push_back(series(figure_name(key) + " " + format_value(v, unit),
+                                    in_units({{v, 0}, {v, top}}, unit.divisor, 1), "marker"));
+  }
+}
+
+// The histogram of every sample of each result that has one, re-binned on one axis.
+nlohmann::json histogram_chart(const Histograms& found, const std::string& id,
+                               const DisplayUnit& unit) {
+  const std::vector<ScaledHistogram>& hists = found.hists;
+  const std::vector<const ResultRef*>& hist_refs = found.refs;
+  const double limit = histogram_limit(hists);
+  const Bins bins = bins_for(hists, limit);
+  nlohmann::json hist = chart("histogram", id + "-histogram", "Histogram (every sample)",
+                              axis("latency", unit.name, true), axis("samples", "%", false));
+  double top = 0;
+  std::vector<nlohmann::json> past_edge;
+  for (size_t i = 0; i < hists.size(); ++i) {
+    double beyond = 0;
+    auto points = binned(hists[i], bins, &beyond);
+    for (const auto& point : points) top = std::max(top, point.second);
+    // Every series drawn: the runs are told apart by hue family, not by hiding some.
+    hist["series"].push_back(
+        tagged(series(hist_refs[i]->label, in_units(std::move(points), unit.divisor, 1)),
+               *hist_refs[i], "histogram"));
+    if (beyond > 0) past_edge.push_back(past_edge_series(*hist_refs[i], bins, beyond, unit));
+  }
+  for (nlohmann::json& e : past_edge) hist["series"].push_back(std::move(e));
+  if (!past_edge.empty()) hist["x"]["max"] = bins.hi / unit.divisor;
+  // One distribution: its figures as vertical lines (several would bury the bars).
+  if (hists.size() == 1) add_figure_markers(hist, (*hist_refs[0]->result)["latency_ns"], top, unit);
+  return hist;
+}
+
+}  // namespace
+
+nlohmann::json latency_section(const std::string& test, const std::vector<ResultRef>& refs,
+                               const std::string& id) {
+  nlohmann::json sec = section(id, test + ": latency distribution");
+  // The axis' unit from the bulk: the series' medians, not the largest value anywhere.
+  std::vector<double> medians;
+  for (const ResultRef& r : refs) {
+    if (auto v = number_at_path(*r.result, "latency_ns.p50")) medians.push_back(*v);
+  }
+  const DisplayUnit unit = bulk_unit("ns", medians);
+
+  Histograms found;
+  nlohmann::json pct = percentile_chart(refs, id, unit, sec, found);
   // The percentile plot keeps its whole range: its tail is what it is drawn for.
   sec["tables"].push_back(figures_table(test, refs));
 
-  if (!hists.empty()) {
-    const double limit = histogram_limit(hists);
-    const Bins bins = bins_for(hists, limit);
-    nlohmann::json hist = chart("histogram", id + "-histogram", "Histogram (every sample)",
-                                axis("latency", unit.name, true), axis("samples", "%", false));
-    double top = 0;
-    std::vector<nlohmann::json> past_edge;
-    for (size_t i = 0; i < hists.size(); ++i) {
-      double beyond = 0;
-      auto points = binned(hists[i], bins, &beyond);
-      for (const auto& point : points) top = std::max(top, point.second);
-      // Every series drawn: the runs are told apart by hue family, not by hiding some.
-      hist["series"].push_back(
-          tagged(series(hist_refs[i]->label, in_units(std::move(points), unit.divisor, 1)),
-                 *hist_refs[i], "histogram"));
-      if (beyond > 0) {
-        // The samples past the axis: a marker on its edge, with their share and how far
-        // they reach (the run's exact maximum).
-        const double max = number_at_path(*hist_refs[i]->result, "latency_ns.max").value_or(0);
-        nlohmann::json edge =
-            tagged(series(hist_refs[i]->label + " past " + format_value(bins.hi, unit),
-                          {{bins.hi / unit.divisor, beyond}}, "points"),
-                   *hist_refs[i], "beyond");
-        char share[32];
-        std::snprintf(share, sizeof share, "%.2g%%", beyond);
-        edge["edge"] = std::string(share) + " up to " + format_value(max, unit);
-        past_edge.push_back(std::move(edge));
-      }
-    }
-    for (nlohmann::json& e : past_edge) hist["series"].push_back(std::move(e));
-    if (!past_edge.empty()) hist["x"]["max"] = bins.hi / unit.divisor;
-    // One distribution: its figures as vertical lines (several would bury the bars).
-    if (hists.size() == 1) {
-      const nlohmann::json& lat = (*hist_refs[0]->result)["latency_ns"];
-      std::vector<std::pair<std::string, double>> lines;
-      for (const char* key : {"min", "mean"})
-        lines.emplace_back(key, number_at(lat, key).value_or(0));
-      for (const Reported& p : reported_percentiles(lat)) lines.emplace_back(p.key, p.value);
-      lines.emplace_back("max", number_at(lat, "max").value_or(0));
-      for (const auto& [key, v] : lines) {
-        hist["series"].push_back(series(figure_name(key) + " " + format_value(v, unit),
-                                        in_units({{v, 0}, {v, top}}, unit.divisor, 1), "marker"));
-      }
-    }
-    sec["charts"].push_back(std::move(hist));
+  if (!found.hists.empty()) {
+    sec["charts"].push_back(histogram_chart(found, id, unit));
   } else {
     sec["notes"].push_back(
         "No histogram in this JSON (written before schema 2): the percentile plot shows the "

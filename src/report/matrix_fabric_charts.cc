@@ -144,6 +144,119 @@ std::vector<std::string> homes(const nlohmann::json& f, bool by_group,
   return out;
 }
 
+// Per rank, the index of its switch or group in `units` (-1: in none of them).
+std::vector<int> unit_index(const Places& p, const std::vector<std::string>& units, bool by_group) {
+  const size_t n = p.switch_of.size();
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < units.size(); ++i) index[units[i]] = i;
+  std::vector<int> unit_of(n, -1);
+  for (size_t r = 0; r < n; ++r) {
+    auto it = index.find(by_group ? p.group_of[r] : p.switch_of[r]);
+    if (it != index.end()) unit_of[r] = static_cast<int>(it->second);
+  }
+  return unit_of;
+}
+
+// Geometric mean per cell: a sum of logs and a count, whatever the number of pairs.
+struct BlockMeans {
+  size_t u = 0;  // units a side: block (a, b) is cell a * u + b
+  std::vector<double> logs;
+  std::vector<uint32_t> counts;
+  double lo = 0, hi = 0;  // the range of the values summed
+  size_t measured = 0;
+  Status drawn;  // why some values could not be read
+};
+
+BlockMeans block_means(const nlohmann::json& test, size_t n, const std::vector<int>& unit_of,
+                       size_t u) {
+  BlockMeans m;
+  m.u = u;
+  m.logs.assign(u * u, 0.0);
+  m.counts.assign(u * u, 0);
+  m.drawn = for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
+    if (!v || *v <= 0 || unit_of[a] < 0 || unit_of[b] < 0) return;
+    size_t cell = static_cast<size_t>(unit_of[a]) * u + static_cast<size_t>(unit_of[b]);
+    m.logs[cell] += std::log(*v);
+    ++m.counts[cell];
+    m.lo = m.measured == 0 ? *v : std::min(m.lo, *v);
+    m.hi = m.measured == 0 ? *v : std::max(m.hi, *v);
+    ++m.measured;
+  });
+  return m;
+}
+
+// The heatmap's cells: each block with pairs, its geometric mean in `unit`, coloured.
+nlohmann::json block_cells(const BlockMeans& m, const DisplayUnit& unit, const Scale& scale) {
+  const size_t u = m.u;
+  nlohmann::json cells = nlohmann::json::array();
+  for (size_t a = 0; a < u; ++a) {
+    for (size_t b = 0; b < u; ++b) {
+      size_t cell = a * u + b;
+      if (m.counts[cell] == 0) continue;
+      double v = std::exp(m.logs[cell] / m.counts[cell]);
+      cells.push_back({b, a, std::round(v / unit.divisor * 1e4) / 1e4, scale.color(v)});
+    }
+  }
+  return cells;
+}
+
+nlohmann::json scale_legend(const Scale& scale, const DisplayUnit& unit) {
+  nlohmann::json legend = nlohmann::json::array();
+  for (double v : {scale.good, scale.mid, scale.bad}) {
+    legend.push_back(nlohmann::json::array({format_value(v, unit), scale.color(v)}));
+  }
+  return legend;
+}
+
+// The switches or groups the findings name, in the findings' order (drawn: kDrillDowns).
+std::vector<std::string> drill_down_homes(const nlohmann::json& matrix, bool by_group,
+                                          const std::map<std::string, std::string>& group_of_switch,
+                                          const Places& p) {
+  std::vector<std::string> named;
+  for (const nlohmann::json& f : matrix.value("findings", nlohmann::json::array())) {
+    for (const std::string& h : homes(f, by_group, group_of_switch, p)) {
+      if (std::find(named.begin(), named.end(), h) == named.end()) named.push_back(h);
+    }
+    if (named.size() >= kDrillDowns) break;
+  }
+  return named;
+}
+
+// The ranks of one switch or group (`home`) pair by pair, coloured as its blocks are; none
+// where it has no ranks or too many to draw.
+std::optional<nlohmann::json> drill_down_section(const nlohmann::json& test, const Places& p,
+                                                 bool by_group, const std::string& home,
+                                                 const std::string& did, const std::string& title,
+                                                 const std::string& chart_title,
+                                                 const DisplayUnit& unit, const Scale& scale,
+                                                 const nlohmann::json& legend) {
+  const size_t n = p.switch_of.size();
+  std::vector<size_t> members;
+  for (size_t r = 0; r < n; ++r) {
+    if ((by_group ? p.group_of[r] : p.switch_of[r]) == home) members.push_back(r);
+  }
+  if (members.empty() || members.size() > kNodeHeatmapMax) return std::nullopt;
+  std::map<size_t, size_t> pos;
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < members.size(); ++i) {
+    pos[members[i]] = i;
+    labels.push_back(p.host_of[members[i]] + " (" + std::to_string(members[i]) + ")");
+  }
+  nlohmann::json dcells = nlohmann::json::array();
+  size_t dmeasured = 0;
+  for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
+    auto ia = pos.find(a), ib = pos.find(b);
+    if (!v || ia == pos.end() || ib == pos.end()) return;
+    dcells.push_back(
+        {ib->second, ia->second, std::round(*v / unit.divisor * 1e4) / 1e4, scale.color(*v)});
+    ++dmeasured;
+  }).ignore_error();
+  nlohmann::json dsec = section(did, title);
+  dsec["charts"].push_back(heat_chart(did + "-heatmap", chart_title, labels, unit,
+                                      std::move(dcells), legend, dmeasured, "rank"));
+  return dsec;
+}
+
 }  // namespace
 
 std::vector<size_t> rank_positions(const nlohmann::json& ranks, size_t n) {
@@ -257,85 +370,26 @@ std::vector<nlohmann::json> switch_heatmap_sections(const nlohmann::json& matrix
     out.push_back(std::move(sec));
     return out;
   }
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < units.size(); ++i) index[units[i]] = i;
-  std::vector<int> unit_of(n, -1);
-  for (size_t r = 0; r < n; ++r) {
-    auto it = index.find(by_group ? p.group_of[r] : p.switch_of[r]);
-    if (it != index.end()) unit_of[r] = static_cast<int>(it->second);
-  }
-  // Geometric mean per cell: a sum of logs and a count, whatever the number of pairs.
-  const size_t u = units.size();
-  std::vector<double> logs(u * u, 0.0);
-  std::vector<uint32_t> counts(u * u, 0);
-  double lo = 0, hi = 0;
-  size_t measured = 0;
-  Status s = for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
-    if (!v || *v <= 0 || unit_of[a] < 0 || unit_of[b] < 0) return;
-    size_t cell = static_cast<size_t>(unit_of[a]) * u + static_cast<size_t>(unit_of[b]);
-    logs[cell] += std::log(*v);
-    ++counts[cell];
-    lo = measured == 0 ? *v : std::min(lo, *v);
-    hi = measured == 0 ? *v : std::max(hi, *v);
-    ++measured;
-  });
-  if (!s.ok()) sec["notes"].push_back("Values not drawn: " + s.message());
+  const BlockMeans means = block_means(test, n, unit_index(p, units, by_group), units.size());
+  if (!means.drawn.ok()) sec["notes"].push_back("Values not drawn: " + means.drawn.message());
   const DisplayUnit unit =
-      unit_for(string_at(test, "unit"), std::max(std::fabs(lo), std::fabs(hi)));
-  Scale scale = scale_of(test, lo, hi);
-  nlohmann::json cells = nlohmann::json::array();
-  for (size_t a = 0; a < u; ++a) {
-    for (size_t b = 0; b < u; ++b) {
-      size_t cell = a * u + b;
-      if (counts[cell] == 0) continue;
-      double v = std::exp(logs[cell] / counts[cell]);
-      cells.push_back({b, a, std::round(v / unit.divisor * 1e4) / 1e4, scale.color(v)});
-    }
-  }
-  nlohmann::json legend = nlohmann::json::array();
-  for (double v : {scale.good, scale.mid, scale.bad}) {
-    legend.push_back(nlohmann::json::array({format_value(v, unit), scale.color(v)}));
-  }
+      unit_for(string_at(test, "unit"), std::max(std::fabs(means.lo), std::fabs(means.hi)));
+  Scale scale = scale_of(test, means.lo, means.hi);
+  nlohmann::json legend = scale_legend(scale, unit);
   sec["charts"].push_back(heat_chart(id + "-heatmap",
                                      figure + " by " + (by_group ? "group" : "switch") +
                                          ": the geometric mean of each block's pairs",
-                                     units, unit, std::move(cells), legend, measured,
-                                     by_group ? "group" : "switch"));
+                                     units, unit, block_cells(means, unit, scale), legend,
+                                     means.measured, by_group ? "group" : "switch"));
   out.push_back(std::move(sec));
   // Drill-down: the ranks of the switches or groups the findings name.
-  std::vector<std::string> named;
-  for (const nlohmann::json& f : matrix.value("findings", nlohmann::json::array())) {
-    for (const std::string& h : homes(f, by_group, group_of_switch, p)) {
-      if (std::find(named.begin(), named.end(), h) == named.end()) named.push_back(h);
-    }
-    if (named.size() >= kDrillDowns) break;
-  }
+  std::vector<std::string> named = drill_down_homes(matrix, by_group, group_of_switch, p);
   for (size_t d = 0; d < named.size() && d < kDrillDowns; ++d) {
-    std::vector<size_t> members;
-    for (size_t r = 0; r < n; ++r) {
-      if ((by_group ? p.group_of[r] : p.switch_of[r]) == named[d]) members.push_back(r);
-    }
-    if (members.empty() || members.size() > kNodeHeatmapMax) continue;
-    std::map<size_t, size_t> pos;
-    std::vector<std::string> labels;
-    for (size_t i = 0; i < members.size(); ++i) {
-      pos[members[i]] = i;
-      labels.push_back(p.host_of[members[i]] + " (" + std::to_string(members[i]) + ")");
-    }
-    nlohmann::json dcells = nlohmann::json::array();
-    size_t dmeasured = 0;
-    for_each_matrix_value(test, n, [&](size_t a, size_t b, std::optional<double> v) {
-      auto ia = pos.find(a), ib = pos.find(b);
-      if (!v || ia == pos.end() || ib == pos.end()) return;
-      dcells.push_back(
-          {ib->second, ia->second, std::round(*v / unit.divisor * 1e4) / 1e4, scale.color(*v)});
-      ++dmeasured;
-    }).ignore_error();
     std::string did = id + "-d" + std::to_string(d);
-    nlohmann::json dsec = section(did, labelled(name + ": the ranks of " + named[d], run_label));
-    dsec["charts"].push_back(heat_chart(did + "-heatmap", figure + " inside " + named[d], labels,
-                                        unit, std::move(dcells), legend, dmeasured, "rank"));
-    out.push_back(std::move(dsec));
+    std::optional<nlohmann::json> dsec = drill_down_section(
+        test, p, by_group, named[d], did, labelled(name + ": the ranks of " + named[d], run_label),
+        figure + " inside " + named[d], unit, scale, legend);
+    if (dsec) out.push_back(std::move(*dsec));
   }
   return out;
 }

@@ -93,33 +93,9 @@ class QperfTextReporter : public Reporter {
     const Figures& f = r.figures;
     const TestKind kind = r.spec->kind;
     if (f.latency) add(lines, "latency", f.latency->mean * 1e-9, Unit::kTime);
-    if (f.has_bandwidth) {
-      if (f.counts_loss) {
-        add(lines, "send_bw", f.send_Bps, Unit::kBandwidth);
-        add(lines, "recv_bw", f.recv_Bps, Unit::kBandwidth);
-      } else {
-        add(lines, "bw", f.recv_Bps, Unit::kBandwidth);
-      }
-      // Which way the data went: a two-way test's parts (what arrived each way; bw is their
-      // sum), a one-way test's direction when -R turned it around.
-      if (f.bidirectional) {
-        add(lines, "client_to_server_bw", f.to_server_Bps, Unit::kBandwidth);
-        add(lines, "server_to_client_bw", f.to_client_Bps, Unit::kBandwidth);
-      }
-      if (f.reverse) add_text(lines, "direction", "server to client (-R)");
-    }
+    if (f.has_bandwidth) add_bandwidth(lines, f);
     // Per stream, after the aggregate, with -v or -vs.
-    if (options_.stat) {
-      for (size_t i = 0; i < f.streams.size(); ++i) {
-        std::string name = "stream" + std::to_string(i) + "_";
-        if (f.counts_loss) {
-          add(lines, name + "send_bw", f.streams[i].send_Bps, Unit::kBandwidth);
-          add(lines, name + "recv_bw", f.streams[i].recv_Bps, Unit::kBandwidth);
-        } else {
-          add(lines, name + "bw", f.streams[i].recv_Bps, Unit::kBandwidth);
-        }
-      }
-    }
+    if (options_.stat) add_streams(lines, f);
     // An open loop that fell short of its --rate shows the rate reached beside the one asked.
     if (kind == TestKind::kMsgRate || kind == TestKind::kVerify || options_.stat || f.rate_short) {
       add(lines, "msg_rate", f.msg_rate, Unit::kRate);
@@ -129,26 +105,66 @@ class QperfTextReporter : public Reporter {
     if (f.jitter_ns >= 0) add(lines, "jitter", f.jitter_ns * 1e-9, Unit::kTime);
     // --omit: the first seconds ran but are not in these figures (iperf3 -O).
     if (r.local_opts.omit > 0) add(lines, "omitted", r.local_opts.omit, Unit::kTime);
-    if (f.has_verify) {
-      add(lines, "verify_checked", static_cast<double>(f.verify_checked), Unit::kCount);
-      add(lines, "verify_errors", static_cast<double>(f.verify_errors), Unit::kCount);
-      // What the count covers where it is not every operation (plain RDMA writes).
-      for (const SideStats* side : {&r.loc, &r.rem}) {
-        auto it = side->info.find("verify_checks");
-        if (it != side->info.end() && it->is_string()) add_text(lines, "verify_checks", *it);
-      }
-    }
-    if (f.latency && options_.stat) {
-      const LatencySummary& l = *f.latency;
-      add(lines, "latency_min", l.min * 1e-9, Unit::kTime);
-      add(lines, "latency_max", l.max * 1e-9, Unit::kTime);
-      add(lines, "latency_stddev", l.stddev * 1e-9, Unit::kTime);
-      for (const auto& [p, v] : l.percentiles)
-        add(lines, "latency_" + percentile_key(p), v * 1e-9, Unit::kTime);
-      add(lines, "latency_samples", static_cast<double>(l.samples), Unit::kCount);
-    }
+    if (f.has_verify) add_verify(lines, r);
+    if (f.latency && options_.stat) add_latency_stats(lines, *f.latency);
     if (options_.used) add_params(lines, r);
     if (options_.conf) add_info(lines, r);
+    add_sides(lines, r);
+    (void)info;
+  }
+
+  void add_bandwidth(std::vector<Line>& lines, const Figures& f) {
+    if (f.counts_loss) {
+      add(lines, "send_bw", f.send_Bps, Unit::kBandwidth);
+      add(lines, "recv_bw", f.recv_Bps, Unit::kBandwidth);
+    } else {
+      add(lines, "bw", f.recv_Bps, Unit::kBandwidth);
+    }
+    // Which way the data went: a two-way test's parts (what arrived each way; bw is their
+    // sum), a one-way test's direction when -R turned it around.
+    if (f.bidirectional) {
+      add(lines, "client_to_server_bw", f.to_server_Bps, Unit::kBandwidth);
+      add(lines, "server_to_client_bw", f.to_client_Bps, Unit::kBandwidth);
+    }
+    if (f.reverse) add_text(lines, "direction", "server to client (-R)");
+  }
+
+  void add_streams(std::vector<Line>& lines, const Figures& f) {
+    for (size_t i = 0; i < f.streams.size(); ++i) {
+      std::string name = "stream" + std::to_string(i) + "_";
+      if (f.counts_loss) {
+        add(lines, name + "send_bw", f.streams[i].send_Bps, Unit::kBandwidth);
+        add(lines, name + "recv_bw", f.streams[i].recv_Bps, Unit::kBandwidth);
+      } else {
+        add(lines, name + "bw", f.streams[i].recv_Bps, Unit::kBandwidth);
+      }
+    }
+  }
+
+  void add_verify(std::vector<Line>& lines, const TestResult& r) {
+    const Figures& f = r.figures;
+    add(lines, "verify_checked", static_cast<double>(f.verify_checked), Unit::kCount);
+    add(lines, "verify_errors", static_cast<double>(f.verify_errors), Unit::kCount);
+    // What the count covers where it is not every operation (plain RDMA writes).
+    for (const SideStats* side : {&r.loc, &r.rem}) {
+      auto it = side->info.find("verify_checks");
+      if (it != side->info.end() && it->is_string()) add_text(lines, "verify_checks", *it);
+    }
+  }
+
+  void add_latency_stats(std::vector<Line>& lines, const LatencySummary& l) {
+    add(lines, "latency_min", l.min * 1e-9, Unit::kTime);
+    add(lines, "latency_max", l.max * 1e-9, Unit::kTime);
+    add(lines, "latency_stddev", l.stddev * 1e-9, Unit::kTime);
+    for (const auto& [p, v] : l.percentiles)
+      add(lines, "latency_" + percentile_key(p), v * 1e-9, Unit::kTime);
+    add(lines, "latency_samples", static_cast<double>(l.samples), Unit::kCount);
+  }
+
+  // Each side's costs, CPU, timing and counters, under the names the test gives its sides.
+  void add_sides(std::vector<Line>& lines, const TestResult& r) {
+    const Figures& f = r.figures;
+    const TestKind kind = r.spec->kind;
     // qperf names the sides send_/recv_ in one-way bandwidth tests; -un renames the CPU, time
     // and counter lines to loc_/rem_ but, as in qperf, keeps send_cost and recv_cost. With -R
     // the client (loc) is the receiver.
@@ -170,7 +186,6 @@ class QperfTextReporter : public Reporter {
       if (options_.stat) add_tcp(lines, prefix, side->tcp);
       if (options_.more_stat) add_counts(lines, prefix, *side, one_way);
     }
-    (void)info;
   }
 
   void add_cost(std::vector<Line>& lines, const std::string& name, double cpu_s, uint64_t bytes) {

@@ -75,51 +75,46 @@ nlohmann::json step_series(const std::string& label, const ResultRef& r, const s
   return s;
 }
 
-}  // namespace
+// A run that has intervals, and its intervals.
+using RunIntervals = std::pair<const ResultRef*, std::vector<Interval>>;
 
-std::optional<nlohmann::json> interval_section(const std::string& test,
-                                               const std::vector<ResultRef>& refs,
-                                               const std::string& id) {
-  std::vector<std::pair<const ResultRef*, std::vector<Interval>>> all;
-  nlohmann::json sec = section(id, test + ": over time");
-  std::vector<double> bw_values, rate_values, ns_values;
+// Every figure of every interval, by kind: what each axis' unit is chosen from.
+struct IntervalValues {
+  std::vector<double> bw, rate, ns;
+};
+
+// The runs that have intervals, their figures gathered in `values`; why an interval was left
+// out is noted in `sec`.
+std::vector<RunIntervals> runs_with_intervals(const std::vector<ResultRef>& refs,
+                                              nlohmann::json& sec, IntervalValues& values) {
+  std::vector<RunIntervals> all;
   for (const ResultRef& r : refs) {
     std::string note;
     auto intervals = intervals_of(*r.result, &note);
     if (!note.empty()) sec["notes"].push_back(r.label + ": " + note);
     if (intervals.empty()) continue;
     for (const Interval& i : intervals) {
-      if (i.Bps) bw_values.push_back(*i.Bps);
-      if (i.per_s) rate_values.push_back(*i.per_s);
-      if (i.p50) ns_values.push_back(*i.p50);
-      if (i.p99) ns_values.push_back(*i.p99);
+      if (i.Bps) values.bw.push_back(*i.Bps);
+      if (i.per_s) values.rate.push_back(*i.per_s);
+      if (i.p50) values.ns.push_back(*i.p50);
+      if (i.p99) values.ns.push_back(*i.p99);
     }
     all.emplace_back(&r, std::move(intervals));
   }
-  if (all.empty()) return std::nullopt;
+  return all;
+}
 
-  // Units from the bulk; the latency axis ends where its bulk does (a stalled interval's p99
-  // sits on the edge with its value rather than flattening every other interval).
-  const DisplayUnit bw = bulk_unit("Bps", bw_values), rate = bulk_unit("msgs/s", rate_values),
-                    lat = bulk_unit("ns", ns_values);
-  const bool moved_bytes = bulk_of(bw_values) > 0;
-  auto time_axis = [] { return axis("time", "s", false); };
-  nlohmann::json bw_chart = chart("line", id + "-bandwidth", "Bandwidth over time", time_axis(),
-                                  axis("bandwidth", bw.name, false));
-  nlohmann::json rate_chart = chart("line", id + "-msg_rate", "Message rate over time", time_axis(),
-                                    axis("message rate", rate.name, false));
-  nlohmann::json lat_chart = chart("line", id + "-latency", "Latency over time", time_axis(),
-                                   axis("latency", lat.name, false));
-  if (double limit = axis_limit(ns_values, false); limit > 0) {
-    lat_chart["y"]["max"] = limit / lat.divisor;
-  }
-  // The figures any interval has, one column each (a bandwidth test has no latency columns).
-  struct Column {
-    std::string name;
-    std::optional<double> Interval::*field;
-    const DisplayUnit* unit;
-    const char* key;
-  };
+// A figure of the table by interval.
+struct Column {
+  std::string name;
+  std::optional<double> Interval::*field;
+  const DisplayUnit* unit;
+  const char* key;
+};
+
+// The figures any interval has, one column each (a bandwidth test has no latency columns).
+std::vector<Column> interval_columns(const std::vector<RunIntervals>& all, const DisplayUnit& bw,
+                                     const DisplayUnit& rate, const DisplayUnit& lat) {
   std::vector<Column> columns;
   for (const Column& c : {Column{"bandwidth", &Interval::Bps, &bw, "intervals.bytes/s"},
                           Column{"message rate", &Interval::per_s, &rate, "intervals.msgs/s"},
@@ -131,6 +126,12 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
     }
     if (any) columns.push_back(c);
   }
+  return columns;
+}
+
+// One row per interval of each run, in `columns`.
+nlohmann::json interval_table(const std::string& test, const std::vector<RunIntervals>& all,
+                              const std::vector<Column>& columns) {
   std::vector<std::string> names = {"series", "from (s)", "to (s)"};
   for (const Column& c : columns) names.push_back(c.name + " (" + c.unit->name + ")");
   nlohmann::json tab = table(test + " by interval", names);
@@ -144,21 +145,64 @@ std::optional<nlohmann::json> interval_section(const std::string& test,
       }
       tab["rows"].push_back(std::move(row));
     }
-    // Bandwidth where bytes moved, else the message rate: latency tests move few bytes.
-    // By name: clang 14 (the fuzzers' compiler) cannot capture structured bindings.
-    const auto& run = *r;
-    const auto& run_intervals = intervals;
-    auto add = [&](nlohmann::json& c, const std::string& label, const std::string& stat,
-                   std::optional<double> Interval::*field, double divisor) {
-      nlohmann::json s = step_series(label, run, stat, run_intervals, field, divisor);
-      if (!s["points"].empty()) c["series"].push_back(std::move(s));
-    };
-    if (moved_bytes) add(bw_chart, r->label, "bandwidth", &Interval::Bps, bw.divisor);
-    if (!moved_bytes) add(rate_chart, r->label, "msg_rate", &Interval::per_s, rate.divisor);
-    add(lat_chart, r->label + " p50", "p50", &Interval::p50, lat.divisor);
-    add(lat_chart, r->label + " p99", "p99", &Interval::p99, lat.divisor);
   }
-  for (nlohmann::json* c : {&bw_chart, &rate_chart, &lat_chart}) {
+  return tab;
+}
+
+// The charts over time, and the divisor of each one's display unit.
+struct TimeCharts {
+  nlohmann::json bw, rate, lat;
+  double bw_divisor, rate_divisor, lat_divisor;
+};
+
+// One run's step series in the charts, each where it has points.
+void add_run_series(TimeCharts& charts, const ResultRef& run,
+                    const std::vector<Interval>& run_intervals, bool moved_bytes) {
+  auto add = [&](nlohmann::json& c, const std::string& label, const std::string& stat,
+                 std::optional<double> Interval::*field, double divisor) {
+    nlohmann::json s = step_series(label, run, stat, run_intervals, field, divisor);
+    if (!s["points"].empty()) c["series"].push_back(std::move(s));
+  };
+  // Bandwidth where bytes moved, else the message rate: latency tests move few bytes.
+  if (moved_bytes) add(charts.bw, run.label, "bandwidth", &Interval::Bps, charts.bw_divisor);
+  if (!moved_bytes) {
+    add(charts.rate, run.label, "msg_rate", &Interval::per_s, charts.rate_divisor);
+  }
+  add(charts.lat, run.label + " p50", "p50", &Interval::p50, charts.lat_divisor);
+  add(charts.lat, run.label + " p99", "p99", &Interval::p99, charts.lat_divisor);
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> interval_section(const std::string& test,
+                                               const std::vector<ResultRef>& refs,
+                                               const std::string& id) {
+  nlohmann::json sec = section(id, test + ": over time");
+  IntervalValues values;
+  const std::vector<RunIntervals> all = runs_with_intervals(refs, sec, values);
+  if (all.empty()) return std::nullopt;
+
+  // Units from the bulk; the latency axis ends where its bulk does (a stalled interval's p99
+  // sits on the edge with its value rather than flattening every other interval).
+  const DisplayUnit bw = bulk_unit("Bps", values.bw), rate = bulk_unit("msgs/s", values.rate),
+                    lat = bulk_unit("ns", values.ns);
+  const bool moved_bytes = bulk_of(values.bw) > 0;
+  auto time_axis = [] { return axis("time", "s", false); };
+  TimeCharts charts{chart("line", id + "-bandwidth", "Bandwidth over time", time_axis(),
+                          axis("bandwidth", bw.name, false)),
+                    chart("line", id + "-msg_rate", "Message rate over time", time_axis(),
+                          axis("message rate", rate.name, false)),
+                    chart("line", id + "-latency", "Latency over time", time_axis(),
+                          axis("latency", lat.name, false)),
+                    bw.divisor,
+                    rate.divisor,
+                    lat.divisor};
+  if (double limit = axis_limit(values.ns, false); limit > 0) {
+    charts.lat["y"]["max"] = limit / lat.divisor;
+  }
+  nlohmann::json tab = interval_table(test, all, interval_columns(all, bw, rate, lat));
+  for (const RunIntervals& run : all) add_run_series(charts, *run.first, run.second, moved_bytes);
+  for (nlohmann::json* c : {&charts.bw, &charts.rate, &charts.lat}) {
     if (!(*c)["series"].empty()) sec["charts"].push_back(std::move(*c));
   }
   sec["tables"].push_back(std::move(tab));
