@@ -183,7 +183,7 @@ Status read_switch_lines(const std::vector<std::pair<size_t, std::string>>& line
     SwitchLine def;
     def.line = number;
     bool sized = false;
-    if (Status read = read_switch_line(number, text, origin, def, sized); !read.ok()) return read;
+    FP_RETURN_IF_ERROR(read_switch_line(number, text, origin, def, sized));
     if (def.name.empty()) {
       if (sized) continue;
       return Status::usage(where() + "no SwitchName= (or BlockName=)");
@@ -271,7 +271,7 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
                              const std::string& origin) {
   std::vector<SwitchLine> defs;
   std::unordered_map<std::string, size_t> by_name;
-  if (Status read = read_switch_lines(lines, origin, defs, by_name); !read.ok()) return read;
+  FP_RETURN_IF_ERROR(read_switch_lines(lines, origin, defs, by_name));
   // Parents from Switches=, each switch at most one; then groups: a leaf's parent.
   Result<std::vector<int>> parent = switch_parents(defs, by_name, origin);
   if (!parent.ok()) return parent.status();
