@@ -156,6 +156,206 @@ struct PairRuns {
   double worst = 0;     // the largest residual among the flaps
 };
 
+// What one pair's runs in one test say, where its best is `v`; `left(a, b, value, alone)` is
+// what a value leaves to the link once the elements are taken out.
+template <typename Left>
+PairRuns pair_runs(const FigureMatrix& m, int a, int b, double v, double limit, double flap_limit,
+                   Left left) {
+  PairRuns p;
+  uint32_t rounds = m.measurements(a, b);
+  p.runs = rounds;
+  p.residual = left(a, b, v, false);
+  p.best_slow = p.residual > limit;
+  if (const std::vector<float>* worse = m.worse_values(a, b)) {
+    for (float w : *worse) {
+      double r = left(a, b, w, false);
+      p.slow += r > limit;
+      if (r > flap_limit) {
+        ++p.flaps;
+        p.worst = std::max(p.worst, r);
+      }
+    }
+  }
+  if (p.best_slow) p.slow = rounds;  // the best of its rounds was slow: every one was
+  if (p.residual > flap_limit) {
+    p.flaps = rounds;
+    p.worst = std::max(p.worst, p.residual);
+  }
+  if (const std::vector<float>* alone = m.retests(a, b)) {
+    for (float w : *alone) {
+      double r = left(a, b, w, true);
+      ++p.runs;
+      ++p.alone;
+      p.alone_slow += r > limit;
+      p.slow += r > limit;
+      p.flaps += r > flap_limit;
+      p.alone_flaps += r > flap_limit;
+    }
+  }
+  return p;
+}
+
+// The job's pairs' runs gathered over the tests: the suspect links, and the counts the noise
+// rates come from.
+struct LinkTally {
+  explicit LinkTally(size_t tests)
+      : runs_total(tests, 0),
+        slow_total(tests, 0),
+        flap_runs(2 * tests, 0),
+        flaps_total(2 * tests, 0) {}
+  std::unordered_map<uint64_t, LinkEvidence> links;
+  std::vector<uint64_t> runs_total, slow_total;
+  std::vector<uint64_t> flap_runs, flaps_total;  // as LinkEvidence
+  uint64_t pairs_total = 0;
+  std::unordered_map<uint64_t, PairRuns> persistent;  // key * tests + t
+};
+
+// Adds test t's pairs to the tally: a failed pair is a broken link, a pair with flaps or slow
+// in every run a suspect.
+void tally_test(const MatrixRun& run, const TestFit& tf, const BadElements& bad, size_t t,
+                const std::vector<bool>& up, LinkTally& tally) {
+  const int n = run.size();
+  const Topology& topo = *run.topology;
+  const size_t tests = run.tests.size();
+  ElementId path[kMaxPathElements];
+  const double limit = link_limit(tf);
+  // A slow run of a flapping link: a flap is at least kFlapFactor off, well out of the
+  // jitter of single runs around a baseline drawn from their best.
+  const double flap_limit = std::max(limit, std::log(kFlapFactor));
+  const FigureMatrix& m = run.tests[t].matrix;
+  auto left = [&](int a, int b, double v, bool alone) {
+    double r = alone ? alone_residual(run, tf, t, a, b, v) : pair_residual(run, tf, t, a, b, v);
+    size_t k = topo.path(a, b, path);
+    for (size_t i = 0; i < k; ++i) r -= std::max(0.0f, bad.explained[path[i]] - tf.factor[path[i]]);
+    return r;
+  };
+  m.for_each([&](int a, int b, std::optional<double> v) {
+    if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+    ++tally.pairs_total;
+    if (!v) {  // failed while both ranks answered: broken
+      LinkEvidence& l = tally.links[pair_key(a, b, n)];
+      l.finding.kind = FindingKind::kLink;
+      l.finding.a = a;
+      l.finding.b = b;
+      l.finding.tests.push_back(t);
+      l.finding.severity = std::numeric_limits<double>::infinity();
+      l.finding.evidence = 1;
+      return;
+    }
+    const PairRuns p = pair_runs(m, a, b, *v, limit, flap_limit, left);
+    tally.runs_total[t] += p.runs;
+    tally.slow_total[t] += p.slow;
+    tally.flap_runs[2 * t] += p.runs - p.alone;
+    tally.flap_runs[2 * t + 1] += p.alone;
+    tally.flaps_total[2 * t] += p.flaps - p.alone_flaps;
+    tally.flaps_total[2 * t + 1] += p.alone_flaps;
+    if (p.flaps == 0 && !(p.best_slow && p.alone_slow == p.alone)) return;
+    LinkEvidence& l = tally.links[pair_key(a, b, n)];
+    l.finding.kind = FindingKind::kLink;
+    l.finding.a = a;
+    l.finding.b = b;
+    l.hits.resize(2 * tests, 0);
+    l.hits[2 * t] += p.flaps - p.alone_flaps;
+    l.hits[2 * t + 1] += p.alone_flaps;
+    l.worst = std::max(l.worst, p.worst);
+    if (p.best_slow && p.alone_slow == p.alone) {
+      tally.persistent[pair_key(a, b, n) * tests + t] = p;
+    }
+  });
+}
+
+// The job's noise: the level a pair's runs must be less likely than, and each test's rates of
+// slow runs and of flaps.
+struct NoiseRates {
+  double level = 0;
+  std::vector<double> p_slow, p_flap;  // [t], [2t] rounds and [2t + 1] alone
+};
+
+NoiseRates noise_rates(const LinkTally& tally, size_t tests) {
+  NoiseRates out;
+  out.level = kFlapAlpha / std::max<double>(1, static_cast<double>(tally.pairs_total));
+  // Each test's rates of slow runs over the whole job (at least one run in all of them); of
+  // flaps in its rounds, and alone (at least the rounds' rate: the runs alone are few).
+  std::vector<double>& p_slow = out.p_slow;
+  std::vector<double>& p_flap = out.p_flap;
+  p_slow.assign(tests, 0.0);
+  p_flap.assign(2 * tests, 0.0);
+  for (size_t t = 0; t < tests; ++t) {
+    double runs = std::max<double>(1, static_cast<double>(tally.runs_total[t]));
+    p_slow[t] = std::max(1.0, static_cast<double>(tally.slow_total[t])) / runs;
+    p_flap[2 * t] = std::max(1.0, static_cast<double>(tally.flaps_total[2 * t])) /
+                    std::max<double>(1, static_cast<double>(tally.flap_runs[2 * t]));
+    p_flap[2 * t + 1] = std::max(
+        p_flap[2 * t], static_cast<double>(tally.flaps_total[2 * t + 1]) /
+                           std::max<double>(1, static_cast<double>(tally.flap_runs[2 * t + 1])));
+  }
+  return out;
+}
+
+// The pairs slow in every run, where that many slow runs in a row are unlikely noise, as their
+// links' findings in that test.
+void add_persistent(LinkTally& tally, const NoiseRates& noise, size_t tests) {
+  for (const auto& [key, p] : tally.persistent) {
+    size_t t = key % tests;
+    if (std::pow(noise.p_slow[t], p.runs) >= noise.level) continue;  // as likely noise as not
+    Finding& f = tally.links[key / tests].finding;
+    f.tests.push_back(t);
+    f.severity = std::max(f.severity, std::exp(p.residual));
+    f.evidence = std::max(f.evidence, p.runs);
+    f.retested += p.alone;
+    f.confirmed += p.alone_slow;
+    f.firm = true;
+  }
+}
+
+// Finishes one suspect link: its runs counted, flapping where its slow runs are unlikely noise;
+// appended to out where any test found it.
+void finish_link(const MatrixRun& run, const NoiseRates& noise, LinkEvidence& l,
+                 std::vector<Finding>& out) {
+  const size_t tests = run.tests.size();
+  const std::vector<double>& p_flap = noise.p_flap;
+  Finding& f = l.finding;
+  uint32_t runs = 0, hits = 0;
+  l.runs.assign(2 * tests, 0);  // every run of the pair, in the tests where none was slow too
+  l.hits.resize(2 * tests, 0);
+  for (size_t t = 0; t < tests; ++t) {
+    const FigureMatrix& m = run.tests[t].matrix;
+    l.runs[2 * t] = m.pair_measurements(f.a, f.b);
+    for (auto* alone : {m.retests(f.a, f.b), m.retests(f.b, f.a)}) {
+      l.runs[2 * t + 1] += alone != nullptr ? static_cast<uint32_t>(alone->size()) : 0;
+    }
+    runs += l.runs[2 * t] + l.runs[2 * t + 1];
+    hits += l.hits[2 * t] + l.hits[2 * t + 1];
+  }
+  bool flapping = false;
+  if (f.tests.empty() && hits > 0) {
+    // Slow in more of its runs in a test than the job's noise explains: flapping. Test by
+    // test, as the retests gather them: a test whose rounds hide the flaps (contention
+    // capping the bandwidth) does not water down another's.
+    for (size_t t = 0; t < tests; ++t) {
+      const uint32_t h = l.hits[2 * t] + l.hits[2 * t + 1];
+      const uint32_t r = l.runs[2 * t] + l.runs[2 * t + 1];
+      if (h == 0 || r < 2 || h >= r) continue;
+      if (binomial_tail(h, {l.runs[2 * t], l.runs[2 * t + 1]}, {p_flap[2 * t], p_flap[2 * t + 1]}) <
+          noise.level) {
+        f.tests.push_back(t);
+        flapping = true;
+      }
+    }
+  }
+  if (flapping) {
+    f.firm = true;
+    f.evidence = runs;
+    f.severity = std::exp(l.worst);
+  }
+  if (f.tests.empty()) return;
+  std::sort(f.tests.begin(), f.tests.end());
+  f.slow_runs = hits;
+  f.runs = runs;
+  if (f.severity == 0) f.severity = 1;
+  out.push_back(f);
+}
+
 // The links the elements do not explain. Each pair's runs -- rounds, passes, retests alone --
 // are tested against the job's own rate of slow runs in that test (the noise, since faults are
 // few): a pair slow in every run is a link when that many slow runs in a row are unlikely
@@ -168,159 +368,17 @@ struct PairRuns {
 // link threshold and the test's own noise.
 void link_findings(const MatrixRun& run, const FabricFit& fit, const BadElements& bad,
                    std::vector<Finding>& out) {
-  const int n = run.size();
-  const Topology& topo = *run.topology;
   const size_t tests = run.tests.size();
   std::vector<bool> up = run.alive();
-  std::unordered_map<uint64_t, LinkEvidence> links;
-  std::vector<uint64_t> runs_total(tests, 0), slow_total(tests, 0);
-  std::vector<uint64_t> flap_runs(2 * tests, 0), flaps_total(2 * tests, 0);  // as LinkEvidence
-  uint64_t pairs_total = 0;
-  std::unordered_map<uint64_t, PairRuns> persistent;  // key * tests + t
-  ElementId path[kMaxPathElements];
+  LinkTally tally(tests);
   for (size_t t = 0; t < tests; ++t) {
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
-    const double limit = link_limit(tf);
-    // A slow run of a flapping link: a flap is at least kFlapFactor off, well out of the
-    // jitter of single runs around a baseline drawn from their best.
-    const double flap_limit = std::max(limit, std::log(kFlapFactor));
-    const FigureMatrix& m = run.tests[t].matrix;
-    auto left = [&](int a, int b, double v, bool alone) {
-      double r = alone ? alone_residual(run, tf, t, a, b, v) : pair_residual(run, tf, t, a, b, v);
-      size_t k = topo.path(a, b, path);
-      for (size_t i = 0; i < k; ++i)
-        r -= std::max(0.0f, bad.explained[path[i]] - tf.factor[path[i]]);
-      return r;
-    };
-    m.for_each([&](int a, int b, std::optional<double> v) {
-      if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
-      ++pairs_total;
-      if (!v) {  // failed while both ranks answered: broken
-        LinkEvidence& l = links[pair_key(a, b, n)];
-        l.finding.kind = FindingKind::kLink;
-        l.finding.a = a;
-        l.finding.b = b;
-        l.finding.tests.push_back(t);
-        l.finding.severity = std::numeric_limits<double>::infinity();
-        l.finding.evidence = 1;
-        return;
-      }
-      PairRuns p;
-      uint32_t rounds = m.measurements(a, b);
-      p.runs = rounds;
-      p.residual = left(a, b, *v, false);
-      p.best_slow = p.residual > limit;
-      if (const std::vector<float>* worse = m.worse_values(a, b)) {
-        for (float w : *worse) {
-          double r = left(a, b, w, false);
-          p.slow += r > limit;
-          if (r > flap_limit) {
-            ++p.flaps;
-            p.worst = std::max(p.worst, r);
-          }
-        }
-      }
-      if (p.best_slow) p.slow = rounds;  // the best of its rounds was slow: every one was
-      if (p.residual > flap_limit) {
-        p.flaps = rounds;
-        p.worst = std::max(p.worst, p.residual);
-      }
-      if (const std::vector<float>* alone = m.retests(a, b)) {
-        for (float w : *alone) {
-          double r = left(a, b, w, true);
-          ++p.runs;
-          ++p.alone;
-          p.alone_slow += r > limit;
-          p.slow += r > limit;
-          p.flaps += r > flap_limit;
-          p.alone_flaps += r > flap_limit;
-        }
-      }
-      runs_total[t] += p.runs;
-      slow_total[t] += p.slow;
-      flap_runs[2 * t] += p.runs - p.alone;
-      flap_runs[2 * t + 1] += p.alone;
-      flaps_total[2 * t] += p.flaps - p.alone_flaps;
-      flaps_total[2 * t + 1] += p.alone_flaps;
-      if (p.flaps == 0 && !(p.best_slow && p.alone_slow == p.alone)) return;
-      LinkEvidence& l = links[pair_key(a, b, n)];
-      l.finding.kind = FindingKind::kLink;
-      l.finding.a = a;
-      l.finding.b = b;
-      l.hits.resize(2 * tests, 0);
-      l.hits[2 * t] += p.flaps - p.alone_flaps;
-      l.hits[2 * t + 1] += p.alone_flaps;
-      l.worst = std::max(l.worst, p.worst);
-      if (p.best_slow && p.alone_slow == p.alone) persistent[pair_key(a, b, n) * tests + t] = p;
-    });
+    tally_test(run, tf, bad, t, up, tally);
   }
-  double level = kFlapAlpha / std::max<double>(1, static_cast<double>(pairs_total));
-  // Each test's rates of slow runs over the whole job (at least one run in all of them); of
-  // flaps in its rounds, and alone (at least the rounds' rate: the runs alone are few).
-  std::vector<double> p_slow(tests, 0.0), p_flap(2 * tests, 0.0);
-  for (size_t t = 0; t < tests; ++t) {
-    double runs = std::max<double>(1, static_cast<double>(runs_total[t]));
-    p_slow[t] = std::max(1.0, static_cast<double>(slow_total[t])) / runs;
-    p_flap[2 * t] = std::max(1.0, static_cast<double>(flaps_total[2 * t])) /
-                    std::max<double>(1, static_cast<double>(flap_runs[2 * t]));
-    p_flap[2 * t + 1] =
-        std::max(p_flap[2 * t], static_cast<double>(flaps_total[2 * t + 1]) /
-                                    std::max<double>(1, static_cast<double>(flap_runs[2 * t + 1])));
-  }
-  for (const auto& [key, p] : persistent) {
-    size_t t = key % tests;
-    if (std::pow(p_slow[t], p.runs) >= level) continue;  // as likely noise as not
-    Finding& f = links[key / tests].finding;
-    f.tests.push_back(t);
-    f.severity = std::max(f.severity, std::exp(p.residual));
-    f.evidence = std::max(f.evidence, p.runs);
-    f.retested += p.alone;
-    f.confirmed += p.alone_slow;
-    f.firm = true;
-  }
-  for (auto& [key, l] : links) {
-    Finding& f = l.finding;
-    uint32_t runs = 0, hits = 0;
-    l.runs.assign(2 * tests, 0);  // every run of the pair, in the tests where none was slow too
-    l.hits.resize(2 * tests, 0);
-    for (size_t t = 0; t < tests; ++t) {
-      const FigureMatrix& m = run.tests[t].matrix;
-      l.runs[2 * t] = m.pair_measurements(f.a, f.b);
-      for (auto* alone : {m.retests(f.a, f.b), m.retests(f.b, f.a)}) {
-        l.runs[2 * t + 1] += alone != nullptr ? static_cast<uint32_t>(alone->size()) : 0;
-      }
-      runs += l.runs[2 * t] + l.runs[2 * t + 1];
-      hits += l.hits[2 * t] + l.hits[2 * t + 1];
-    }
-    bool flapping = false;
-    if (f.tests.empty() && hits > 0) {
-      // Slow in more of its runs in a test than the job's noise explains: flapping. Test by
-      // test, as the retests gather them: a test whose rounds hide the flaps (contention
-      // capping the bandwidth) does not water down another's.
-      for (size_t t = 0; t < tests; ++t) {
-        const uint32_t h = l.hits[2 * t] + l.hits[2 * t + 1];
-        const uint32_t r = l.runs[2 * t] + l.runs[2 * t + 1];
-        if (h == 0 || r < 2 || h >= r) continue;
-        if (binomial_tail(h, {l.runs[2 * t], l.runs[2 * t + 1]},
-                          {p_flap[2 * t], p_flap[2 * t + 1]}) < level) {
-          f.tests.push_back(t);
-          flapping = true;
-        }
-      }
-    }
-    if (flapping) {
-      f.firm = true;
-      f.evidence = runs;
-      f.severity = std::exp(l.worst);
-    }
-    if (f.tests.empty()) continue;
-    std::sort(f.tests.begin(), f.tests.end());
-    f.slow_runs = hits;
-    f.runs = runs;
-    if (f.severity == 0) f.severity = 1;
-    out.push_back(f);
-  }
+  const NoiseRates noise = noise_rates(tally, tests);
+  add_persistent(tally, noise, tests);
+  for (auto& [key, l] : tally.links) finish_link(run, noise, l, out);
 }
 
 }  // namespace

@@ -119,6 +119,119 @@ Result<FaultKind> fault_kind_of(const std::string& name) {
   return Status::usage("");
 }
 
+// Where a fault's kind names what it touches: the key, and how many names it takes.
+struct FaultNames {
+  const char* key = "host";
+  size_t count = 1;
+};
+
+FaultNames fault_names(FaultKind kind, bool fat_tree) {
+  FaultNames out;
+  switch (kind) {
+    case FaultKind::kSlowLink:
+    case FaultKind::kFlappingLink:
+      out.key = "hosts";
+      out.count = 2;
+      break;
+    case FaultKind::kSlowNode:
+    case FaultKind::kDeadNode:
+      break;
+    case FaultKind::kSlowSwitch:
+      out.key = "switch";
+      break;
+    case FaultKind::kSlowLocalLink:
+      out.key = "switches";
+      out.count = 2;
+      break;
+    case FaultKind::kSlowUplink:
+      out.key = fat_tree ? "leaf" : "groups";
+      out.count = fat_tree ? 1 : 2;
+      break;
+  }
+  return out;
+}
+
+// Refuses a field that a fault of this kind does not have.
+Status only_fault_keys(const nlohmann::json& f, FaultKind kind, const char* names_key,
+                       const std::string& place) {
+  std::vector<const char*> keys = {"kind", names_key};
+  if (kind != FaultKind::kDeadNode) keys.push_back("factor");
+  if (kind == FaultKind::kFlappingLink) keys.push_back("fraction");
+  for (const auto& [key, value] : f.items()) {
+    // By name: clang 14 (the fuzzers' compiler) cannot capture a structured binding.
+    auto is_key = [&name = key](const char* k) { return name == k; };
+    if (std::none_of(keys.begin(), keys.end(), is_key)) {
+      return Status::usage(place + "." + key + ": not a field of a " + fault_kind_name(kind) +
+                           " fault");
+    }
+  }
+  return Status::success();
+}
+
+// The hosts, switches or groups the fault names, as fault.a and fault.b; each must exist.
+Status find_fault_places(const nlohmann::json& f, const FaultNames& key, const std::string& place,
+                         const Topology& topology, const std::vector<std::string>& host_names,
+                         Fault& fault) {
+  const char* names_key = key.key;
+  auto names = names_at(f, names_key, key.count, "", place);
+  if (!names.ok()) return Status::usage(names.status().message().substr(2));
+  std::string where = place + "." + names_key;
+  int index[2] = {-1, -1};
+  for (size_t i = 0; i < names->size(); ++i) {
+    const std::string& name = (*names)[i];
+    bool host = names_key == std::string("host") || names_key == std::string("hosts");
+    bool group = names_key == std::string("groups");
+    if (fault.kind == FaultKind::kSlowUplink && topology.kind() == TopologyKind::kFlat) {
+      return Status::usage(place + ": a flat fabric has no uplinks");
+    }
+    int found =
+        host ? topology.host_switch(name) >= 0 ? static_cast<int>(std::stoul(name.substr(1))) : -1
+        : group ? topology.group_index(name)
+                : topology.switch_index(name);
+    if (host && found >= 0 &&
+        (found >= static_cast<int>(host_names.size()) ||
+         host_names[static_cast<size_t>(found)] != name)) {
+      found = -1;
+    }
+    if (found < 0) {
+      return Status::usage(where + ": " +
+                           (host    ? "host "
+                            : group ? "group "
+                                    : "switch ") +
+                           name + " does not exist");
+    }
+    index[i] = found;
+  }
+  fault.a = index[0];
+  fault.b = index[1];
+  if (fault.kind == FaultKind::kSlowLocalLink && topology.local_link_id(fault.a, fault.b) < 0) {
+    return Status::usage(where + ": " + (*names)[0] + " and " + (*names)[1] +
+                         " are not joined by a local link (a dragonfly's switches of one group)");
+  }
+  return Status::success();
+}
+
+// The fault's factor (all but a dead node's) and a flapping link's fraction.
+Status read_fault_amounts(const nlohmann::json& f, const std::string& place, Fault& fault) {
+  if (fault.kind != FaultKind::kDeadNode) {
+    auto factor = number_at(f, "factor", "", place, -1e300, 1e300);
+    if (!factor.ok()) return Status::usage(factor.status().message().substr(2));
+    if (*factor < 1) {
+      return Status::usage(fmt::format("{}.factor: {:g} is below 1 (a fault slows, by this factor)",
+                                       place, *factor));
+    }
+    if (*factor > 1e6) return Status::usage(place + ".factor: above 1e6");
+    fault.factor = *factor;
+  }
+  if (fault.kind == FaultKind::kFlappingLink) {
+    auto fraction = number_at(f, "fraction", "", place, 0, 1);
+    if (!fraction.ok()) return Status::usage(fraction.status().message().substr(2));
+    if (*fraction <= 0) return Status::usage(place + ".fraction: must be above 0");
+    fault.fraction = *fraction;
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 const char* fault_kind_name(FaultKind kind) {
@@ -319,91 +432,10 @@ Status FabricModel::read_fault(const nlohmann::json& f, const std::string& place
   }
   Fault fault;
   fault.kind = *kind;
-  const bool fat_tree = topology_.kind() == TopologyKind::kFatTree;
-  const char* names_key = "host";
-  size_t count = 1;
-  switch (fault.kind) {
-    case FaultKind::kSlowLink:
-    case FaultKind::kFlappingLink:
-      names_key = "hosts";
-      count = 2;
-      break;
-    case FaultKind::kSlowNode:
-    case FaultKind::kDeadNode:
-      break;
-    case FaultKind::kSlowSwitch:
-      names_key = "switch";
-      break;
-    case FaultKind::kSlowLocalLink:
-      names_key = "switches";
-      count = 2;
-      break;
-    case FaultKind::kSlowUplink:
-      names_key = fat_tree ? "leaf" : "groups";
-      count = fat_tree ? 1 : 2;
-      break;
-  }
-  std::vector<const char*> keys = {"kind", names_key};
-  if (fault.kind != FaultKind::kDeadNode) keys.push_back("factor");
-  if (fault.kind == FaultKind::kFlappingLink) keys.push_back("fraction");
-  for (const auto& [key, value] : f.items()) {
-    // By name: clang 14 (the fuzzers' compiler) cannot capture a structured binding.
-    auto is_key = [&name = key](const char* k) { return name == k; };
-    if (std::none_of(keys.begin(), keys.end(), is_key)) {
-      return Status::usage(place + "." + key + ": not a field of a " + fault_kind_name(fault.kind) +
-                           " fault");
-    }
-  }
-  auto names = names_at(f, names_key, count, "", place);
-  if (!names.ok()) return Status::usage(names.status().message().substr(2));
-  std::string where = place + "." + names_key;
-  int index[2] = {-1, -1};
-  for (size_t i = 0; i < names->size(); ++i) {
-    const std::string& name = (*names)[i];
-    bool host = names_key == std::string("host") || names_key == std::string("hosts");
-    bool group = names_key == std::string("groups");
-    if (fault.kind == FaultKind::kSlowUplink && topology_.kind() == TopologyKind::kFlat) {
-      return Status::usage(place + ": a flat fabric has no uplinks");
-    }
-    int found =
-        host ? topology_.host_switch(name) >= 0 ? static_cast<int>(std::stoul(name.substr(1))) : -1
-        : group ? topology_.group_index(name)
-                : topology_.switch_index(name);
-    if (host && found >= 0 &&
-        (found >= hosts() || host_names_[static_cast<size_t>(found)] != name)) {
-      found = -1;
-    }
-    if (found < 0) {
-      return Status::usage(where + ": " +
-                           (host    ? "host "
-                            : group ? "group "
-                                    : "switch ") +
-                           name + " does not exist");
-    }
-    index[i] = found;
-  }
-  fault.a = index[0];
-  fault.b = index[1];
-  if (fault.kind == FaultKind::kSlowLocalLink && topology_.local_link_id(fault.a, fault.b) < 0) {
-    return Status::usage(where + ": " + (*names)[0] + " and " + (*names)[1] +
-                         " are not joined by a local link (a dragonfly's switches of one group)");
-  }
-  if (fault.kind != FaultKind::kDeadNode) {
-    auto factor = number_at(f, "factor", "", place, -1e300, 1e300);
-    if (!factor.ok()) return Status::usage(factor.status().message().substr(2));
-    if (*factor < 1) {
-      return Status::usage(fmt::format("{}.factor: {:g} is below 1 (a fault slows, by this factor)",
-                                       place, *factor));
-    }
-    if (*factor > 1e6) return Status::usage(place + ".factor: above 1e6");
-    fault.factor = *factor;
-  }
-  if (fault.kind == FaultKind::kFlappingLink) {
-    auto fraction = number_at(f, "fraction", "", place, 0, 1);
-    if (!fraction.ok()) return Status::usage(fraction.status().message().substr(2));
-    if (*fraction <= 0) return Status::usage(place + ".fraction: must be above 0");
-    fault.fraction = *fraction;
-  }
+  const FaultNames names = fault_names(fault.kind, topology_.kind() == TopologyKind::kFatTree);
+  FP_RETURN_IF_ERROR(only_fault_keys(f, fault.kind, names.key, place));
+  FP_RETURN_IF_ERROR(find_fault_places(f, names, place, topology_, host_names_, fault));
+  FP_RETURN_IF_ERROR(read_fault_amounts(f, place, fault));
   faults_.push_back(fault);
   return Status::success();
 }

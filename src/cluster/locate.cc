@@ -155,25 +155,13 @@ std::vector<ElementId> dominant_members(const MatrixRun& run, const FigureMatrix
   return worst;
 }
 
-void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestFit& fit) {
+// The classes' starting baselines, from a percentile of each class's pairs. Returns whether
+// any class has a usable pair (fit.valid).
+template <typename ValueOf, typename Usable>
+bool start_by_class(const MatrixRun& run, const FigureMatrix& m, Better better, ValueOf value_of,
+                    Usable usable, TestFit& fit) {
   const Topology& topo = *run.topology;
-  const FigureMatrix& m = run.tests[t].matrix;
-  const Better better = run.tests[t].figure.better;
-  // The value a pair counts with: measured alone when it was re-measured, a single run made
-  // as good as the best of the passes its peers had.
-  const double best_of = std::exp(fit.alone_offset);
-  auto value_of = [&](int a, int b, double v) {
-    auto alone = m.retest(a, b);
-    if (!alone) return v;
-    return better == Better::kLower ? *alone / best_of : *alone * best_of;
-  };
-  const size_t elements = topo.element_count();
-  fit.factor.assign(elements, 0.0f);
-  fit.pairs.assign(elements, 0);
   Histogram classes[kPathClasses];
-  auto usable = [&](int a, int b) {
-    return up[static_cast<size_t>(a)] && up[static_cast<size_t>(b)];
-  };
   m.for_each([&](int a, int b, std::optional<double> v) {
     if (!v || !usable(a, b)) return;
     double value = value_of(a, b, *v);
@@ -195,23 +183,151 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
     }
   }
   fit.valid = fit.has_class[0] || fit.has_class[1] || fit.has_class[2];
-  if (!fit.valid) return;
-  start_by_path(run, m, better, value_of, usable, fit);
-  // A switch is judged on the pairs inside it when it has a few: its uplinks and its nodes
-  // cannot take those.
+  return fit.valid;
+}
+
+// Per switch: how many usable measured pairs have both their nodes on it.
+template <typename Usable>
+std::vector<uint32_t> pairs_inside_switches(const Topology& topo, const FigureMatrix& m,
+                                            Usable usable) {
   std::vector<uint32_t> intra(topo.switches().size(), 0);
   m.for_each([&](int a, int b, std::optional<double> v) {
     if (v && usable(a, b) && topo.switch_of(a) >= 0 && topo.switch_of(a) == topo.switch_of(b)) {
       ++intra[static_cast<size_t>(topo.switch_of(a))];
     }
   });
+  return intra;
+}
+
+// A run of element ids the sweeps fit together: the switches, the links, the nodes.
+struct ElementRange {
+  size_t first, count;
+};
+
+// One sweep over one range: each element's factor becomes the median of what its pairs'
+// residuals leave to it after the other factors on their path (or the median without its
+// dominant member's pairs, where that is lower). `medians` and `without` are scratch.
+template <typename ValueOf, typename Usable, typename Judges>
+void sweep_range(const MatrixRun& run, const FigureMatrix& m, Better better, ValueOf value_of,
+                 Usable usable, Judges judges, const std::vector<ElementId>& dominant,
+                 const ElementRange& range, Medians& medians, Medians& without, TestFit& fit) {
+  const Topology& topo = *run.topology;
+  const size_t switch0 = topo.first_id(ElementKind::kSwitch);
+  ElementId path[kMaxPathElements];
+  medians.reset(range.count);
+  // Whether any element of the range has a dominant member (none at scale).
+  const bool nodes = range.first == 0;
+  const auto first_dominant = dominant.begin() + (nodes ? 0 : range.first - switch0);
+  const bool leave_out = !nodes && std::any_of(first_dominant, first_dominant + range.count,
+                                               [](ElementId d) { return d != kNoNode; });
+  if (leave_out) without.reset(range.count);
+  m.for_each([&](int a, int b, std::optional<double> v) {
+    if (!v || !usable(a, b)) return;
+    double r =
+        log_off(value_of(a, b, *v), fit.base[static_cast<int>(topo.path_class(a, b))], better);
+    size_t k = topo.path(a, b, path);
+    double total = 0;
+    for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];
+    // A switch takes from its inside pairs what its nodes, unless clearly slow, do not:
+    // each inside pair has two of its nodes, each pair leaving it one, so noise the
+    // nodes took would feed back into the switch sweep after sweep.
+    double nodes_noise = 0;
+    if (range.first == switch0) {
+      for (size_t i = 0; i < 2; ++i) {
+        if (fit.factor[path[i]] <= fit.element_threshold) nodes_noise += fit.factor[path[i]];
+      }
+    }
+    for (size_t i = 0; i < k; ++i) {
+      size_t e = path[i];
+      if (e < range.first || e >= range.first + range.count || !judges(e, a, b)) continue;
+      const double left = r - (total - fit.factor[e]) + nodes_noise;
+      medians.add(e - range.first, left);
+      if (!leave_out) continue;
+      const ElementId d = dominant[e - switch0];
+      if (d != kNoNode && d != static_cast<ElementId>(a) && d != static_cast<ElementId>(b)) {
+        without.add(e - range.first, left);
+      }
+    }
+  });
+  for (size_t i = 0; i < range.count; ++i) {
+    double x = medians.count(i) > 0 ? medians.median(i) : 0.0;
+    if (leave_out && first_dominant[i] != kNoNode && without.count(i) > 0) {
+      x = std::min(x, without.median(i));
+    }
+    fit.pairs[range.first + i] = medians.count(i);
+    fit.factor[range.first + i] = static_cast<float>(std::max(0.0, x));
+  }
+}
+
+// Each class's baseline again, from the pairs whose path the fit finds clean: where the
+// plan measured mostly around suspects (adaptive's localising), a plain median of the
+// class would sit on the slow pairs.
+// Where a class has no clean pairs (a tree of two leaves, one of them slow: every pair
+// between the leaves crosses it, and the class's start sat on them), it follows the median
+// of its pairs' residuals after every factor instead: left on the slow pairs, the leaf's
+// factor made each of them a residual as large, the job's noise with them, and a slow leaf
+// of 8 hosts was not named. `medians` is scratch.
+template <typename ValueOf, typename Usable>
+void rebase_classes(const MatrixRun& run, const FigureMatrix& m, Better better, ValueOf value_of,
+                    Usable usable, Medians& medians, TestFit& fit) {
+  const Topology& topo = *run.topology;
+  ElementId path[kMaxPathElements];
+  medians.reset(kPathClasses);
+  Medians fitted;  // per class: the pairs' residuals after every factor on their path
+  fitted.reset(kPathClasses);
+  m.for_each([&](int a, int b, std::optional<double> v) {
+    if (!v || !usable(a, b)) return;
+    int c = static_cast<int>(topo.path_class(a, b));
+    const double raw = log_off(value_of(a, b, *v), fit.base[c], better);
+    size_t k = topo.path(a, b, path);
+    double total = 0;
+    bool clean = true;
+    for (size_t i = 0; i < k; ++i) {
+      total += fit.factor[path[i]];
+      clean = clean && fit.factor[path[i]] <= fit.element_threshold / 2;
+    }
+    fitted.add(static_cast<size_t>(c), raw - total);
+    // Its raw residual: the small factors the fit gives healthy elements are noise, and
+    // all of them >= 0: taking them out would push the baseline further each sweep.
+    if (clean) medians.add(static_cast<size_t>(c), raw);
+  });
+  for (int c = 0; c < kPathClasses; ++c) {
+    const size_t i = static_cast<size_t>(c);
+    const Medians& from = medians.count(i) >= kMinElementPairs ? medians : fitted;
+    if (from.count(i) < kMinElementPairs) continue;
+    double shift = from.median(i);
+    fit.base[c] *= better == Better::kLower ? std::exp(shift) : std::exp(-shift);
+  }
+}
+
+void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestFit& fit) {
+  const Topology& topo = *run.topology;
+  const FigureMatrix& m = run.tests[t].matrix;
+  const Better better = run.tests[t].figure.better;
+  // The value a pair counts with: measured alone when it was re-measured, a single run made
+  // as good as the best of the passes its peers had.
+  const double best_of = std::exp(fit.alone_offset);
+  auto value_of = [&](int a, int b, double v) {
+    auto alone = m.retest(a, b);
+    if (!alone) return v;
+    return better == Better::kLower ? *alone / best_of : *alone * best_of;
+  };
+  const size_t elements = topo.element_count();
+  fit.factor.assign(elements, 0.0f);
+  fit.pairs.assign(elements, 0);
+  auto usable = [&](int a, int b) {
+    return up[static_cast<size_t>(a)] && up[static_cast<size_t>(b)];
+  };
+  if (!start_by_class(run, m, better, value_of, usable, fit)) return;
+  start_by_path(run, m, better, value_of, usable, fit);
+  // A switch is judged on the pairs inside it when it has a few: its uplinks and its nodes
+  // cannot take those.
+  const std::vector<uint32_t> intra = pairs_inside_switches(topo, m, usable);
   const size_t switch0 = topo.first_id(ElementKind::kSwitch);
   const size_t link0 = topo.first_id(ElementKind::kLocalLink);
   const size_t node_count = topo.id_count(ElementKind::kNode);
-  struct Range {
-    size_t first, count;
-  };
-  const Range ranges[3] = {{switch0, link0 - switch0}, {link0, elements - link0}, {0, node_count}};
+  const ElementRange ranges[3] = {
+      {switch0, link0 - switch0}, {link0, elements - link0}, {0, node_count}};
   // Which pairs an element's median takes: a switch with a few pairs inside it those only.
   auto judges = [&](size_t e, int a, int b) {
     return e < switch0 || e >= link0 || topo.switch_of(a) == topo.switch_of(b) ||
@@ -223,88 +339,12 @@ void fit_test(const MatrixRun& run, size_t t, const std::vector<bool>& up, TestF
   const std::vector<ElementId> dominant =
       dominant_members(run, m, fit, better, value_of, usable, judges);
   Medians medians, without;
-  ElementId path[kMaxPathElements];
   for (int sweep = 0; sweep < kSweeps; ++sweep) {
-    for (const Range& range : ranges) {
+    for (const ElementRange& range : ranges) {
       if (range.count == 0) continue;
-      medians.reset(range.count);
-      // Whether any element of the range has a dominant member (none at scale).
-      const bool nodes = range.first == 0;
-      const auto first_dominant = dominant.begin() + (nodes ? 0 : range.first - switch0);
-      const bool leave_out = !nodes && std::any_of(first_dominant, first_dominant + range.count,
-                                                   [](ElementId d) { return d != kNoNode; });
-      if (leave_out) without.reset(range.count);
-      m.for_each([&](int a, int b, std::optional<double> v) {
-        if (!v || !usable(a, b)) return;
-        double r =
-            log_off(value_of(a, b, *v), fit.base[static_cast<int>(topo.path_class(a, b))], better);
-        size_t k = topo.path(a, b, path);
-        double total = 0;
-        for (size_t i = 0; i < k; ++i) total += fit.factor[path[i]];
-        // A switch takes from its inside pairs what its nodes, unless clearly slow, do not:
-        // each inside pair has two of its nodes, each pair leaving it one, so noise the
-        // nodes took would feed back into the switch sweep after sweep.
-        double nodes_noise = 0;
-        if (range.first == switch0) {
-          for (size_t i = 0; i < 2; ++i) {
-            if (fit.factor[path[i]] <= fit.element_threshold) nodes_noise += fit.factor[path[i]];
-          }
-        }
-        for (size_t i = 0; i < k; ++i) {
-          size_t e = path[i];
-          if (e < range.first || e >= range.first + range.count || !judges(e, a, b)) continue;
-          const double left = r - (total - fit.factor[e]) + nodes_noise;
-          medians.add(e - range.first, left);
-          if (!leave_out) continue;
-          const ElementId d = dominant[e - switch0];
-          if (d != kNoNode && d != static_cast<ElementId>(a) && d != static_cast<ElementId>(b)) {
-            without.add(e - range.first, left);
-          }
-        }
-      });
-      for (size_t i = 0; i < range.count; ++i) {
-        double x = medians.count(i) > 0 ? medians.median(i) : 0.0;
-        if (leave_out && first_dominant[i] != kNoNode && without.count(i) > 0) {
-          x = std::min(x, without.median(i));
-        }
-        fit.pairs[range.first + i] = medians.count(i);
-        fit.factor[range.first + i] = static_cast<float>(std::max(0.0, x));
-      }
+      sweep_range(run, m, better, value_of, usable, judges, dominant, range, medians, without, fit);
     }
-    // Each class's baseline again, from the pairs whose path the fit finds clean: where the
-    // plan measured mostly around suspects (adaptive's localising), a plain median of the
-    // class would sit on the slow pairs.
-    // Where a class has no clean pairs (a tree of two leaves, one of them slow: every pair
-    // between the leaves crosses it, and the class's start sat on them), it follows the median
-    // of its pairs' residuals after every factor instead: left on the slow pairs, the leaf's
-    // factor made each of them a residual as large, the job's noise with them, and a slow leaf
-    // of 8 hosts was not named.
-    medians.reset(kPathClasses);
-    Medians fitted;  // per class: the pairs' residuals after every factor on their path
-    fitted.reset(kPathClasses);
-    m.for_each([&](int a, int b, std::optional<double> v) {
-      if (!v || !usable(a, b)) return;
-      int c = static_cast<int>(topo.path_class(a, b));
-      const double raw = log_off(value_of(a, b, *v), fit.base[c], better);
-      size_t k = topo.path(a, b, path);
-      double total = 0;
-      bool clean = true;
-      for (size_t i = 0; i < k; ++i) {
-        total += fit.factor[path[i]];
-        clean = clean && fit.factor[path[i]] <= fit.element_threshold / 2;
-      }
-      fitted.add(static_cast<size_t>(c), raw - total);
-      // Its raw residual: the small factors the fit gives healthy elements are noise, and
-      // all of them >= 0: taking them out would push the baseline further each sweep.
-      if (clean) medians.add(static_cast<size_t>(c), raw);
-    });
-    for (int c = 0; c < kPathClasses; ++c) {
-      const size_t i = static_cast<size_t>(c);
-      const Medians& from = medians.count(i) >= kMinElementPairs ? medians : fitted;
-      if (from.count(i) < kMinElementPairs) continue;
-      double shift = from.median(i);
-      fit.base[c] *= better == Better::kLower ? std::exp(shift) : std::exp(-shift);
-    }
+    rebase_classes(run, m, better, value_of, usable, medians, fit);
   }
   // What is left: the pairs' own noise.
   medians.reset(1);

@@ -216,9 +216,8 @@ nlohmann::json topology_json(const MatrixRun& run) {
           {"switches", switches}};
 }
 
-// The document, streamed: a DOM of the values would take gigabytes.
-void write_document(const MatrixRun& run, std::FILE* f) {
-  std::vector<int> order = display_order(run);
+// The ranks, in display order, each with its host, status and place.
+nlohmann::json ranks_json(const MatrixRun& run, const std::vector<int>& order) {
   nlohmann::json ranks = nlohmann::json::array();
   for (int rank : order) {
     const RankStatus& r = run.ranks[static_cast<size_t>(rank)];
@@ -229,6 +228,11 @@ void write_document(const MatrixRun& run, std::FILE* f) {
     place(run, rank, j);
     ranks.push_back(std::move(j));
   }
+  return ranks;
+}
+
+// The node verdicts, in display order.
+nlohmann::json nodes_json(const MatrixRun& run, const std::vector<int>& order) {
   nlohmann::json nodes = nlohmann::json::array();
   std::vector<const NodeJudgement*> by_rank(run.ranks.size(), nullptr);
   for (const NodeJudgement& n : run.nodes) by_rank[static_cast<size_t>(n.rank)] = &n;
@@ -248,10 +252,12 @@ void write_document(const MatrixRun& run, std::FILE* f) {
          {"slowdown",
           optional_number(n->slowdown > 0 ? std::optional<double>(n->slowdown) : std::nullopt)}});
   }
-  nlohmann::json head = {{"tool", "fabperf"},      {"mode", "matrix"},
-                         {"schema", kSchema},      {"version", FABPERF_VERSION},
-                         {"started", run.started}, {"clock", kClockName},
-                         {"command", run.argv},    {"exit_code", run.exit_code}};
+  return nodes;
+}
+
+// The "matrix" object but its tests and nodes: the job, its plan and tolerances, the topology,
+// coverage, findings, simulation, baseline and ranks.
+nlohmann::json matrix_head(const MatrixRun& run, const nlohmann::json& ranks) {
   nlohmann::json matrix = {
       {"job", run.job},
       {"size", run.size()},
@@ -282,10 +288,11 @@ void write_document(const MatrixRun& run, std::FILE* f) {
   if (!run.simulation.is_null()) matrix["simulation"] = run.simulation;
   if (!run.baseline.is_null()) matrix["baseline"] = run.baseline;
   matrix["ranks"] = ranks;
-  std::fputs(open_object(head).c_str(), f);
-  std::fputs(",\"matrix\":", f);
-  std::fputs(open_object(matrix).c_str(), f);
-  std::fputs(",\"tests\":[", f);
+  return matrix;
+}
+
+// The "tests" array's elements, each in its form.
+void write_tests(const MatrixRun& run, std::FILE* f) {
   for (size_t t = 0; t < run.tests.size(); ++t) {
     const TestColumn& col = run.tests[t];
     std::fputs(t == 0 ? "\n" : ",\n", f);
@@ -303,6 +310,23 @@ void write_document(const MatrixRun& run, std::FILE* f) {
     }
     std::fputs("}", f);
   }
+}
+
+// The document, streamed: a DOM of the values would take gigabytes.
+void write_document(const MatrixRun& run, std::FILE* f) {
+  std::vector<int> order = display_order(run);
+  nlohmann::json ranks = ranks_json(run, order);
+  nlohmann::json nodes = nodes_json(run, order);
+  nlohmann::json head = {{"tool", "fabperf"},      {"mode", "matrix"},
+                         {"schema", kSchema},      {"version", FABPERF_VERSION},
+                         {"started", run.started}, {"clock", kClockName},
+                         {"command", run.argv},    {"exit_code", run.exit_code}};
+  nlohmann::json matrix = matrix_head(run, ranks);
+  std::fputs(open_object(head).c_str(), f);
+  std::fputs(",\"matrix\":", f);
+  std::fputs(open_object(matrix).c_str(), f);
+  std::fputs(",\"tests\":[", f);
+  write_tests(run, f);
   std::fputs("\n],\"nodes\":", f);
   std::fputs(nodes.dump().c_str(), f);
   std::fputs("}}\n", f);

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -94,16 +96,10 @@ Status serve_rank(const CommandLine& cl, const MatrixOptions& o, const SessionEn
   return Status::success();
 }
 
-Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
-                 const MatrixOptions& o, const SessionEnv& env, Bootstrap& boot,
-                 const std::atomic<bool>* stop, int64_t started_ns) {
-  const int n = boot.size();
-  MatrixOptions opts = o;
-  if (opts.seed == 0) opts.seed = static_cast<uint64_t>(now_ns()) % 1000000007 + 1;
-  // Usage errors found here still go through the exchange, so the other ranks learn of them
-  // at once instead of waiting for a rank 0 that will never call.
+// The topology file's error, or else the schedule's.
+Status schedule_usage(const MatrixOptions& opts, int n,
+                      const Result<std::optional<Topology>>& topology) {
   Status usage;
-  auto topology = load_job_topology(opts);
   if (!topology.ok()) usage = topology.status();
   if (usage.ok()) {
     // The schedule's own errors (a pattern file's) now; the rounds are made once the hosts
@@ -116,6 +112,59 @@ Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
       usage = make_rounds(opts, n, nullptr).status();
     }
   }
+  return usage;
+}
+
+// Every rank's card, rank 0's own first; a rank that did not publish is its lookup's error.
+std::vector<Result<RankCard>> rank_cards(Bootstrap& boot, const MatrixOptions& opts,
+                                         const RankCard& own, const Status& exchanged,
+                                         const Deadline& start_up) {
+  std::vector<Result<RankCard>> cards;
+  for (int r = 0; r < boot.size(); ++r) {
+    if (r == 0) {
+      cards.emplace_back(own);
+      continue;
+    }
+    // After a failed exchange each missing rank costs a wait: all of them share what is left
+    // of --start_timeout (PMIx waits whole seconds, at least one).
+    double wait = std::max(1.0, std::min(5.0, start_up.remaining_ms() / 1000.0));
+    cards.push_back(boot.lookup(r, exchanged.ok() ? opts.start_timeout_s : wait));
+  }
+  return cards;
+}
+
+// What the job's run reads: the command line, the options, the hosts by rank, the baseline
+// and the topology placed on the hosts.
+JobSetup job_setup(const std::vector<std::string>& argv, const MatrixOptions& opts, Bootstrap& boot,
+                   const std::vector<Result<RankCard>>& cards, const std::atomic<bool>* stop,
+                   int64_t started_ns, std::shared_ptr<const BaselineRun> baseline,
+                   std::optional<Topology>& topology, std::FILE* progress) {
+  JobSetup setup;
+  setup.argv = &argv;
+  setup.opts = &opts;
+  setup.job = boot.job();
+  for (const Result<RankCard>& card : cards) setup.hosts.push_back(card.ok() ? card->host : "?");
+  setup.stop = stop;
+  setup.started_ns = started_ns;
+  setup.baseline = std::move(baseline);
+  if (topology.has_value()) {
+    setup.topology =
+        place_topology(std::move(*topology), setup.hosts, "--topology " + opts.topology, progress);
+    setup.topology_source = "--topology " + opts.topology;
+  }
+  return setup;
+}
+
+Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
+                 const MatrixOptions& o, const SessionEnv& env, Bootstrap& boot,
+                 const std::atomic<bool>* stop, int64_t started_ns) {
+  const int n = boot.size();
+  MatrixOptions opts = o;
+  if (opts.seed == 0) opts.seed = static_cast<uint64_t>(now_ns()) % 1000000007 + 1;
+  // Usage errors found here still go through the exchange, so the other ranks learn of them
+  // at once instead of waiting for a rank 0 that will never call.
+  auto topology = load_job_topology(opts);
+  Status usage = schedule_usage(opts, n, topology);
   auto baseline = load_job_baseline(opts);
   if (usage.ok() && !baseline.ok()) usage = baseline.status();
   if (usage.ok()) usage = ensure_descriptors(n);
@@ -144,17 +193,7 @@ Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
                  "published\n",
                  exchanged.message().c_str());
   }
-  std::vector<Result<RankCard>> cards;
-  for (int r = 0; r < n; ++r) {
-    if (r == 0) {
-      cards.emplace_back(services.card);
-      continue;
-    }
-    // After a failed exchange each missing rank costs a wait: all of them share what is left
-    // of --start_timeout (PMIx waits whole seconds, at least one).
-    double wait = std::max(1.0, std::min(5.0, start_up.remaining_ms() / 1000.0));
-    cards.push_back(boot.lookup(r, exchanged.ok() ? opts.start_timeout_s : wait));
-  }
+  std::vector<Result<RankCard>> cards = rank_cards(boot, opts, services.card, exchanged, start_up);
   std::vector<RankCard> peers;
   for (const Result<RankCard>& card : cards) {
     if (exchanged.ok() && card.ok() && card->error.empty()) peers.push_back(*card);
@@ -167,19 +206,8 @@ Status run_rank0(const std::vector<std::string>& argv, const CommandLine& cl,
     agent_thread =
         std::thread([agent, &opts] { agent->serve(opts.start_timeout_s + 30).ignore_error(); });
   }
-  JobSetup setup;
-  setup.argv = &argv;
-  setup.opts = &opts;
-  setup.job = boot.job();
-  for (const Result<RankCard>& card : cards) setup.hosts.push_back(card.ok() ? card->host : "?");
-  setup.stop = stop;
-  setup.started_ns = started_ns;
-  setup.baseline = *baseline;
-  if (topology->has_value()) {
-    setup.topology =
-        place_topology(std::move(**topology), setup.hosts, "--topology " + opts.topology, progress);
-    setup.topology_source = "--topology " + opts.topology;
-  }
+  JobSetup setup =
+      job_setup(argv, opts, boot, cards, stop, started_ns, *baseline, *topology, progress);
   auto end_agent = [&] {
     if (services.agent) services.agent->stop();
     if (agent_thread.joinable()) agent_thread.join();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "cluster/fabric_findings.h"
 #include "cluster/locate.h"
@@ -102,117 +103,150 @@ void shared_pairs(const Topology& topo, const TestFit& tf, size_t t,
   }
 }
 
+// A test's job-wide rates: how often a healthy pair's run is slow, and flaps.
+struct TestRates {
+  double limit = 0, rate = 0, level = 0;
+  bool flapping = false;
+  double flap_limit = 0, flap_rates[2] = {0, 0}, flap_level = 0;
+};
+
+// Test t's rates, from its pairs; counts into `taken` the pairs already re-measured through
+// each bad element.
+TestRates test_rates(const MatrixRun& run, const TestFit& tf, size_t t, const std::vector<bool>& up,
+                     std::unordered_map<ElementId, uint32_t>& taken) {
+  const Topology& topo = *run.topology;
+  const FigureMatrix& m = run.tests[t].matrix;
+  ElementId path[kMaxPathElements];
+  const double limit = link_limit(tf);
+  uint64_t pairs = 0, slow = 0;
+  // With --passes, the job's rates of flaps, in the rounds and alone (fabric_findings.h).
+  const bool flapping = run.passes >= 2;
+  const double flap_limit = std::max(limit, std::log(kFlapFactor));
+  uint64_t flap_runs[2] = {0, 0}, flap_hits[2] = {0, 0};
+  // The share of pairs slow at their best: the rate a healthy pair's run is slow at.
+  m.for_each([&](int a, int b, std::optional<double> v) {
+    if (!v || !up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+    ++pairs;
+    slow += pair_residual(run, tf, t, a, b, *v) > limit;
+    if (flapping) {
+      Flaps f = flaps_of(run, tf, t, a, b, *v, flap_limit);
+      flap_runs[0] += f.rounds;
+      flap_hits[0] += f.rounds_hit;
+      flap_runs[1] += f.alone;
+      flap_hits[1] += f.alone_hit;
+    }
+    if (!m.retests(a, b)) return;
+    size_t k = topo.path(a, b, path);
+    for (size_t i = 0; i < k; ++i) {
+      if (element_bad(tf, path[i])) ++taken[path[i]];
+    }
+  });
+  TestRates out;
+  out.limit = limit;
+  out.flapping = flapping;
+  out.flap_limit = flap_limit;
+  out.rate = std::max<double>(1, static_cast<double>(slow)) /
+             std::max<double>(1, static_cast<double>(pairs));
+  out.level = kLinkAlpha / std::max<double>(1, static_cast<double>(pairs));
+  out.flap_rates[0] = std::max<double>(1, static_cast<double>(flap_hits[0])) /
+                      std::max<double>(1, static_cast<double>(flap_runs[0]));
+  out.flap_rates[1] =
+      std::max(out.flap_rates[0], static_cast<double>(flap_hits[1]) /
+                                      std::max<double>(1, static_cast<double>(flap_runs[1])));
+  out.flap_level = kFlapAlpha / std::max<double>(1, static_cast<double>(pairs * run.tests.size()));
+  return out;
+}
+
+// The pairs to re-measure, by kind: through a bad element, links, flapping pairs.
+struct Candidates {
+  std::vector<RetestPair> elements, links, flaps;
+};
+
+// Test t's pairs to re-measure, added to out; `taken` counts the pairs through each bad element.
+void test_candidates(const MatrixRun& run, const TestFit& tf, size_t t, const std::vector<bool>& up,
+                     const TestRates& rates, std::unordered_map<ElementId, uint32_t>& taken,
+                     Candidates& out) {
+  const Topology& topo = *run.topology;
+  const FigureMatrix& m = run.tests[t].matrix;
+  ElementId path[kMaxPathElements];
+  const double limit = rates.limit;
+  // Per bad element, its pairs not yet re-measured that cross other bad elements too, the
+  // fewest first.
+  std::unordered_map<ElementId, std::vector<SharedPair>> shared;
+  m.for_each_sorted([&](int a, int b, std::optional<double> v) {
+    if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
+    const std::vector<float>* alone = m.retests(a, b);
+    size_t retested = alone != nullptr ? alone->size() : 0;
+    if (!v) {
+      // A failed pair: the worst of links, below the elements; once.
+      if (retested == 0) out.links.push_back({t, {a, b}, kElementFirst / 2});
+      return;
+    }
+    double r = pair_residual(run, tf, t, a, b, *v);
+    size_t k = topo.path(a, b, path);
+    int bad = -1, bad_count = 0;
+    for (size_t i = 0; i < k; ++i) {
+      if (element_bad(tf, path[i])) {
+        bad = static_cast<int>(i);
+        ++bad_count;
+      }
+    }
+    if (retested == 0 && bad_count == 1 && taken[path[bad]] < kElementRetests) {
+      ++taken[path[bad]];
+      out.elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
+      return;
+    }
+    if (retested == 0 && bad_count > 1) {
+      for (size_t i = 0; i < k; ++i) {
+        if (element_bad(tf, path[i])) keep_shared(shared[path[i]], {bad_count, {a, b}});
+      }
+    }
+    if (rates.flapping && r <= limit) {
+      // Off in some run, fine at its best: re-measured alone a few times a wave until its
+      // runs decide it.
+      Flaps f = flaps_of(run, tf, t, a, b, *v, rates.flap_limit);
+      if (!flap_open(f, rates.flap_rates, rates.flap_level)) return;
+      const uint32_t again = std::min(kFlapBatch, kFlapRetests - f.alone);
+      for (uint32_t i = 0; i < again; ++i) {
+        out.flaps.push_back({t, {a, b}, static_cast<double>(f.rounds_hit + f.alone_hit)});
+      }
+      return;
+    }
+    if (r <= limit || retested >= kPairRetests) return;
+    for (size_t i = 0; i < retested; ++i) {
+      if (alone_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
+    }
+    uint32_t runs = m.measurements(a, b) + static_cast<uint32_t>(retested);
+    if (std::pow(rates.rate, runs) < rates.level) return;  // decided
+    out.links.push_back({t, {a, b}, r});
+  });
+  shared_pairs(topo, tf, t, shared, taken, out.elements);
+}
+
 // With switch levels: first a few pairs through each bad element (the element's own evidence,
 // pairs whose other elements are healthy) until kElementRetests of them were re-measured, then
 // the links the fit leaves unexplained: slow in their best run and in every retest so far, not
 // yet decided (kPairRetests at most; a link in a single pass of 10,000 ranks needs three: a
 // healthy pair slow in its round and once alone is one in a million, and there are 50 million).
 std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit) {
-  const Topology& topo = *run.topology;
   std::vector<bool> up = run.alive();
-  std::vector<RetestPair> elements, links, flaps;
-  ElementId path[kMaxPathElements];
+  Candidates out;
   for (size_t t = 0; t < run.tests.size(); ++t) {
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
-    const FigureMatrix& m = run.tests[t].matrix;
-    const double limit = link_limit(tf);
     std::unordered_map<ElementId, uint32_t> taken;
-    uint64_t pairs = 0, slow = 0;
-    // With --passes, the job's rates of flaps, in the rounds and alone (fabric_findings.h).
-    const bool flapping = run.passes >= 2;
-    const double flap_limit = std::max(limit, std::log(kFlapFactor));
-    uint64_t flap_runs[2] = {0, 0}, flap_hits[2] = {0, 0};
-    // The share of pairs slow at their best: the rate a healthy pair's run is slow at.
-    m.for_each([&](int a, int b, std::optional<double> v) {
-      if (!v || !up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
-      ++pairs;
-      slow += pair_residual(run, tf, t, a, b, *v) > limit;
-      if (flapping) {
-        Flaps f = flaps_of(run, tf, t, a, b, *v, flap_limit);
-        flap_runs[0] += f.rounds;
-        flap_hits[0] += f.rounds_hit;
-        flap_runs[1] += f.alone;
-        flap_hits[1] += f.alone_hit;
-      }
-      if (!m.retests(a, b)) return;
-      size_t k = topo.path(a, b, path);
-      for (size_t i = 0; i < k; ++i) {
-        if (element_bad(tf, path[i])) ++taken[path[i]];
-      }
-    });
-    const double rate = std::max<double>(1, static_cast<double>(slow)) /
-                        std::max<double>(1, static_cast<double>(pairs));
-    const double level = kLinkAlpha / std::max<double>(1, static_cast<double>(pairs));
-    double flap_rates[2];
-    flap_rates[0] = std::max<double>(1, static_cast<double>(flap_hits[0])) /
-                    std::max<double>(1, static_cast<double>(flap_runs[0]));
-    flap_rates[1] =
-        std::max(flap_rates[0], static_cast<double>(flap_hits[1]) /
-                                    std::max<double>(1, static_cast<double>(flap_runs[1])));
-    const double flap_level =
-        kFlapAlpha / std::max<double>(1, static_cast<double>(pairs * run.tests.size()));
-    // Per bad element, its pairs not yet re-measured that cross other bad elements too, the
-    // fewest first.
-    std::unordered_map<ElementId, std::vector<SharedPair>> shared;
-    m.for_each_sorted([&](int a, int b, std::optional<double> v) {
-      if (!up[static_cast<size_t>(a)] || !up[static_cast<size_t>(b)]) return;
-      const std::vector<float>* alone = m.retests(a, b);
-      size_t retested = alone != nullptr ? alone->size() : 0;
-      if (!v) {
-        // A failed pair: the worst of links, below the elements; once.
-        if (retested == 0) links.push_back({t, {a, b}, kElementFirst / 2});
-        return;
-      }
-      double r = pair_residual(run, tf, t, a, b, *v);
-      size_t k = topo.path(a, b, path);
-      int bad = -1, bad_count = 0;
-      for (size_t i = 0; i < k; ++i) {
-        if (element_bad(tf, path[i])) {
-          bad = static_cast<int>(i);
-          ++bad_count;
-        }
-      }
-      if (retested == 0 && bad_count == 1 && taken[path[bad]] < kElementRetests) {
-        ++taken[path[bad]];
-        elements.push_back({t, {a, b}, kElementFirst + tf.factor[path[bad]]});
-        return;
-      }
-      if (retested == 0 && bad_count > 1) {
-        for (size_t i = 0; i < k; ++i) {
-          if (element_bad(tf, path[i])) keep_shared(shared[path[i]], {bad_count, {a, b}});
-        }
-      }
-      if (flapping && r <= limit) {
-        // Off in some run, fine at its best: re-measured alone a few times a wave until its
-        // runs decide it.
-        Flaps f = flaps_of(run, tf, t, a, b, *v, flap_limit);
-        if (!flap_open(f, flap_rates, flap_level)) return;
-        const uint32_t again = std::min(kFlapBatch, kFlapRetests - f.alone);
-        for (uint32_t i = 0; i < again; ++i) {
-          flaps.push_back({t, {a, b}, static_cast<double>(f.rounds_hit + f.alone_hit)});
-        }
-        return;
-      }
-      if (r <= limit || retested >= kPairRetests) return;
-      for (size_t i = 0; i < retested; ++i) {
-        if (alone_residual(run, tf, t, a, b, (*alone)[i]) <= limit) return;  // fine alone once
-      }
-      uint32_t runs = m.measurements(a, b) + static_cast<uint32_t>(retested);
-      if (std::pow(rate, runs) < level) return;  // decided
-      links.push_back({t, {a, b}, r});
-    });
-    shared_pairs(topo, tf, t, shared, taken, elements);
+    const TestRates rates = test_rates(run, tf, t, up, taken);
+    test_candidates(run, tf, t, up, rates, taken, out);
   }
-  std::stable_sort(links.begin(), links.end(), [](const RetestPair& x, const RetestPair& y) {
-    return x.severity > y.severity;
-  });
-  std::stable_sort(flaps.begin(), flaps.end(), [](const RetestPair& x, const RetestPair& y) {
-    return x.severity > y.severity;
-  });
-  elements.insert(elements.end(), links.begin(), links.end());
-  elements.insert(elements.end(), flaps.begin(), flaps.end());
-  return elements;
+  std::stable_sort(
+      out.links.begin(), out.links.end(),
+      [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  std::stable_sort(
+      out.flaps.begin(), out.flaps.end(),
+      [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
+  out.elements.insert(out.elements.end(), out.links.begin(), out.links.end());
+  out.elements.insert(out.elements.end(), out.flaps.begin(), out.flaps.end());
+  return std::move(out.elements);
 }
 
 // Pairs whose last measurement was taken under host noise (their figure says little about

@@ -42,6 +42,109 @@ Pair unrank_pair(uint64_t index, int n) {
   return {static_cast<int>(i), static_cast<int>(i + 1 + (index - before(i)))};
 }
 
+// One line of a pairs file: its round as given (-1: none), its pair, its line number.
+struct PairLine {
+  int64_t round;
+  Pair pair;
+  size_t line;
+};
+
+// The pairs file's lines, each pair checked; fields_seen: 2 (CLIENT SERVER) or 3 (with ROUND).
+Result<std::vector<PairLine>> read_pair_lines(std::string_view text, int ranks,
+                                              const std::string& origin, int& fields_seen) {
+  std::vector<PairLine> lines;
+  std::unordered_set<uint64_t> seen;
+  size_t line_no = 0, start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string line(text.substr(start, end - start));
+    start = end + 1;
+    ++line_no;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream in(line);
+    std::vector<int64_t> numbers;
+    std::string token;
+    std::string where = origin + ": line " + std::to_string(line_no) + ": ";
+    while (in >> token) {
+      if (token.empty() || token.size() > 18 ||
+          !std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return Status::usage(where + "\"" + token.substr(0, 32) + "\" is not a rank number");
+      }
+      numbers.push_back(std::stoll(token));
+    }
+    if (numbers.empty()) continue;
+    int fields = static_cast<int>(numbers.size());
+    if (fields != 2 && fields != 3) {
+      return Status::usage(where + "expected CLIENT SERVER or ROUND CLIENT SERVER");
+    }
+    if (fields_seen != 0 && fields != fields_seen) {
+      return Status::usage(where + "mixes lines with and without a round number");
+    }
+    fields_seen = fields;
+    int64_t a = numbers[fields - 2], b = numbers[fields - 1];
+    if (a >= ranks)
+      return Status::usage(where +
+                           in_job(static_cast<int>(std::min<int64_t>(a, INT32_MAX)), ranks));
+    if (b >= ranks)
+      return Status::usage(where +
+                           in_job(static_cast<int>(std::min<int64_t>(b, INT32_MAX)), ranks));
+    if (a == b) return Status::usage(where + "a rank cannot measure itself");
+    if (!seen.insert(static_cast<uint64_t>(a) * static_cast<uint64_t>(ranks) +
+                     static_cast<uint64_t>(b))
+             .second) {
+      return Status::usage(where + "pair " + std::to_string(a) + " " + std::to_string(b) +
+                           " is listed twice");
+    }
+    lines.push_back(
+        {fields == 3 ? numbers[0] : -1, {static_cast<int>(a), static_cast<int>(b)}, line_no});
+  }
+  if (lines.empty()) return Status::usage(origin + ": lists no pairs");
+  return lines;
+}
+
+// The rounds as the file numbers them, into round_of; returns how many, or the line where a
+// rank is in a round twice.
+Result<size_t> given_rounds(const std::vector<PairLine>& lines, int ranks,
+                            const std::string& origin, std::vector<size_t>& round_of) {
+  size_t rounds = 0;
+  std::map<int64_t, size_t> index;  // given round numbers, in order -> 0..R-1
+  for (const PairLine& l : lines) index.emplace(l.round, 0);
+  for (auto& [given, i] : index) i = rounds++;
+  std::unordered_map<uint64_t, size_t> busy;  // round * N + rank -> line
+  for (size_t i = 0; i < lines.size(); ++i) {
+    round_of[i] = index[lines[i].round];
+    for (int rank : {lines[i].pair.client, lines[i].pair.server}) {
+      uint64_t key = round_of[i] * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank);
+      auto [it, fresh] = busy.emplace(key, lines[i].line);
+      if (!fresh) {
+        return Status::usage(origin + ": line " + std::to_string(lines[i].line) + ": rank " +
+                             std::to_string(rank) + " is already in round " +
+                             std::to_string(lines[i].round) + " (line " +
+                             std::to_string(it->second) + ")");
+      }
+    }
+  }
+  return rounds;
+}
+
+// The pairs packed into rounds (shuffled first with randomize), into round_of; returns how many.
+size_t packed_rounds(std::vector<PairLine>& lines, int ranks, bool randomize, uint64_t seed,
+                     std::vector<size_t>& round_of) {
+  size_t rounds = 0;
+  if (randomize) std::shuffle(lines.begin(), lines.end(), std::mt19937_64(seed));
+  // In order, each pair in the first round after both its ranks' previous pairs.
+  std::vector<size_t> next_free(static_cast<size_t>(ranks), 0);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    size_t a = static_cast<size_t>(lines[i].pair.client),
+           b = static_cast<size_t>(lines[i].pair.server);
+    round_of[i] = std::max(next_free[a], next_free[b]);
+    next_free[a] = next_free[b] = round_of[i] + 1;
+    rounds = std::max(rounds, round_of[i] + 1);
+  }
+  return rounds;
+}
+
 }  // namespace
 
 std::string PatternSpec::name() const {
@@ -206,92 +309,19 @@ std::vector<Pair> Schedule::round(size_t k) const {
 Result<Schedule> Schedule::from_pairs_text(std::string_view text, int ranks, bool randomize,
                                            uint64_t seed, const std::string& origin) {
   if (ranks < 2) return Status::usage("--matrix needs at least 2 ranks");
-  struct Line {
-    int64_t round;
-    Pair pair;
-    size_t line;
-  };
-  std::vector<Line> lines;
   int fields_seen = 0;
-  std::unordered_set<uint64_t> seen;
-  size_t line_no = 0, start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string line(text.substr(start, end - start));
-    start = end + 1;
-    ++line_no;
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::istringstream in(line);
-    std::vector<int64_t> numbers;
-    std::string token;
-    std::string where = origin + ": line " + std::to_string(line_no) + ": ";
-    while (in >> token) {
-      if (token.empty() || token.size() > 18 ||
-          !std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return Status::usage(where + "\"" + token.substr(0, 32) + "\" is not a rank number");
-      }
-      numbers.push_back(std::stoll(token));
-    }
-    if (numbers.empty()) continue;
-    int fields = static_cast<int>(numbers.size());
-    if (fields != 2 && fields != 3) {
-      return Status::usage(where + "expected CLIENT SERVER or ROUND CLIENT SERVER");
-    }
-    if (fields_seen != 0 && fields != fields_seen) {
-      return Status::usage(where + "mixes lines with and without a round number");
-    }
-    fields_seen = fields;
-    int64_t a = numbers[fields - 2], b = numbers[fields - 1];
-    if (a >= ranks)
-      return Status::usage(where +
-                           in_job(static_cast<int>(std::min<int64_t>(a, INT32_MAX)), ranks));
-    if (b >= ranks)
-      return Status::usage(where +
-                           in_job(static_cast<int>(std::min<int64_t>(b, INT32_MAX)), ranks));
-    if (a == b) return Status::usage(where + "a rank cannot measure itself");
-    if (!seen.insert(static_cast<uint64_t>(a) * static_cast<uint64_t>(ranks) +
-                     static_cast<uint64_t>(b))
-             .second) {
-      return Status::usage(where + "pair " + std::to_string(a) + " " + std::to_string(b) +
-                           " is listed twice");
-    }
-    lines.push_back(
-        {fields == 3 ? numbers[0] : -1, {static_cast<int>(a), static_cast<int>(b)}, line_no});
-  }
-  if (lines.empty()) return Status::usage(origin + ": lists no pairs");
+  auto read = read_pair_lines(text, ranks, origin, fields_seen);
+  if (!read.ok()) return read.status();
+  std::vector<PairLine>& lines = *read;
   Schedule s(PatternKind::kFile, ranks, false, seed);
   std::vector<size_t> round_of(lines.size());
   size_t rounds = 0;
   if (fields_seen == 3) {
-    std::map<int64_t, size_t> index;  // given round numbers, in order -> 0..R-1
-    for (const Line& l : lines) index.emplace(l.round, 0);
-    for (auto& [given, i] : index) i = rounds++;
-    std::unordered_map<uint64_t, size_t> busy;  // round * N + rank -> line
-    for (size_t i = 0; i < lines.size(); ++i) {
-      round_of[i] = index[lines[i].round];
-      for (int rank : {lines[i].pair.client, lines[i].pair.server}) {
-        uint64_t key = round_of[i] * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank);
-        auto [it, fresh] = busy.emplace(key, lines[i].line);
-        if (!fresh) {
-          return Status::usage(origin + ": line " + std::to_string(lines[i].line) + ": rank " +
-                               std::to_string(rank) + " is already in round " +
-                               std::to_string(lines[i].round) + " (line " +
-                               std::to_string(it->second) + ")");
-        }
-      }
-    }
+    auto given = given_rounds(lines, ranks, origin, round_of);
+    if (!given.ok()) return given.status();
+    rounds = *given;
   } else {
-    if (randomize) std::shuffle(lines.begin(), lines.end(), std::mt19937_64(seed));
-    // In order, each pair in the first round after both its ranks' previous pairs.
-    std::vector<size_t> next_free(static_cast<size_t>(ranks), 0);
-    for (size_t i = 0; i < lines.size(); ++i) {
-      size_t a = static_cast<size_t>(lines[i].pair.client),
-             b = static_cast<size_t>(lines[i].pair.server);
-      round_of[i] = std::max(next_free[a], next_free[b]);
-      next_free[a] = next_free[b] = round_of[i] + 1;
-      rounds = std::max(rounds, round_of[i] + 1);
-    }
+    rounds = packed_rounds(lines, ranks, randomize, seed, round_of);
   }
   s.round_start_.assign(rounds + 1, 0);
   for (size_t r : round_of) ++s.round_start_[r + 1];

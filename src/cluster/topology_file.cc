@@ -131,51 +131,59 @@ std::vector<std::pair<size_t, std::string>> logical_lines(std::string_view text)
   return out;
 }
 
-Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& lines,
-                             const std::string& origin) {
-  std::vector<SwitchLine> defs;
-  std::unordered_map<std::string, size_t> by_name;
+// One line's KEY=VALUE tokens into def; sized: the line has BlockSizes=.
+Status read_switch_line(size_t number, const std::string& text, const std::string& origin,
+                        SwitchLine& def, bool& sized) {
+  auto where = [&, n = number] { return fmt::format("{}: line {}: ", origin, n); };
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find_first_of(" \t", pos);
+    if (end == std::string::npos) end = text.size();
+    std::string_view token = trim(std::string_view(text).substr(pos, end - pos));
+    pos = end + 1;
+    if (token.empty()) continue;
+    size_t eq = token.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return Status::usage(where() + "\"" + std::string(token) + "\" is not KEY=VALUE");
+    }
+    std::string key = lower(token.substr(0, eq));
+    std::string_view value = token.substr(eq + 1);
+    if (value.empty())
+      return Status::usage(where() + std::string(token.substr(0, eq)) + "= has no value");
+    if (key == "switchname" || key == "blockname") {
+      if (value.find_first_of("[],") != std::string_view::npos) {
+        return Status::usage(where() +
+                             "a switch name is one name, not a list: " + std::string(value));
+      }
+      def.name = std::string(value);
+    } else if (key == "nodes" || key == "switches") {
+      auto names = expand_hostlist(value);
+      if (!names.ok()) return names.status().prefixed(where() + std::string(token.substr(0, eq)));
+      auto& into = key == "nodes" ? def.nodes : def.children;
+      into.insert(into.end(), names->begin(), names->end());
+    } else if (key == "linkspeed") {
+      // Slurm's relative link speed: not used by the verdicts.
+    } else if (key == "blocksizes") {
+      sized = true;  // topology/block's block sizes: the blocks themselves are the switches
+    } else {
+      return Status::usage(where() + "unknown key " + std::string(token.substr(0, eq)) +
+                           " (expected SwitchName, Switches, Nodes, LinkSpeed, BlockName, "
+                           "BlockSizes)");
+    }
+  }
+  return Status::success();
+}
+
+// The file's switch definitions into defs, by_name their index by name.
+Status read_switch_lines(const std::vector<std::pair<size_t, std::string>>& lines,
+                         const std::string& origin, std::vector<SwitchLine>& defs,
+                         std::unordered_map<std::string, size_t>& by_name) {
   for (const auto& [number, text] : lines) {
     auto where = [&, n = number] { return fmt::format("{}: line {}: ", origin, n); };
     SwitchLine def;
     def.line = number;
     bool sized = false;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t end = text.find_first_of(" \t", pos);
-      if (end == std::string::npos) end = text.size();
-      std::string_view token = trim(std::string_view(text).substr(pos, end - pos));
-      pos = end + 1;
-      if (token.empty()) continue;
-      size_t eq = token.find('=');
-      if (eq == std::string_view::npos || eq == 0) {
-        return Status::usage(where() + "\"" + std::string(token) + "\" is not KEY=VALUE");
-      }
-      std::string key = lower(token.substr(0, eq));
-      std::string_view value = token.substr(eq + 1);
-      if (value.empty())
-        return Status::usage(where() + std::string(token.substr(0, eq)) + "= has no value");
-      if (key == "switchname" || key == "blockname") {
-        if (value.find_first_of("[],") != std::string_view::npos) {
-          return Status::usage(where() +
-                               "a switch name is one name, not a list: " + std::string(value));
-        }
-        def.name = std::string(value);
-      } else if (key == "nodes" || key == "switches") {
-        auto names = expand_hostlist(value);
-        if (!names.ok()) return names.status().prefixed(where() + std::string(token.substr(0, eq)));
-        auto& into = key == "nodes" ? def.nodes : def.children;
-        into.insert(into.end(), names->begin(), names->end());
-      } else if (key == "linkspeed") {
-        // Slurm's relative link speed: not used by the verdicts.
-      } else if (key == "blocksizes") {
-        sized = true;  // topology/block's block sizes: the blocks themselves are the switches
-      } else {
-        return Status::usage(where() + "unknown key " + std::string(token.substr(0, eq)) +
-                             " (expected SwitchName, Switches, Nodes, LinkSpeed, BlockName, "
-                             "BlockSizes)");
-      }
-    }
+    FP_RETURN_IF_ERROR(read_switch_line(number, text, origin, def, sized));
     if (def.name.empty()) {
       if (sized) continue;
       return Status::usage(where() + "no SwitchName= (or BlockName=)");
@@ -191,7 +199,14 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
     defs.push_back(std::move(def));
   }
   if (defs.empty()) return Status::usage(origin + ": defines no switch");
-  // Parents from Switches=, each switch at most one; then groups: a leaf's parent.
+  return Status::success();
+}
+
+// Each switch's parent index (-1: a root), from Switches=: each switch under at most one, and
+// none its own ancestor.
+Result<std::vector<int>> switch_parents(const std::vector<SwitchLine>& defs,
+                                        const std::unordered_map<std::string, size_t>& by_name,
+                                        const std::string& origin) {
   std::vector<int> parent(defs.size(), -1);
   for (size_t i = 0; i < defs.size(); ++i) {
     for (const std::string& child : defs[i].children) {
@@ -222,6 +237,12 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
       }
     }
   }
+  return parent;
+}
+
+// The tree of the switches and their hosts; a host under two switches is refused.
+Result<Topology> switch_tree(const std::vector<SwitchLine>& defs, const std::vector<int>& parent,
+                             const std::string& origin) {
   Topology topo(TopologyKind::kTree);
   std::vector<int> group_of_parent(defs.size(), -1);
   for (size_t i = 0; i < defs.size(); ++i) {
@@ -244,6 +265,17 @@ Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& 
     }
   }
   return topo;
+}
+
+Result<Topology> parse_slurm(const std::vector<std::pair<size_t, std::string>>& lines,
+                             const std::string& origin) {
+  std::vector<SwitchLine> defs;
+  std::unordered_map<std::string, size_t> by_name;
+  FP_RETURN_IF_ERROR(read_switch_lines(lines, origin, defs, by_name));
+  // Parents from Switches=, each switch at most one; then groups: a leaf's parent.
+  Result<std::vector<int>> parent = switch_parents(defs, by_name, origin);
+  if (!parent.ok()) return parent.status();
+  return switch_tree(defs, *parent, origin);
 }
 
 Result<Topology> parse_map(const std::vector<std::pair<size_t, std::string>>& lines,
