@@ -40,6 +40,41 @@ void check_between(FabricSession& f) {
   }
 }
 
+// The server's side: each client write waited for in memory and answered with its own,
+// until the client's end message.
+template <typename WaitLanded, typename WriteMarked, typename Fn>
+Status answer_landed_writes(TestContext& ctx, FabricSession& f, WaitLanded&& wait_landed,
+                            WriteMarked&& write_marked, Fn&& on) {
+  ctx.mark_start();
+  bool peer_done = false;
+  for (uint64_t iteration = 0;; ++iteration) {
+    if (!wait_landed(iteration, &peer_done)) return f.status();
+    if (peer_done) break;
+    if (!write_marked(iteration)) return f.status();
+  }
+  auto msg = f.read_peer_done();
+  if (!msg.ok()) return msg.status();
+  FP_RETURN_IF_ERROR(drain_until(
+      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+  ctx.mark_end();
+  return f.send_done({{"served", true}});
+}
+
+// The client's side: each sample a marked write and the server's answer seen in memory.
+template <typename WaitLanded, typename WriteMarked, typename Fn>
+Status time_landed_writes(TestContext& ctx, FabricSession& f, WaitLanded&& wait_landed,
+                          WriteMarked&& write_marked, Fn&& on) {
+  ctx.latency.set_scale(0.5);
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iteration, int64_t t0) -> Result<Sample> {
+    if (!write_marked(iteration) || !wait_landed(iteration, nullptr)) return f.status();
+    ++sent;
+    return Sample{now_ns() - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  return finish_client(f, {{"sent", sent}}, on).status();
+}
+
 }  // namespace
 
 SessionNeeds poll_needs(fi_ep_type type) {
@@ -115,30 +150,8 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
     return true;
   };
 
-  if (!client) {
-    ctx.mark_start();
-    bool peer_done = false;
-    for (uint64_t iteration = 0;; ++iteration) {
-      if (!wait_landed(iteration, &peer_done)) return f.status();
-      if (peer_done) break;
-      if (!write_marked(iteration)) return f.status();
-    }
-    auto msg = f.read_peer_done();
-    if (!msg.ok()) return msg.status();
-    FP_RETURN_IF_ERROR(drain_until(
-        f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
-    ctx.mark_end();
-    return f.send_done({{"served", true}});
-  }
-  ctx.latency.set_scale(0.5);
-  uint64_t sent = 0;
-  auto once = [&](uint64_t iteration, int64_t t0) -> Result<Sample> {
-    if (!write_marked(iteration) || !wait_landed(iteration, nullptr)) return f.status();
-    ++sent;
-    return Sample{now_ns() - t0, false};
-  };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
-  return finish_client(f, {{"sent", sent}}, on).status();
+  if (!client) return answer_landed_writes(ctx, f, wait_landed, write_marked, on);
+  return time_landed_writes(ctx, f, wait_landed, write_marked, on);
 }
 
 }  // namespace fabperf

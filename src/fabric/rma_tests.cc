@@ -392,6 +392,56 @@ Status rma_read_lat(TestContext& ctx, fi_ep_type type) {
   return one_sided_latency(ctx, type, true);
 }
 
+namespace {
+
+// The server's side of the write ping-pong: every arriving write (`remote` counts them, in
+// the handler) echoed with one of its own through write_once, until the client's end message.
+template <typename WriteOnce, typename Fn>
+Status echo_writes(TestContext& ctx, FabricSession& f, const uint64_t& remote,
+                   WriteOnce&& write_once, Fn&& on) {
+  // Echo every arriving write with one of our own.
+  ctx.mark_start();
+  uint64_t answered = 0;
+  for (uint32_t polls = 0;;) {
+    if (!f.progress(on, kSliceMs)) return f.status();
+    while (answered < remote) {
+      if (!write_once(answered++)) return f.status();
+    }
+    if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
+    int64_t now = now_ns();
+    if (f.peer_message_waiting(now)) break;
+    if (!f.client_alive(now)) return f.status();
+  }
+  auto msg = f.read_peer_done();
+  if (!msg.ok()) return msg.status();
+  FP_RETURN_IF_ERROR(drain_until(
+      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+  ctx.mark_end();
+  return f.send_done({{"echoed", answered}});
+}
+
+// The client's side of the write ping-pong: each sample a write and the server's echo (the
+// handler sets got_tx and got_remote).
+template <typename WriteOnce, typename Fn>
+Status time_write_echoes(TestContext& ctx, FabricSession& f, bool& got_tx, bool& got_remote,
+                         WriteOnce&& write_once, Fn&& on) {
+  ctx.latency.set_scale(0.5);
+  uint64_t sent = 0;
+  auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
+    got_tx = got_remote = false;
+    if (!write_once(iter) || !wait_for(
+                                 f, [&] { return got_tx && got_remote; }, on)) {
+      return f.status();
+    }
+    ++sent;
+    return Sample{now_ns() - t0, false};
+  };
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  return finish_client(f, {{"sent", sent}}, on).status();
+}
+
+}  // namespace
+
 Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   SessionNeeds needs = rma_pingpong_needs(type);
   auto session = FabricSession::establish(ctx, needs);
@@ -446,40 +496,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
         },
         on);
   };
-  if (!client) {
-    // Echo every arriving write with one of our own.
-    ctx.mark_start();
-    uint64_t answered = 0;
-    for (uint32_t polls = 0;;) {
-      if (!f.progress(on, kSliceMs)) return f.status();
-      while (answered < remote) {
-        if (!write_once(answered++)) return f.status();
-      }
-      if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
-      int64_t now = now_ns();
-      if (f.peer_message_waiting(now)) break;
-      if (!f.client_alive(now)) return f.status();
-    }
-    auto msg = f.read_peer_done();
-    if (!msg.ok()) return msg.status();
-    FP_RETURN_IF_ERROR(drain_until(
-        f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
-    ctx.mark_end();
-    return f.send_done({{"echoed", answered}});
-  }
-  ctx.latency.set_scale(0.5);
-  uint64_t sent = 0;
-  auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
-    got_tx = got_remote = false;
-    if (!write_once(iter) || !wait_for(
-                                 f, [&] { return got_tx && got_remote; }, on)) {
-      return f.status();
-    }
-    ++sent;
-    return Sample{now_ns() - t0, false};
-  };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
-  return finish_client(f, {{"sent", sent}}, on).status();
+  if (!client) return echo_writes(ctx, f, remote, write_once, on);
+  return time_write_echoes(ctx, f, got_tx, got_remote, write_once, on);
 }
 
 }  // namespace fabperf

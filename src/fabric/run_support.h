@@ -214,6 +214,119 @@ inline int64_t lists_time_ns(const WindowRun& run, TestContext& ctx) {
   return now_ns() - run.start_ns;
 }
 
+// run_window's pieces, inline for its loop.
+
+// The start of a windowed run's measured phase, once the warm-up has completed (after the
+// start barrier where there is one); `now` is its clock.
+template <typename Fn>
+Status begin_measured(FabricSession& f, WindowRun& run, Fn&& on, int64_t& now) {
+  if (run.barrier) FP_RETURN_IF_ERROR(start_barrier(f, run, on));
+  now = now_ns();
+  f.ctx.mark_start();
+  f.start_clock(now);
+  run.start_ns = now;
+  return Status::success();
+}
+
+// Whether the client posts more: its time or count in the measured phase, the warm-up before.
+inline bool client_wants_more(FabricSession& f, const WindowRun& run, bool measuring, int64_t now) {
+  return measuring ? !f.limit_reached(run.posted - f.warmup, now) && !f.stopped()
+                   : run.posted < f.warmup;
+}
+
+// A server's read of the client's message during its run: the start barrier, or the end.
+inline Status take_client_message(FabricSession& f, WindowRun& run) {
+  auto msg = f.read_peer_done();
+  if (!msg.ok()) return msg.status();
+  if (run.barrier && !run.peer_ready && msg->contains("barrier")) {
+    run.peer_ready = true;  // the client is at the start barrier first
+  } else {
+    run.peer_msg = std::move(*msg);
+    run.peer_done = true;
+  }
+  return Status::success();
+}
+
+// Whether the server posts more.
+inline bool server_wants_more(FabricSession& f, const WindowRun& run, bool measuring) {
+  // With -n the server sends its own count (a fast client may finish before the server
+  // has sent anything); with -t it sends until the client's end message.
+  if (f.count_limit() > 0) {
+    return measuring ? run.posted - f.warmup < f.count_limit() : run.posted < f.warmup;
+  }
+  return !run.peer_done && (measuring || run.posted < f.warmup);
+}
+
+// Posts until the window is full (`paced` in flight), the limit is reached, or a millisecond
+// has passed (the outer loop's looks at the peer and the clock must not wait on a trickle of
+// slots). False when a post fails.
+template <typename PostOne>
+inline bool post_burst(FabricSession& f, WindowRun& run, PostOne&& post_one, size_t paced,
+                       bool more, bool measuring, bool client, uint64_t& list_left, int64_t now) {
+  const int64_t look_again = now + 1'000'000;
+  for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
+    // A list's next operation follows at once while the list and the queue have room:
+    // this one may carry FI_MORE (where the post function has a *msg form).
+    PostList list_post;
+    list_post.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
+    const bool posted = post_one(run.posted, list_post);
+    if (run.lists && !list_post.more_sent) ++run.doorbells;
+    if (!posted) return false;
+    ++run.posted;
+    run.in_flight_peak = std::max(run.in_flight_peak, f.tx_pool.in_flight());
+    if (run.lists) {  // the limit and the clock are looked at between lists only
+      if (--list_left == 0) break;
+      continue;
+    }
+    if (!measuring) {
+      more = run.posted < f.warmup;
+    } else if (f.count_limit() > 0) {
+      more = run.posted - f.warmup < f.count_limit();
+    } else if (posts % 16 == 15) {
+      int64_t t = now_ns();
+      more = client ? !f.limit_reached(run.posted - f.warmup, t) && !f.stopped() : more;
+      if (t >= look_again) break;
+    }
+  }
+  return true;
+}
+
+// The client's read of the server's start barrier message, when the server reached the
+// barrier first (this side is still warming up).
+inline Status take_server_barrier(FabricSession& f, WindowRun& run) {
+  auto msg = f.read_peer_done();
+  if (!msg.ok()) return msg.status();
+  if (!msg->contains("barrier")) {
+    return Status::failed("protocol error: the server ended before the start barrier");
+  }
+  run.peer_ready = true;
+  return Status::success();
+}
+
+// The end of a windowed run, its loop over: what is in flight completes, the interval meter
+// finishes, and the method goes in the JSON.
+template <typename Fn, typename Counts, typename ListDone>
+Status drain_window(FabricSession& f, WindowRun& run, size_t list, size_t window, Fn&& on,
+                    Counts&& counts, ListDone&& list_done) {
+  // The window still in flight completes: intervals go on through it (a deep window on a
+  // slow provider takes long).
+  const bool ticking = f.ctx.interval.enabled();
+  Status drained = drain_until(
+      f, on,
+      [&] {
+        if (ticking) {
+          int64_t t = now_ns();
+          if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
+        }
+        return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
+      },
+      false);
+  if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
+  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
+  f.ctx.stats.info["bw_method"]["posts_refused"] = f.posts_refused;
+  return drained;
+}
+
 // Keeps up to `window` operations in flight through post_one(index, list) (which takes a tx
 // context and posts; `list`, a PostList, says whether the next operation of a --bw_method list
 // follows at once, and post_one whether its post carried FI_MORE), first the warm-up ones,
@@ -254,35 +367,17 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     if (!f.busy_poll() || passes % 16 == 0 || !measuring) now = now_ns();
     if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
     if (!measuring && run.completed >= f.warmup) {
-      if (run.barrier) FP_RETURN_IF_ERROR(start_barrier(f, run, on));
-      now = now_ns();
+      FP_RETURN_IF_ERROR(begin_measured(f, run, on, now));
       measuring = true;
-      f.ctx.mark_start();
-      f.start_clock(now);
-      run.start_ns = now;
     }
     bool more;
     if (client) {
-      more = measuring ? !f.limit_reached(run.posted - f.warmup, now) && !f.stopped()
-                       : run.posted < f.warmup;
+      more = client_wants_more(f, run, measuring, now);
     } else {
       if (!run.peer_done && f.peer_message_waiting(now)) {
-        auto msg = f.read_peer_done();
-        if (!msg.ok()) return msg.status();
-        if (run.barrier && !run.peer_ready && msg->contains("barrier")) {
-          run.peer_ready = true;  // the client is at the start barrier first
-        } else {
-          run.peer_msg = std::move(*msg);
-          run.peer_done = true;
-        }
+        FP_RETURN_IF_ERROR(take_client_message(f, run));
       }
-      // With -n the server sends its own count (a fast client may finish before the server
-      // has sent anything); with -t it sends until the client's end message.
-      if (f.count_limit() > 0) {
-        more = measuring ? run.posted - f.warmup < f.count_limit() : run.posted < f.warmup;
-      } else {
-        more = !run.peer_done && (measuring || run.posted < f.warmup);
-      }
+      more = server_wants_more(f, run, measuring);
     }
     if (run.lists && list_left > 0) more = true;  // a list is posted whole
     if (!more && measuring) break;
@@ -294,70 +389,24 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
         more = false;  // this list is still under way
       }
     }
-    // Posts until the window is full, the limit is reached, or a millisecond has passed (the
-    // outer loop's looks at the peer and the clock must not wait on a trickle of slots).
-    const int64_t look_again = now + 1'000'000;
     if (run.first_post_ns == 0) run.first_post_ns = now;
     // A list is posted whole (as far as the provider's queue goes), as the originals post
     // theirs; the stream's window grows with the completion rate.
     const size_t paced = run.lists ? window : paced_window(run, window, now);
-    for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
-      // A list's next operation follows at once while the list and the queue have room:
-      // this one may carry FI_MORE (where the post function has a *msg form).
-      PostList list_post;
-      list_post.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
-      const bool posted = post_one(run.posted, list_post);
-      if (run.lists && !list_post.more_sent) ++run.doorbells;
-      if (!posted) return f.status();
-      ++run.posted;
-      run.in_flight_peak = std::max(run.in_flight_peak, f.tx_pool.in_flight());
-      if (run.lists) {  // the limit and the clock are looked at between lists only
-        if (--list_left == 0) break;
-        continue;
-      }
-      if (!measuring) {
-        more = run.posted < f.warmup;
-      } else if (f.count_limit() > 0) {
-        more = run.posted - f.warmup < f.count_limit();
-      } else if (posts % 16 == 15) {
-        int64_t t = now_ns();
-        more = client ? !f.limit_reached(run.posted - f.warmup, t) && !f.stopped() : more;
-        if (t >= look_again) break;
-      }
+    if (!post_burst(f, run, post_one, paced, more, measuring, client, list_left, now)) {
+      return f.status();
     }
     // Something to wait for: operations in flight, or (lists) the receiver's answer.
     const bool waiting = f.tx_pool.in_flight() > 0 || (run.lists && !list_done());
     if (!f.progress(on, waiting ? kSliceMs : 0)) return f.status();
     if (client && run.barrier && !run.peer_ready && f.control_message_waiting()) {
-      // The server reached the start barrier first (this side is still warming up).
-      auto msg = f.read_peer_done();
-      if (!msg.ok()) return msg.status();
-      if (!msg->contains("barrier")) {
-        return Status::failed("protocol error: the server ended before the start barrier");
-      }
-      run.peer_ready = true;
+      FP_RETURN_IF_ERROR(take_server_barrier(f, run));
     }
     if (client && !f.periodic(now)) return f.status();
     if (!client && !f.client_alive(now)) return f.status();
     if (waiting && !f.not_stalled(now)) return f.status();
   }
-  // The window still in flight completes: intervals go on through it (a deep window on a
-  // slow provider takes long).
-  const bool ticking = f.ctx.interval.enabled();
-  Status drained = drain_until(
-      f, on,
-      [&] {
-        if (ticking) {
-          int64_t t = now_ns();
-          if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
-        }
-        return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
-      },
-      false);
-  if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
-  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
-  f.ctx.stats.info["bw_method"]["posts_refused"] = f.posts_refused;
-  return drained;
+  return drain_window(f, run, list, window, on, counts, list_done);
 }
 
 // A bi-directional run as the originals time one: each side's warm-up, a start barrier (both

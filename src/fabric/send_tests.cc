@@ -153,10 +153,110 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   return f.send_done({{"echoed", echoed}});
 }
 
+// A stream's receives posted before it starts: a receiver's whole pool, or a list sender's
+// one receive for its answers.
+template <typename Fn>
+Status post_stream_receives(FabricSession& f, const WindowRun& run, bool receiving, Fn& on) {
+  if (receiving) {
+    for (uint32_t slot = 0; slot < f.rx_pool.capacity(); ++slot) {
+      if (!f.post_recv(slot % f.rx_slots(), on)) return f.status();
+    }
+  } else if (run.list_answers && !f.post_recv(0, on)) {  // a sender's receive for answers
+    return f.status();
+  }
+  return Status::success();
+}
+
+// A stream's sending: its window of sends (run_window), then this side's send counts.
+// `tx_last` is the handler's time of the last send completion.
+template <typename Fn>
+Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool receiving,
+                    WindowRun& run, Fn& on, int64_t& tx_last) {
+  // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
+  auto post_one = [&](uint64_t index, PostList&) {
+    uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
+    if (f.inject_bw) {
+      // Copied at once and no completion to come: complete as posted.
+      if (!f.post(
+              "fi_inject", [&] { return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer()); },
+              on)) {
+        return false;
+      }
+      run.completed++;
+      return true;
+    }
+    OpContext* c = f.tx_pool.acquire(slot);
+    return f.post(
+        "fi_send", [&] { return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c); },
+        on);
+  };
+  // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
+  // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
+  // the end exchange below is the end barrier.
+  run.barrier = receiving || run.lists;
+  FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
+  if (f.inject_bw) tx_last = now_ns();  // the last injected send was copied by now
+  if (receiving) {
+    ctx.stats.info["bidirectional"] =
+        "start and end barriers; each side's sends timed from the start barrier to its last "
+        "completion, its receives from the peer's first measured message to its last";
+  }
+  uint64_t measured = run.measured(f.warmup);
+  ctx.stats.send_msgs = measured;
+  ctx.stats.send_bytes = measured * f.msg_size;
+  ctx.stats.send_time_ns = tx_last - run.start_ns;
+  return Status::success();
+}
+
+// The marks a stream's completion handler keeps of what it received.
+struct StreamReceived {
+  const uint64_t& count;
+  const int64_t& first_ns;  // rx_start
+  const int64_t& last_ns;   // rx_last
+};
+
+// A stream's end: the end-of-test exchange (the end barrier), then a receiver's counts of what
+// arrived and was lost, and the server's counts to the client.
+template <typename Fn>
+Status end_stream(TestContext& ctx, FabricSession& f, const WindowRun& run, bool sending,
+                  bool receiving, bool unreliable, StreamReceived rx, Fn& on) {
+  const bool client = ctx.role == Role::kClient;
+  const uint64_t& received = rx.count;
+  const uint64_t posted = run.posted;
+  bool peer_done = run.peer_done;
+  nlohmann::json peer_counts = run.peer_msg;
+
+  if (client) {
+    auto server = finish_client(f, {{"sent", posted}}, on);
+    if (!server.ok()) return server.status();
+    peer_counts = *server;
+    if (run.lists && !receiving) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
+  } else if (!peer_done) {
+    auto msg = serve_until_peer_done(f, on);
+    if (!msg.ok()) return msg.status();
+    peer_counts = *msg;
+  }
+  if (receiving) {
+    uint64_t peer_sent = peer_counts.value("sent", uint64_t{0});
+    FP_RETURN_IF_ERROR(drain_until(
+        f, on, [&] { return received >= peer_sent; }, unreliable));
+    if (received < peer_sent && !unreliable) {
+      return Status::failed("received " + std::to_string(received) + " of " +
+                            std::to_string(peer_sent) + " messages");
+    }
+    ctx.stats.lost_msgs = peer_sent > received ? peer_sent - received : 0;
+    ctx.stats.recv_time_ns = rx.last_ns - rx.first_ns;
+    // A pure receiver of lists: from its start barrier to its end barrier (its answer below).
+    if (run.lists && !sending) ctx.stats.recv_time_ns = lists_time_ns(run, ctx);
+  }
+  ctx.mark_end();
+  if (!client) return f.send_done({{"sent", posted}, {"received", received}});
+  return Status::success();
+}
+
 // One side of a stream: sends when `sending`, receives when `receiving`. The client ends its
 // sending by time or count; a sending server stops when the client's end message arrives.
 Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receiving) {
-  const bool client = ctx.role == Role::kClient;
   SessionNeeds needs = stream_side_needs(ctx.opts.tx_depth, type, sending, receiving);
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
@@ -214,83 +314,14 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     if (run.list_answers && received % window == 0 && !answer()) return false;
     return f.post_recv(c->slot, on);
   };
-  if (receiving) {
-    for (uint32_t slot = 0; slot < f.rx_pool.capacity(); ++slot) {
-      if (!f.post_recv(slot % f.rx_slots(), on)) return f.status();
-    }
-  } else if (run.list_answers && !f.post_recv(0, on)) {  // a sender's receive for answers
-    return f.status();
-  }
+  FP_RETURN_IF_ERROR(post_stream_receives(f, run, receiving, on));
 
   if (!sending) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
     if (run.lists) rx_start = run.start_ns;
   }
-  if (sending) {
-    // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
-    auto post_one = [&](uint64_t index, PostList&) {
-      uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
-      if (f.inject_bw) {
-        // Copied at once and no completion to come: complete as posted.
-        if (!f.post(
-                "fi_inject", [&] { return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer()); },
-                on)) {
-          return false;
-        }
-        run.completed++;
-        return true;
-      }
-      OpContext* c = f.tx_pool.acquire(slot);
-      return f.post(
-          "fi_send", [&] { return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c); },
-          on);
-    };
-    // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
-    // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
-    // the end exchange below is the end barrier.
-    run.barrier = receiving || run.lists;
-    FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
-    if (f.inject_bw) tx_last = now_ns();  // the last injected send was copied by now
-    if (receiving) {
-      ctx.stats.info["bidirectional"] =
-          "start and end barriers; each side's sends timed from the start barrier to its last "
-          "completion, its receives from the peer's first measured message to its last";
-    }
-    uint64_t measured = run.measured(f.warmup);
-    ctx.stats.send_msgs = measured;
-    ctx.stats.send_bytes = measured * f.msg_size;
-    ctx.stats.send_time_ns = tx_last - run.start_ns;
-  }
-  const uint64_t posted = run.posted;
-  bool peer_done = run.peer_done;
-  nlohmann::json peer_counts = run.peer_msg;
-
-  if (client) {
-    auto server = finish_client(f, {{"sent", posted}}, on);
-    if (!server.ok()) return server.status();
-    peer_counts = *server;
-    if (run.lists && !receiving) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
-  } else if (!peer_done) {
-    auto msg = serve_until_peer_done(f, on);
-    if (!msg.ok()) return msg.status();
-    peer_counts = *msg;
-  }
-  if (receiving) {
-    uint64_t peer_sent = peer_counts.value("sent", uint64_t{0});
-    FP_RETURN_IF_ERROR(drain_until(
-        f, on, [&] { return received >= peer_sent; }, unreliable));
-    if (received < peer_sent && !unreliable) {
-      return Status::failed("received " + std::to_string(received) + " of " +
-                            std::to_string(peer_sent) + " messages");
-    }
-    ctx.stats.lost_msgs = peer_sent > received ? peer_sent - received : 0;
-    ctx.stats.recv_time_ns = rx_last - rx_start;
-    // A pure receiver of lists: from its start barrier to its end barrier (its answer below).
-    if (run.lists && !sending) ctx.stats.recv_time_ns = lists_time_ns(run, ctx);
-  }
-  ctx.mark_end();
-  if (!client) return f.send_done({{"sent", posted}, {"received", received}});
-  return Status::success();
+  if (sending) FP_RETURN_IF_ERROR(stream_sends(ctx, f, window, receiving, run, on, tx_last));
+  return end_stream(ctx, f, run, sending, receiving, unreliable, {received, rx_start, rx_last}, on);
 }
 
 }  // namespace

@@ -53,6 +53,21 @@ CxiOp cxi_op_of(const TestSpec& spec, const SessionNeeds& needs, const RunOption
   return CxiOp::kSend;
 }
 
+// What this side asks of libfabric, before the cxi switches and the peer have their say.
+FabricRequest request_for(const SessionNeeds& needs, const RunOptions& opts, int control_fd) {
+  FabricRequest request;
+  request.ep_type = needs.ep_type;
+  request.caps = needs.caps;
+  // Buffers in GPU memory need a provider that registers it.
+  if (!opts.gpu.empty()) request.caps |= FI_HMEM;
+  request.want_delivery_complete = needs.delivery_complete;
+  request.provider = opts.provider;
+  request.domain = domain_from(opts);
+  request.fabric = opts.fabric;
+  request.node = local_address(control_fd).host();
+  return request;
+}
+
 bool streams_operations(const TestSpec& spec) {
   return spec.kind == TestKind::kBandwidth || spec.kind == TestKind::kBiBandwidth ||
          spec.kind == TestKind::kMsgRate;
@@ -152,6 +167,42 @@ Result<std::unique_ptr<FabricSession>> FabricSession::establish(TestContext& ctx
 
 Status FabricSession::setup(const SessionNeeds& needs) {
   const RunOptions& opts = ctx.opts;
+  FP_RETURN_IF_ERROR(adopt_options());
+  FabricRequest request = request_for(needs, opts, ctx.control.fd());
+  // The cxi switches: environment before the provider initialises, the auth key with the
+  // domain, transmit attributes with the endpoint; on another provider, a note of what was
+  // not applied.
+  cxi_ = cxi_controls_for(ctx.spec, needs, opts);
+  Status cxi_env = apply_cxi_environment(cxi_, libfabric_providers_initialised());
+  request.cxi_svc_id = cxi_.svc_id;
+
+  nlohmann::json peer_hello;
+  FP_RETURN_IF_ERROR(choose_provider(request, cxi_env, peer_hello));
+  std::string cxi_note = cxi_switch_warning(cxi_, choice_.provider());
+  FP_RETURN_IF_ERROR(fit_message_size(needs));
+  describe_choice(needs, cxi_note);
+  const SessionNeeds sized = sized_needs(needs, peer_hello);
+  if (needs.ep_type == FI_EP_MSG) {
+    FP_RETURN_IF_ERROR(open_connected(request, sized));
+  } else {
+    FP_RETURN_IF_ERROR(open_connectionless(request, sized, peer_hello));
+  }
+  ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
+  choose_inject(needs);
+  ctx.stats.info["memory"] = buffer_.describe();
+  if (on_gpu_ && !opts.use_hp.empty()) {
+    ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
+  }
+  size_queues(sized);
+  int64_t now = now_ns();
+  next_check_ns_ = now + kPeerCheckNs;
+  last_progress_ns_ = now;
+  if (ctx.on_established) ctx.on_established();
+  return Status::success();
+}
+
+Status FabricSession::adopt_options() {
+  const RunOptions& opts = ctx.opts;
   msg_size = std::max<uint64_t>(1, message_size_of(ctx.spec, opts));
   // The CXI tools' list method has no warm-up (run_support.h, WindowRun::lists).
   warmup = opts.bw_method == "lists" && streams_operations(ctx.spec) ? 0 : opts.warmup;
@@ -170,25 +221,12 @@ Status FabricSession::setup(const SessionNeeds& needs) {
       stuck_after_ = std::strtoull(after, nullptr, 10);
     }
   }
-  FabricRequest request;
-  request.ep_type = needs.ep_type;
-  request.caps = needs.caps;
-  // Buffers in GPU memory need a provider that registers it.
-  if (!opts.gpu.empty()) request.caps |= FI_HMEM;
-  request.want_delivery_complete = needs.delivery_complete;
-  request.provider = opts.provider;
-  request.domain = domain_from(opts);
-  request.fabric = opts.fabric;
-  request.node = local_address(ctx.control.fd()).host();
+  return Status::success();
+}
 
-  // The cxi switches: environment before the provider initialises, the auth key with the
-  // domain, transmit attributes with the endpoint; on another provider, a note of what was
-  // not applied.
-  cxi_ = cxi_controls_for(ctx.spec, needs, opts);
-  Status cxi_env = apply_cxi_environment(cxi_, libfabric_providers_initialised());
-  request.cxi_svc_id = cxi_.svc_id;
-
-  nlohmann::json peer_hello;
+Status FabricSession::choose_provider(FabricRequest& request, const Status& cxi_env,
+                                      nlohmann::json& peer_hello) {
+  const bool client = ctx.role == Role::kClient;
   if (!client) {
     // The client chose first; the server follows unless told otherwise on its own side.
     auto hello = ctx.control.expect(MsgType::kExchange, ctx.timeout_s());
@@ -210,7 +248,11 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     cxi_.tx_msg_order = 0;
     cxi_.no_inject = false;
   }
-  std::string cxi_note = cxi_switch_warning(cxi_, choice_.provider());
+  return Status::success();
+}
+
+Status FabricSession::fit_message_size(const SessionNeeds& needs) {
+  const RunOptions& opts = ctx.opts;
   const fi_info* info = choice_.info.get();
   size_t max_msg = info->ep_attr->max_msg_size;
   uint64_t mtu = opts.mtu_size;
@@ -227,21 +269,20 @@ Status FabricSession::setup(const SessionNeeds& needs) {
         (max_msg == mtu ? std::string("--mtu_size") : "provider " + choice_.provider() + " limit") +
         " of " + std::to_string(max_msg) + " bytes");
   }
+  return Status::success();
+}
 
+void FabricSession::describe_choice(const SessionNeeds& needs, const std::string& cxi_note) {
   nlohmann::json notes = ctx.stats.info;
   ctx.stats.info = choice_.describe();
   ctx.stats.info.update(notes);
   if (!cxi_note.empty()) ctx.stats.info["cxi_switches"] = cxi_note;
-  if (mtu > 0 && needs.ep_type != FI_EP_DGRAM) {
+  if (ctx.opts.mtu_size > 0 && needs.ep_type != FI_EP_DGRAM) {
     ctx.stats.info["mtu_size"] = "not settable through libfabric; provider default used";
   }
-  const SessionNeeds sized = sized_needs(needs, peer_hello);
-  if (needs.ep_type == FI_EP_MSG) {
-    FP_RETURN_IF_ERROR(open_connected(request, sized));
-  } else {
-    FP_RETURN_IF_ERROR(open_connectionless(request, sized, peer_hello));
-  }
-  ctx.stats.info["cq_wait"] = endpoint_->wait_mode();
+}
+
+void FabricSession::choose_inject(const SessionNeeds& needs) {
   const fi_tx_attr* tx_attr = choice_.info->tx_attr;
   // fi_inject takes no descriptor, so the provider could not tell GPU memory from host memory.
   inject = msg_size > 0 && tx_attr != nullptr && msg_size <= tx_attr->inject_size && !on_gpu_ &&
@@ -251,10 +292,9 @@ Status FabricSession::setup(const SessionNeeds& needs) {
     ctx.stats.info["window_choice"] = window.why;
     ctx.stats.info["inject"] = inject_bw ? window.inject_max : 0;
   }
-  ctx.stats.info["memory"] = buffer_.describe();
-  if (on_gpu_ && !opts.use_hp.empty()) {
-    ctx.stats.info["use_hp"] = "not used: this side's buffers are in GPU memory";
-  }
+}
+
+void FabricSession::size_queues(const SessionNeeds& sized) {
   // Windows no deeper than the provider's queues: a deeper one never fills.
   size_t tx_window = sized.tx_window, rx_window = sized.rx_window;
   if (const fi_tx_attr* tx = choice_.info->tx_attr;
@@ -270,11 +310,6 @@ Status FabricSession::setup(const SessionNeeds& needs) {
   }
   tx_pool.init(OpKind::kTx, tx_window);
   rx_pool.init(OpKind::kRx, rx_window);
-  int64_t now = now_ns();
-  next_check_ns_ = now + kPeerCheckNs;
-  last_progress_ns_ = now;
-  if (ctx.on_established) ctx.on_established();
-  return Status::success();
 }
 
 SessionNeeds FabricSession::sized_needs(const SessionNeeds& needs,

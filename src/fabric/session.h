@@ -369,6 +369,16 @@ class FabricSession {
  private:
   explicit FabricSession(TestContext& c) : ctx(c), limit_(c.opts) {}
   Status setup(const SessionNeeds& needs);
+  // The steps of setup(), in its order.
+  Status adopt_options();  // the run's options this session keeps, and the stuck-call watch
+  // The provider both sides use (the server reads the client's first exchange into
+  // `peer_hello`); the cxi switches cleared when it is not cxi.
+  Status choose_provider(FabricRequest& request, const Status& cxi_env, nlohmann::json& peer_hello);
+  // msg_size within the provider's limit (a default lowered to it, a given size refused).
+  Status fit_message_size(const SessionNeeds& needs);
+  void describe_choice(const SessionNeeds& needs, const std::string& cxi_note);  // stats info
+  void choose_inject(const SessionNeeds& needs);  // inject and inject_bw
+  void size_queues(const SessionNeeds& sized);    // tx_pool and rx_pool
   // A windowed test's needs at its chosen window (SessionNeeds::windowed); `needs` otherwise.
   SessionNeeds sized_needs(const SessionNeeds& needs, const nlohmann::json& peer_hello);
   // The client's window choice, for the server, added to its first exchange.

@@ -157,11 +157,9 @@ std::string server_account(ControlChannel& ch) {
   return !frame.ok() && ch.peer_reported_error() ? frame.status().message() : std::string();
 }
 
-Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResult& result,
-                       LatencyRecorder& latency,
-                       const std::vector<std::unique_ptr<Reporter>>& reporters, const RunInfo& info,
-                       const Abandon& abandon) {
-  double timeout = result.local_opts.timeout;
+// Asks the server for the run and waits for its READY (whose body is returned).
+Result<nlohmann::json> request_run(ControlChannel& ch, const ClientConfig& config,
+                                   const TestResult& result, double timeout) {
   nlohmann::json request = {{"test", result.test}, {"params", to_json(result.remote_opts)}};
   // A fabric run's client promises a heartbeat every 0.5 s until RESULT, whatever it waits on
   // (docs/protocol.md): the server may then end the run of a client silent for its -to in
@@ -174,18 +172,21 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
   Status asked = ch.send(MsgType::kRun, request);
   auto ready = asked.ok() ? await_ready(ch, result, timeout, config.progress)
                           : Result<nlohmann::json>(asked);
-  if (!ready.ok()) {
-    ch.set_keepalive(false);
-    return ready.status();
-  }
-  // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
-  ch.set_cancel(nullptr);
-  TestContext ctx(Role::kClient, *result.spec, result.local_opts, ch, ch.peer_host());
+  if (!ready.ok()) ch.set_keepalive(false);
+  return ready;
+}
+
+// Connects the run's context to the client around it: the stuck-call watch, the server's
+// heartbeats, the reporters' samples, interval lines and descriptors.
+void wire_context(TestContext& ctx, ControlChannel& ch, const ClientConfig& config,
+                  TestResult& result, const nlohmann::json& ready,
+                  const std::vector<std::unique_ptr<Reporter>>& reporters, const RunInfo& info,
+                  const Abandon& abandon, double timeout) {
   ctx.stop = config.stop;
   // A provider call that has not returned for -to (review N4: a client spun 9.5 minutes in
   // fi_write on a killed server session's shm lock, ignored SIGTERM and wrote no JSON): the
   // run is written as failed and the process ends, whatever the provider does.
-  ctx.on_stuck = [&] {
+  ctx.on_stuck = [&ctx, &ch, &result, &abandon, timeout] {
     result.loc = ctx.stats;
     std::string why = "the fabric provider did not return for " + seconds_text(timeout) +
                       " (its peer is gone?): giving up";
@@ -194,25 +195,60 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
   };
   // A server that promised heartbeats is given up on after the client's -to of silence, in
   // every phase of the run (review N8); an older one is waited for as before.
-  auto beats = ready->find("heartbeats");
-  ctx.peer.sends_heartbeats = beats != ready->end() && beats->is_boolean() && beats->get<bool>();
+  auto beats = ready.find("heartbeats");
+  ctx.peer.sends_heartbeats = beats != ready.end() && beats->is_boolean() && beats->get<bool>();
   ch.set_silence_limit(ctx.peer.sends_heartbeats ? timeout : 0);
   for (const auto& reporter : reporters) {
     if (reporter->wants_samples()) ctx.latency.set_sink(&Reporter::sample_thunk, reporter.get());
   }
   if (config.interval_s > 0) {
     // Called on the measuring thread at each boundary (engine/interval.h).
-    ctx.interval.configure(config.interval_s, [&](const IntervalRecord& r) {
-      if (config.progress != nullptr) config.progress->pause();
-      result.intervals.push_back(IntervalSummary::of(r));
-      for (const auto& reporter : reporters) reporter->on_interval(info, result, r);
-      if (config.progress != nullptr) config.progress->resume();
-    });
+    ctx.interval.configure(config.interval_s,
+                           [&config, &result, &reporters, &info](const IntervalRecord& r) {
+                             if (config.progress != nullptr) config.progress->pause();
+                             result.intervals.push_back(IntervalSummary::of(r));
+                             for (const auto& reporter : reporters)
+                               reporter->on_interval(info, result, r);
+                             if (config.progress != nullptr) config.progress->resume();
+                           });
   }
   for (const auto& reporter : reporters) {
     reporter->on_run_start(info, result);  // a --json-stream file is open from here
     for (int fd : reporter->descriptors()) ctx.sink_fds.push_back(fd);
   }
+}
+
+// Takes the server's RESULT into `result` and `latency`, and sends it the client's REPORT.
+Status exchange_results(ControlChannel& ch, const nlohmann::json& reply, TestResult& result,
+                        LatencyRecorder& latency) {
+  result.rem = SideStats::from_json(reply.value("stats", nlohmann::json::object()));
+  result.server_intervals = server_intervals_of(reply);
+  if (auto it = reply.find("overlapped"); it != reply.end() && it->is_array()) {
+    for (const auto& o : *it) {
+      if (o.is_string()) result.overlapped.push_back(printable(o.get<std::string>(), 128));
+    }
+  }
+  nlohmann::json report = {{"stats", result.loc.to_json()}};
+  if (latency.count() > 0) report["latency"] = latency.to_json();
+  if (reply.contains("latency")) {
+    auto remote = LatencyRecorder::from_json(reply["latency"]);
+    if (!remote.ok()) return remote.status().prefixed("server's latency record");
+    latency.merge(*remote);
+  }
+  return ch.send(MsgType::kReport, report);
+}
+
+Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResult& result,
+                       LatencyRecorder& latency,
+                       const std::vector<std::unique_ptr<Reporter>>& reporters, const RunInfo& info,
+                       const Abandon& abandon) {
+  double timeout = result.local_opts.timeout;
+  auto ready = request_run(ch, config, result, timeout);
+  if (!ready.ok()) return ready.status();
+  // From here a ^C ends the measured loop (ctx.stop), and the results are still collected.
+  ch.set_cancel(nullptr);
+  TestContext ctx(Role::kClient, *result.spec, result.local_opts, ch, ch.peer_host());
+  wire_context(ctx, ch, config, result, *ready, reporters, info, abandon, timeout);
   Status s = apply_cpu_affinity(result.local_opts.cpu_affinity);
   if (s.ok()) s = result.spec->client(ctx);
   result.loc = ctx.stats;
@@ -238,21 +274,7 @@ Status run_measurement(ControlChannel& ch, const ClientConfig& config, TestResul
   auto reply = ch.expect(MsgType::kResult, 2 * timeout + 1);
   end_of_run();
   if (!reply.ok()) return reply.status();
-  result.rem = SideStats::from_json(reply->value("stats", nlohmann::json::object()));
-  result.server_intervals = server_intervals_of(*reply);
-  if (auto it = reply->find("overlapped"); it != reply->end() && it->is_array()) {
-    for (const auto& o : *it) {
-      if (o.is_string()) result.overlapped.push_back(printable(o.get<std::string>(), 128));
-    }
-  }
-  nlohmann::json report = {{"stats", result.loc.to_json()}};
-  if (latency.count() > 0) report["latency"] = latency.to_json();
-  if (reply->contains("latency")) {
-    auto remote = LatencyRecorder::from_json((*reply)["latency"]);
-    if (!remote.ok()) return remote.status().prefixed("server's latency record");
-    latency.merge(*remote);
-  }
-  return ch.send(MsgType::kReport, report);
+  return exchange_results(ch, *reply, result, latency);
 }
 
 Status run_misc(ControlChannel& ch, TestResult& result, double timeout) {
@@ -327,6 +349,145 @@ void record_not_run(const std::vector<PlannedRun>& plan, size_t from, const RunI
   }
 }
 
+// The connection the plan's runs share with the server.
+struct ServerLink {
+  std::unique_ptr<ControlChannel> session;
+  // A stock qperf server (--qperf_server, or recognised by its answer to HELLO): every run
+  // speaks qperf's protocol; `greeted` once its conf is known.
+  bool qperf = false;
+  bool greeted = false;
+  std::string qperf_version;
+};
+
+// On a watch thread, the measuring thread held in its provider call: the run and the rest of
+// the plan (from `next` on) are written, the reporters finished, this process's shm regions
+// removed, and the process ends (never returns).
+[[noreturn]] void abandon_plan(const std::vector<PlannedRun>& plan, size_t next,
+                               const ClientConfig& config, RunInfo& info,
+                               std::vector<std::unique_ptr<Reporter>>& reporters,
+                               TestResult& result, const std::string& why) {
+  if (config.progress != nullptr) config.progress->end();
+  result.status = RunStatus::kError;
+  result.error = without_echoed_name(why, result.test);
+  std::fprintf(stderr, "%s: %s\n", result.test.c_str(), result.error.c_str());
+  print_partial(result.test.c_str(), result.loc);
+  derive_figures(result, LatencyRecorder(), info.percentiles);
+  for (auto& reporter : reporters) reporter->on_result(info, result);
+  record_not_run(plan, next, info, reporters);
+  for (auto& reporter : reporters) {
+    Status s = reporter->finish(info);
+    if (!s.ok()) std::fprintf(stderr, "%s\n", s.message().c_str());
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Its provider never closed them: the regions are this process's own, by name.
+  remove_shm_files_of(getpid(), geteuid());
+  // Not a return: the measuring thread is held in its provider, so this watch thread ends
+  // the process itself, with a failed run's exit status (core/status.h: 1).
+  _exit(Status::reported(Code::kFailed).exit_code());
+}
+
+// A planned run's result before it runs.
+TestResult result_of(const PlannedRun& run) {
+  TestResult result;
+  result.spec = run.spec;
+  result.test = run.spec->name;
+  result.local_opts = run.params.local;
+  result.remote_opts = run.params.remote;
+  result.loop_values = run.loop_values;
+  result.display = run.display;
+  result.repetition = run.repetition;
+  result.repetitions = run.repetitions;
+  return result;
+}
+
+// Opens the session if none is open, or greets a stock qperf server the first time; a
+// failure means the server cannot be reached or turns us away.
+Status connect_for(const ClientConfig& config, const PlannedRun& run, const std::string& label,
+                   RunInfo& info, ServerLink& link) {
+  if (!link.session && !link.qperf) {
+    auto opened = open_session(config, run.params.local.timeout, info, link.qperf_version);
+    if (!opened.ok() && !link.qperf_version.empty()) {
+      link.qperf = true;
+      std::fprintf(stderr, "%s: the server is qperf %s: measuring with qperf's protocol\n",
+                   label.c_str(), link.qperf_version.c_str());
+    } else if (!opened.ok()) {
+      return opened.status();
+    } else {
+      link.session = std::move(*opened);
+    }
+  }
+  if (link.qperf && !link.greeted) {
+    Status s = config.qperf->greet(config, info, link.qperf_version, run.params.local.timeout);
+    if (!s.ok()) return s;
+    link.greeted = true;
+  }
+  return Status::success();
+}
+
+// Busy-pollers that will share a CPU, said before the run (engine/poller_check.h).
+void warn_shared_pollers(const ControlChannel& session, const PlannedRun& run, const RunInfo& info,
+                         const std::string& label, std::set<std::string>& warned) {
+  const std::string peer = session.peer_host();
+  const bool same_host = peer == info.local_host || peer.rfind("127.", 0) == 0 || peer == "::1" ||
+                         peer.rfind("::ffff:127.", 0) == 0;
+  std::string w = poller_warning(*run.spec, run.params.local, run.params.remote, same_host,
+                                 cpus_allowed_set(), parse_cpu_list(info.server_cpus));
+  if (!w.empty() && warned.insert(label + w).second) {
+    std::fprintf(stderr, "%s: %s\n", label.c_str(), w.c_str());
+  }
+}
+
+// One run over the link: qperf's protocol, a misc exchange or a measurement.
+Status run_over(ServerLink& link, const ClientConfig& config, const PlannedRun& run,
+                TestResult& result, LatencyRecorder& latency,
+                const std::vector<std::unique_ptr<Reporter>>& reporters, const RunInfo& info,
+                const Abandon& abandon) {
+  if (link.qperf) {
+    return run_against_qperf(config, result, latency, reporters, info, link.qperf_version);
+  }
+  return run.spec->kind == TestKind::kMisc
+             ? run_misc(*link.session, result, run.params.local.timeout)
+             : run_measurement(*link.session, config, result, latency, reporters, info, abandon);
+}
+
+// A failed run, said on standard error with what it had measured; returns the plan's outcome.
+Status record_failure(const ClientConfig& config, const std::string& label, const Status& s,
+                      TestResult& result) {
+  // A run the user stopped (^C) may fail on its way out, in a connect or a wait the stop
+  // broke: it was interrupted, and says so, with what broke.
+  result.status = stopped(config) ? RunStatus::kInterrupted : RunStatus::kError;
+  result.error = without_echoed_name(s.message(), result.test);
+  std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
+  print_partial(label.c_str(), result.loc);
+  return Status::reported(s.code() == Code::kUsage ? Code::kUsage : Code::kFailed);
+}
+
+// The run's figures and the warnings they call for; false when a figure check failed the run.
+bool settle_figures(const ClientConfig& config, const RunInfo& info, const std::string& label,
+                    const LatencyRecorder& latency, TestResult& result) {
+  derive_figures(result, latency, info.percentiles);
+  if (result.ok() && result.figures.rate_short) {
+    std::fprintf(stderr, "%s: %s\n", label.c_str(), rate_shortfall_warning(result.figures).c_str());
+  }
+  // One line per side the host disturbed past the thresholds (stats/host_noise.h).
+  if (result.ok() && config.noise_warnings) {
+    const std::pair<const SideStats*, const char*> sides[] = {{&result.loc, "client"},
+                                                              {&result.rem, "server"}};
+    for (const auto& [side, name] : sides) {
+      std::string warning = host_noise_warning(side->noise, name);
+      if (!warning.empty()) std::fprintf(stderr, "%s: %s\n", label.c_str(), warning.c_str());
+    }
+  }
+  if (result.status == RunStatus::kOk && !result.error.empty()) {
+    // A figure check failed (verification errors).
+    result.status = RunStatus::kError;
+    std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ClientConfig client_config_of(const ProgramOptions& program) {
@@ -343,13 +504,9 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
                 std::vector<std::unique_ptr<Reporter>>& reporters) {
   // Each failure is said on standard error as it happens; the outcome only decides the exit.
   Status outcome;
-  std::unique_ptr<ControlChannel> session;
+  ServerLink link;
   bool started = false;
-  // A stock qperf server (--qperf_server, or recognised by its answer to HELLO): every run
-  // speaks qperf's protocol; `greeted` once its conf is known.
-  bool qperf = config.qperf != nullptr && config.qperf_server;
-  bool greeted = false;
-  std::string qperf_version;
+  link.qperf = config.qperf != nullptr && config.qperf_server;
   std::set<std::string> warned;
   // A server that cannot be reached, or turns us away (busy, access, key), will not serve the
   // next run either.
@@ -362,29 +519,8 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
     record_not_run(plan, index + 1, info, reporters);
     return Status::reported(stopped(config) ? Code::kInterrupted : Code::kFailed);
   };
-  // On a watch thread, the measuring thread held in its provider call: the run and the rest of
-  // the plan are written, the reporters finished, this process's shm regions removed, and the
-  // process ends (never returns).
   Abandon abandon = [&](TestResult& result, const std::string& why) {
-    if (config.progress != nullptr) config.progress->end();
-    result.status = RunStatus::kError;
-    result.error = without_echoed_name(why, result.test);
-    std::fprintf(stderr, "%s: %s\n", result.test.c_str(), result.error.c_str());
-    print_partial(result.test.c_str(), result.loc);
-    derive_figures(result, LatencyRecorder(), info.percentiles);
-    for (auto& reporter : reporters) reporter->on_result(info, result);
-    record_not_run(plan, index + 1, info, reporters);
-    for (auto& reporter : reporters) {
-      Status s = reporter->finish(info);
-      if (!s.ok()) std::fprintf(stderr, "%s\n", s.message().c_str());
-    }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    // Its provider never closed them: the regions are this process's own, by name.
-    remove_shm_files_of(getpid(), geteuid());
-    // Not a return: the measuring thread is held in its provider, so this watch thread ends
-    // the process itself, with a failed run's exit status (core/status.h: 1).
-    _exit(Status::reported(Code::kFailed).exit_code());
+    abandon_plan(plan, index + 1, config, info, reporters, result, why);
   };
   for (; index < plan.size(); ++index) {
     const PlannedRun& run = plan[index];
@@ -396,97 +532,37 @@ Status run_plan(const std::vector<PlannedRun>& plan, const ClientConfig& config,
     for (const std::string& w : run.warnings) {
       if (warned.insert(w).second) std::fprintf(stderr, "%s\n", w.c_str());
     }
-    TestResult result;
+    TestResult result = result_of(run);
     const std::string label = config.label_by_tool ? config.tool : run.spec->name;
-    result.spec = run.spec;
-    result.test = run.spec->name;
-    result.local_opts = run.params.local;
-    result.remote_opts = run.params.remote;
-    result.loop_values = run.loop_values;
-    result.display = run.display;
-    result.repetition = run.repetition;
-    result.repetitions = run.repetitions;
     LatencyRecorder latency;
-    Status s;
-    if (!session && !qperf) {
-      auto opened = open_session(config, run.params.local.timeout, info, qperf_version);
-      if (!opened.ok() && !qperf_version.empty()) {
-        qperf = true;
-        std::fprintf(stderr, "%s: the server is qperf %s: measuring with qperf's protocol\n",
-                     label.c_str(), qperf_version.c_str());
-      } else if (!opened.ok()) {
-        return cannot_open(result, label, opened.status());
-      } else {
-        session = std::move(*opened);
-      }
-    }
-    if (qperf && !greeted) {
-      s = config.qperf->greet(config, info, qperf_version, run.params.local.timeout);
-      if (!s.ok()) return cannot_open(result, label, s);
-      greeted = true;
-    }
+    Status s = connect_for(config, run, label, info, link);
+    if (!s.ok()) return cannot_open(result, label, s);
     if (!started) {
       for (auto& reporter : reporters) reporter->on_start(info);
       started = true;
     }
-    // Busy-pollers that will share a CPU, said before the run (engine/poller_check.h).
-    if (session && run.spec->kind != TestKind::kMisc && config.noise_warnings) {
-      const std::string peer = session->peer_host();
-      const bool same_host = peer == info.local_host || peer.rfind("127.", 0) == 0 ||
-                             peer == "::1" || peer.rfind("::ffff:127.", 0) == 0;
-      std::string w = poller_warning(*run.spec, run.params.local, run.params.remote, same_host,
-                                     cpus_allowed_set(), parse_cpu_list(info.server_cpus));
-      if (!w.empty() && warned.insert(label + w).second) {
-        std::fprintf(stderr, "%s: %s\n", label.c_str(), w.c_str());
-      }
+    if (link.session && run.spec->kind != TestKind::kMisc && config.noise_warnings) {
+      warn_shared_pollers(*link.session, run, info, label, warned);
     }
     if (config.progress != nullptr) {
       config.progress->begin(index, plan.size(), progress_label(result));
     }
-    if (qperf) {
-      s = run_against_qperf(config, result, latency, reporters, info, qperf_version);
-    } else {
-      s = run.spec->kind == TestKind::kMisc
-              ? run_misc(*session, result, run.params.local.timeout)
-              : run_measurement(*session, config, result, latency, reporters, info, abandon);
-    }
+    s = run_over(link, config, run, result, latency, reporters, info, abandon);
     if (config.progress != nullptr) config.progress->end();  // before anything is printed
     if (!s.ok()) {
-      // A run the user stopped (^C) may fail on its way out, in a connect or a wait the stop
-      // broke: it was interrupted, and says so, with what broke.
-      result.status = stopped(config) ? RunStatus::kInterrupted : RunStatus::kError;
-      result.error = without_echoed_name(s.message(), result.test);
-      std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
-      print_partial(label.c_str(), result.loc);
-      outcome = Status::reported(s.code() == Code::kUsage ? Code::kUsage : Code::kFailed);
-      session.reset();  // the server ended the session with its error; the next run reconnects
+      outcome = record_failure(config, label, s, result);
+      // The server ended the session with its error; the next run reconnects.
+      link.session.reset();
     } else if (stopped(config) && run.spec->kind != TestKind::kMisc) {
       result.status = RunStatus::kInterrupted;
     }
-    derive_figures(result, latency, info.percentiles);
-    if (result.ok() && result.figures.rate_short) {
-      std::fprintf(stderr, "%s: %s\n", label.c_str(),
-                   rate_shortfall_warning(result.figures).c_str());
-    }
-    // One line per side the host disturbed past the thresholds (stats/host_noise.h).
-    if (result.ok() && config.noise_warnings) {
-      const std::pair<const SideStats*, const char*> sides[] = {{&result.loc, "client"},
-                                                                {&result.rem, "server"}};
-      for (const auto& [side, name] : sides) {
-        std::string warning = host_noise_warning(side->noise, name);
-        if (!warning.empty()) std::fprintf(stderr, "%s: %s\n", label.c_str(), warning.c_str());
-      }
-    }
-    if (result.status == RunStatus::kOk && !result.error.empty()) {
-      // A figure check failed (verification errors).
-      result.status = RunStatus::kError;
-      std::fprintf(stderr, "%s: %s\n", label.c_str(), result.error.c_str());
+    if (!settle_figures(config, info, label, latency, result)) {
       outcome = Status::reported(Code::kFailed);
     }
     for (auto& reporter : reporters) reporter->on_result(info, result);
-    if (run.spec->misc == MiscAction::kQuit && s.ok()) session.reset();
+    if (run.spec->misc == MiscAction::kQuit && s.ok()) link.session.reset();
   }
-  if (session) session->send(MsgType::kBye, nlohmann::json::object(), 1).ignore_error();
+  if (link.session) link.session->send(MsgType::kBye, nlohmann::json::object(), 1).ignore_error();
   if (stopped(config)) return Status::reported(Code::kInterrupted);
   return outcome;
 }

@@ -98,6 +98,38 @@ bool carries_seq(const SocketProtocol& proto, size_t size) {
 constexpr uint64_t kOpenLoopMaxInFlight = 1024;
 constexpr uint64_t kOpenLoopMaxBytes = 4 << 20;
 
+// The open loop's backlog bound for messages of `size` bytes (kOpenLoopMaxInFlight).
+uint64_t open_loop_max_in_flight(size_t size) {
+  return std::clamp<uint64_t>(kOpenLoopMaxBytes / std::max<size_t>(size, 1), 16,
+                              kOpenLoopMaxInFlight);
+}
+
+// How long the open loop waits for a reply: -to, and no more than kMaxReplyWaitS over an
+// unreliable protocol.
+int64_t open_loop_reply_wait_ns(const TestContext& ctx, const SocketProtocol& proto) {
+  return static_cast<int64_t>(
+      (proto.reliable ? ctx.timeout_s() : std::min(ctx.timeout_s(), kMaxReplyWaitS)) * 1e9);
+}
+
+// Sleeps until a reply comes on `fd` or the clock reaches `wake`.
+void await_reply_until(int fd, int64_t wake) {
+  int64_t left = wake - now_ns();
+  if (left <= 0) return;
+  timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
+  pollfd pfd{fd, POLLIN, 0};
+  ppoll(&pfd, 1, &ts, nullptr);
+}
+
+// The open loop's end, every reply taken or counted lost: the last interval, the end mark,
+// and (datagrams) the end-of-test word to the server.
+Status end_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
+  ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
+  ctx.mark_end();
+  link.finish_sending();
+  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
+  return Status::success();
+}
+
 // Open loop (--rate): message k is due at start + k/rate whatever the replies do, and its
 // latency runs from that due time to its reply. A stall then delays every message due during
 // it, and the percentiles show it; a closed loop would wait and record it once (coordinated
@@ -128,12 +160,10 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
   size_t have = 0;                 // bytes of the reply being assembled (streams)
   bool sending = true;
   int64_t drain_deadline = 0, next_check = start + kPeerCheckNs;
-  const uint64_t max_in_flight =
-      std::clamp<uint64_t>(kOpenLoopMaxBytes / std::max<size_t>(size, 1), 16, kOpenLoopMaxInFlight);
+  const uint64_t max_in_flight = open_loop_max_in_flight(size);
   uint64_t written_off = 0;  // datagrams below this number were counted lost (a full window)
   int64_t last_reply = start;
-  const int64_t max_wait_ns = static_cast<int64_t>(
-      (proto.reliable ? ctx.timeout_s() : std::min(ctx.timeout_s(), kMaxReplyWaitS)) * 1e9);
+  const int64_t max_wait_ns = open_loop_reply_wait_ns(ctx, proto);
   const int fd = link.fd();
   for (;;) {
     int64_t now = now_ns();
@@ -200,17 +230,9 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     // Sleep until a reply comes or the next message is due.
     int64_t wake = sending ? std::min(due(next), next_check) : std::min(drain_deadline, next_check);
     if (sending && next - replies >= max_in_flight) wake = std::min(now + max_wait_ns, next_check);
-    int64_t left = wake - now_ns();
-    if (left <= 0) continue;
-    timespec ts{static_cast<time_t>(left / 1000000000), static_cast<long>(left % 1000000000)};
-    pollfd pfd{fd, POLLIN, 0};
-    ppoll(&pfd, 1, &ts, nullptr);
+    await_reply_until(fd, wake);
   }
-  ctx.interval.finish(now_ns(), IntervalCounts::of(ctx.stats), &ctx.latency);
-  ctx.mark_end();
-  link.finish_sending();
-  if (!proto.connected) return ctx.exchange({{"done", true}}).status();
-  return Status::success();
+  return end_open_loop(ctx, link, proto);
 }
 
 // The closed loop: one message out, its reply back, timed.
