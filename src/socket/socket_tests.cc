@@ -137,37 +137,37 @@ Status end_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& pro
 // The backlog is bounded (kOpenLoopMaxInFlight) and a timed run stops sending at -t by the
 // clock: above capacity a message waits for room and its latency, from its due time, shows
 // the wait; the achieved rate is reported beside the asked one (engine/test_result.cc).
-Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
-  size_t size = ctx.opts.msg_size;
-  bool seq_on = carries_seq(proto, size);
-  const double interval_ns = 1e9 / static_cast<double>(ctx.opts.rate);
-  const uint64_t warmup = ctx.opts.warmup;
-  const uint64_t count = ctx.opts.no_msgs;
-  const bool poll_mode = ctx.opts.cq_poll;
-  auto buffers = message_pair(size);
-  if (!buffers.ok()) return buffers.status();
-  char* out = buffers->out();
-  char* in = buffers->in();
-  ctx.latency.set_scale(0.5);              // one-way, as in the closed loop: half the round trip
-  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
-  ctx.mark_start();
-  const int64_t start = now_ns();
-  auto due = [&](uint64_t k) {
-    return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns);
-  };
-  const int64_t send_until = due(warmup) + static_cast<int64_t>(ctx.opts.time * 1e9);
+// The open loop's schedule and replies: message k is due at start + k * interval, and a reply
+// is matched to it by sequence number (datagrams) or by order (streams). Its member functions
+// are the loop's steps, inlined into it.
+struct OpenLoop {
+  TestContext& ctx;
+  DataLink& link;
+  const SocketProtocol& proto;
+  size_t size;
+  bool seq_on;
+  double interval_ns;
+  uint64_t warmup, count;
+  char* out;
+  char* in;
+  int64_t start = 0, send_until = 0;
   uint64_t next = 0, replies = 0;  // messages sent; replies taken (streams: in order)
   size_t have = 0;                 // bytes of the reply being assembled (streams)
   bool sending = true;
-  int64_t drain_deadline = 0, next_check = start + kPeerCheckNs;
-  const uint64_t max_in_flight = open_loop_max_in_flight(size);
+  int64_t drain_deadline = 0;
+  uint64_t max_in_flight = 0;
   uint64_t written_off = 0;  // datagrams below this number were counted lost (a full window)
-  int64_t last_reply = start;
-  const int64_t max_wait_ns = open_loop_reply_wait_ns(ctx, proto);
-  const int fd = link.fd();
-  for (;;) {
-    int64_t now = now_ns();
-    ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
+  int64_t last_reply = 0;
+  int64_t max_wait_ns = 0;
+
+  int64_t due(uint64_t k) const {
+    return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns);
+  }
+  bool window_full() const { return next - replies >= max_in_flight; }
+
+  // Sends every message due by `now` while the window has room; at the end of the run (-n
+  // messages, -t by the clock, or Ctrl-C) stops sending and starts the drain.
+  Status send_due(int64_t now) {
     while (sending && due(next) <= now) {
       bool enough =
           count > 0 ? next >= warmup + count : due(next) >= send_until || now >= send_until;
@@ -176,7 +176,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
         drain_deadline = now + max_wait_ns;
         break;
       }
-      if (next - replies >= max_in_flight) {
+      if (window_full()) {
         // The window is full: wait for replies. Datagram replies missing for the reply wait
         // are counted lost, and the window opens again.
         if (!proto.reliable && now - last_reply > max_wait_ns) {
@@ -193,33 +193,79 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
       ctx.stats.send_bytes += size;
       ++next;
     }
-    ssize_t n = sys_recv(fd, in + have, size - have, MSG_DONTWAIT);
+    return Status::success();
+  }
+
+  // n bytes of a reply arrived: a whole one is matched to its message and timed from its due
+  // time (a stream's reply may come in parts).
+  void take_reply(size_t n) {
+    if (proto.byte_stream) {
+      have += n;
+      if (have < size) return;
+      have = 0;
+    }
+    int64_t t1 = now_ns();
+    uint64_t k = replies;
+    if (seq_on) memcpy(&k, in, sizeof k);
+    if (k < next && (!seq_on || k >= written_off)) {  // anything else is not a reply to us
+      ++replies;
+      last_reply = t1;
+      ctx.stats.recv_msgs++;
+      ctx.stats.recv_bytes += size;
+      if (k >= warmup) ctx.latency.record(static_cast<uint64_t>(t1 - due(k)));
+    }
+  }
+
+  // When to wake with nothing received: the next message's due time, the reply wait where the
+  // window is full, the drain's end; the peer check's time at the latest.
+  int64_t wake_at(int64_t now, int64_t next_check) const {
+    int64_t wake = sending ? std::min(due(next), next_check) : std::min(drain_deadline, next_check);
+    if (sending && window_full()) wake = std::min(now + max_wait_ns, next_check);
+    return wake;
+  }
+};
+
+Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtocol& proto) {
+  const size_t size = ctx.opts.msg_size;
+  auto buffers = message_pair(size);
+  if (!buffers.ok()) return buffers.status();
+  OpenLoop loop{ctx,
+                link,
+                proto,
+                size,
+                carries_seq(proto, size),
+                1e9 / static_cast<double>(ctx.opts.rate),
+                ctx.opts.warmup,
+                ctx.opts.no_msgs,
+                buffers->out(),
+                buffers->in()};
+  loop.max_in_flight = open_loop_max_in_flight(size);
+  loop.max_wait_ns = open_loop_reply_wait_ns(ctx, proto);
+  const bool poll_mode = ctx.opts.cq_poll;
+  ctx.latency.set_scale(0.5);              // one-way, as in the closed loop: half the round trip
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
+  ctx.mark_start();
+  loop.start = loop.last_reply = now_ns();
+  loop.send_until = loop.due(loop.warmup) + static_cast<int64_t>(ctx.opts.time * 1e9);
+  int64_t next_check = loop.start + kPeerCheckNs;
+  const int fd = link.fd();
+  for (;;) {
+    int64_t now = now_ns();
+    ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
+    FP_RETURN_IF_ERROR(loop.send_due(now));
+    ssize_t n = sys_recv(fd, loop.in + loop.have, size - loop.have, MSG_DONTWAIT);
     if (n > 0) {
-      if (proto.byte_stream) {
-        have += static_cast<size_t>(n);
-        if (have < size) continue;
-        have = 0;
-      }
-      int64_t t1 = now_ns();
-      uint64_t k = replies;
-      if (seq_on) memcpy(&k, in, sizeof k);
-      if (k < next && (!seq_on || k >= written_off)) {  // anything else is not a reply to us
-        ++replies;
-        last_reply = t1;
-        ctx.stats.recv_msgs++;
-        ctx.stats.recv_bytes += size;
-        if (k >= warmup) ctx.latency.record(static_cast<uint64_t>(t1 - due(k)));
-      }
+      loop.take_reply(static_cast<size_t>(n));
       continue;
     }
     if (n == 0) return Status::failed("server ended the test early");
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNREFUSED) {
       return Status::failed(errno_text("recv"));
     }
-    if (!sending && replies >= next) break;
-    if (!sending && now >= drain_deadline) {
+    if (!loop.sending && loop.replies >= loop.next) break;
+    if (!loop.sending && now >= loop.drain_deadline) {
       if (proto.reliable) return Status::timeout("replies missing at the end of the test");
-      ctx.stats.lost_msgs += next - replies;
+      ctx.stats.lost_msgs += loop.next - loop.replies;
       break;
     }
     if (now >= next_check) {
@@ -228,9 +274,7 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
     }
     if (poll_mode) continue;
     // Sleep until a reply comes or the next message is due.
-    int64_t wake = sending ? std::min(due(next), next_check) : std::min(drain_deadline, next_check);
-    if (sending && next - replies >= max_in_flight) wake = std::min(now + max_wait_ns, next_check);
-    await_reply_until(fd, wake);
+    await_reply_until(fd, loop.wake_at(now, next_check));
   }
   return end_open_loop(ctx, link, proto);
 }
