@@ -52,12 +52,7 @@ Status answer_landed_writes(TestContext& ctx, FabricSession& f, WaitLanded&& wai
     if (peer_done) break;
     if (!write_marked(iteration)) return f.status();
   }
-  auto msg = f.read_peer_done();
-  if (!msg.ok()) return msg.status();
-  FP_RETURN_IF_ERROR(drain_until(
-      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
-  ctx.mark_end();
-  return f.send_done({{"served", true}});
+  return end_serving(f, on, {{"served", true}});
 }
 
 // The client's side: each sample a marked write and the server's answer seen in memory.

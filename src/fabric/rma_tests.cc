@@ -412,12 +412,7 @@ Status echo_writes(TestContext& ctx, FabricSession& f, const uint64_t& remote,
     if (f.peer_message_waiting(now)) break;
     if (!f.client_alive(now)) return f.status();
   }
-  auto msg = f.read_peer_done();
-  if (!msg.ok()) return msg.status();
-  FP_RETURN_IF_ERROR(drain_until(
-      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
-  ctx.mark_end();
-  return f.send_done({{"echoed", answered}});
+  return end_serving(f, on, {{"echoed", answered}});
 }
 
 // The client's side of the write ping-pong: each sample a write and the server's echo (the

@@ -96,6 +96,18 @@ Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) 
   return Status::success();
 }
 
+// A reliable server side's end once the client's end message is waiting: reads it, lets its
+// own operations in flight complete, marks the end and answers with `counts`.
+template <typename Fn>
+Status end_serving(FabricSession& f, Fn&& on, const nlohmann::json& counts) {
+  auto msg = f.read_peer_done();
+  if (!msg.ok()) return msg.status();
+  FP_RETURN_IF_ERROR(drain_until(
+      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+  f.ctx.mark_end();
+  return f.send_done(counts);
+}
+
 // Counters of a windowed run; the caller's completion handler updates completed and
 // last_completion_ns for its operations.
 struct WindowRun {
