@@ -13,8 +13,6 @@
 #include <sstream>
 #include <thread>
 
-#include "core/spawn.h"
-
 namespace fabperf::testing {
 
 std::string tool_path(const std::string& name) { return beside_fabperf(name); }
@@ -51,13 +49,7 @@ CxiServer::CxiServer(const std::string& name, std::vector<std::string> extra) {
   for (const std::string& a : keep_root_sessions("--run-as")) args.push_back(a);
   std::string program = tool_path(name);
   int fd = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  SpawnSpec spec;
-  spec.path = program;
-  spec.argv = {program};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.fds = {{1, fd}, {2, fd}};
-  auto pid = spawn(spec);
-  pid_ = pid.ok() ? *pid : -1;
+  pid_ = spawn(program, args, fd, fd);
   close(fd);
   // Up when it says so; an ASan build on a loaded machine may take seconds. A server that
   // exits (its port taken meanwhile) ends the wait, and the test reads its words.

@@ -20,7 +20,6 @@
 #include <sstream>
 #include <thread>
 
-#include "core/spawn.h"
 #include "e2e_util.h"
 #include "net/socket.h"
 
@@ -78,13 +77,7 @@ Proc::Proc(const std::vector<std::string>& args, const std::string& program) {
   std::string out = dir_.file("out"), err = dir_.file("err");
   int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  SpawnSpec spec;
-  spec.path = bin;
-  spec.argv = {bin};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.fds = {{1, o}, {2, e}};
-  auto pid = spawn(spec);
-  pid_ = pid.ok() ? *pid : -1;
+  pid_ = spawn(bin, args, o, e);
   close(o);
   close(e);
 }

@@ -39,6 +39,8 @@ bool port_open(int port) {
   return ok;
 }
 
+}  // namespace
+
 pid_t spawn(const std::string& program, const std::vector<std::string>& args, int out_fd,
             int err_fd) {
   SpawnSpec spec;
@@ -49,8 +51,6 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args, in
   auto pid = fabperf::spawn(spec);
   return pid.ok() ? *pid : -1;
 }
-}  // namespace
-
 std::string fabperf_bin() {
   const char* env = std::getenv("FABPERF_BIN");
   return env != nullptr ? env : "build/fabperf";

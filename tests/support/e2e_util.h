@@ -1,6 +1,8 @@
 // End-to-end test helpers: run the real fabperf binary, capture what a user sees.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +22,11 @@ std::string fabperf_bin();
 // Runs `program` (default: fabperf) with args; kills it after timeout_s.
 RunOutput run(const std::vector<std::string>& args, double timeout_s = 60,
               const std::string& program = "");
+
+// Starts `program` with args, its stdout on out_fd and its stderr on err_fd (stdin /dev/null),
+// through core/spawn.h; its pid, or -1. The caller reaps it.
+pid_t spawn(const std::string& program, const std::vector<std::string>& args, int out_fd,
+            int err_fd);
 
 // A TCP and UDP port free on 127.0.0.1, below the kernel's ephemeral range (free_port_range(1)).
 int free_port();
