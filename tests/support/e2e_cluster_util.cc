@@ -27,18 +27,31 @@ if [ "$R" = "${FP_LATE_RANK:-x}" ]; then sleep "${FP_LATE_S:-2}"; fi
 if [ "$R" = "${FP_PIN_RANK:-x}" ]; then set -- taskset -c 0 "$@"; fi  # this rank on one CPU
 busy=""
 if [ "$R" = "${FP_BUSY_RANK:-x}" ]; then
-  # This rank shares one CPU with a busy loop that takes the larger share: alive and
-  # answering, every link slower. The loop runs 10 nice levels above the rank (about 9 in 10 of
-  # the CPU) whatever the niceness the suite itself runs at: as root the loop is raised, since
-  # a rank lowered by 10 from an already niced suite stops at 19, level with the loop.
-  if [ "$(id -u)" = 0 ]; then
-    taskset -c 0 nice -n -10 sh -c 'while :; do :; done' &
-    set -- taskset -c 0 "$@"
+  # This rank shares one CPU with busy loops that take about 8 in 9 of it: alive and
+  # answering, every link slower. What the loops get depends on the niceness this machine
+  # lets us set, so it is measured, not assumed: raise the loops 10 levels above the rank
+  # where allowed (root with CAP_SYS_NICE; a container's root often lacks it), else lower
+  # the rank as far as it goes (at most to 19: a suite already at nice 19 gets no gap), and
+  # make up any gap short of 10 levels with more loops (each level is 1.25x the weight).
+  cur=$(nice)
+  loop_nice=0; rank_nice=0
+  if [ "$(nice -n -10 nice 2>/dev/null)" -le $((cur - 10)) ]; then
+    loop_nice=-10; gap=10
   else
-    taskset -c 0 sh -c 'while :; do :; done' &
-    set -- taskset -c 0 nice -n 10 "$@"
+    rank_nice=10; gap=$(( $(nice -n 10 nice) - cur ))
   fi
-  busy=$!
+  case $gap in
+    10) loops=1 ;; 8|9) loops=2 ;; 5|6|7) loops=3 ;; 4) loops=4 ;; 3) loops=5 ;;
+    2) loops=6 ;; 1) loops=7 ;; *) loops=8 ;;
+  esac
+  i=0
+  while [ $i -lt $loops ]; do
+    taskset -c 0 nice -n $loop_nice sh -c 'while :; do :; done' &
+    busy="$busy $!"
+    i=$((i + 1))
+  done
+  set -- taskset -c 0 nice -n $rank_nice "$@"
+  echo "rank $R shares CPU 0 with $loops busy loop(s), $gap nice levels above it" >&2
 fi
 "$@" &
 child=$!
