@@ -65,6 +65,8 @@ class CpuHog {
 std::string cannot_shield() {
   if (geteuid() != 0) return "not root: SCHED_RR needs CAP_SYS_NICE";
   if (access("/usr/bin/chrt", X_OK) != 0) return "no /usr/bin/chrt (util-linux)";
+  if (run({"-r", "1", "/bin/true"}, 10, "/usr/bin/chrt").exit_code != 0)
+    return "SCHED_RR is refused here (root without CAP_SYS_NICE, as in some containers)";
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) return "one CPU: the client and server need one each";
   return "";
 }
