@@ -25,8 +25,8 @@ Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type 
       FabricSession::establish(ctx, atomic_needs(type, window, latency && !spec.fetching()));
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
-  FP_RETURN_IF_ERROR(check_provider_atomic(f.endpoint().domain(), spec, f.choice().provider()));
-  if (spec.fetching() && f.choice().provider().find("ofi_rxd") != std::string::npos &&
+  FP_RETURN_IF_ERROR(check_provider_atomic(f.link.endpoint->domain(), spec, f.link.provider()));
+  if (spec.fetching() && f.link.provider().find("ofi_rxd") != std::string::npos &&
       fi_version() <= FI_VERSION(1, 17)) {
     // Seen here: the target segfaults inside libfabric 1.17's ofi_rxd on any fetching atomic.
     return Status::unsupported("fetching atomics crash libfabric " +
@@ -36,7 +36,7 @@ Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type 
   }
   f.ctx.stats.info["atomic"] = spec.describe() + " " + spec.type_name;
   f.ctx.stats.info["atomic_targets"] =
-      std::to_string(f.atomic_slots()) + " 64-byte slots, operands changed every operation";
+      std::to_string(f.mem.atomic_slots()) + " 64-byte slots, operands changed every operation";
   return session;
 }
 
@@ -47,38 +47,38 @@ bool set_operands(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint6
   uint8_t operand[16] = {}, compare[16] = {};
   store_atomic_value(spec.type, values.operand, operand);
   store_atomic_value(spec.type, values.compare, compare);
-  return f.put(f.atomic_operand(slot), operand, spec.type_size) &&
+  return f.mem.put(f.mem.atomic_operand(slot), operand, spec.type_size) &&
          (spec.form != AtomicForm::kCompare ||
-          f.put(f.atomic_compare(slot), compare, spec.type_size));
+          f.mem.put(f.mem.atomic_compare(slot), compare, spec.type_size));
 }
 
 // One atomic through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
 // a list's operation that another follows at once (run_window's list.more_follows), so the
 // provider may wait for the list's last to ring.
 ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpContext* c) {
-  void* desc = f.desc();
-  fi_ioc operand{f.atomic_operand(slot), 1};
-  fi_ioc compare{f.atomic_compare(slot), 1};
-  fi_ioc result{f.atomic_result(slot), 1};
-  fi_rma_ioc target{f.remote_atomic(slot), 1, f.remote_key()};
+  void* desc = f.mem.desc();
+  fi_ioc operand{f.mem.atomic_operand(slot), 1};
+  fi_ioc compare{f.mem.atomic_compare(slot), 1};
+  fi_ioc result{f.mem.atomic_result(slot), 1};
+  fi_rma_ioc target{f.mem.remote_atomic(slot), 1, f.mem.remote_key()};
   fi_msg_atomic msg{};
   msg.msg_iov = &operand;
   msg.desc = &desc;
   msg.iov_count = 1;
-  msg.addr = f.peer();
+  msg.addr = f.link.peer;
   msg.rma_iov = &target;
   msg.rma_iov_count = 1;
   msg.datatype = spec.type;
   msg.op = spec.op;
   msg.context = c;
-  const uint64_t flags = f.more_flags();
+  const uint64_t flags = f.link.more_flags();
   switch (spec.form) {
     case AtomicForm::kBase:
-      return fi_atomicmsg(f.ep(), &msg, flags);
+      return fi_atomicmsg(f.link.ep(), &msg, flags);
     case AtomicForm::kFetch:
-      return fi_fetch_atomicmsg(f.ep(), &msg, &result, &desc, 1, flags);
+      return fi_fetch_atomicmsg(f.link.ep(), &msg, &result, &desc, 1, flags);
     case AtomicForm::kCompare:
-      return fi_compare_atomicmsg(f.ep(), &msg, &compare, &desc, 1, &result, &desc, 1, flags);
+      return fi_compare_atomicmsg(f.link.ep(), &msg, &compare, &desc, 1, &result, &desc, 1, flags);
   }
   return -FI_EINVAL;
 }
@@ -88,29 +88,29 @@ ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpC
 // list (run_window's PostList; a single post's stays unset).
 bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration,
                  const Handler& on, PostList& list, bool operands_set = false) {
-  OpContext* c = f.tx_pool.acquire(slot);
+  OpContext* c = f.cq.tx_pool.acquire(slot);
   // In flight at once, operations never share operands or results: the context's own slot
   // (a provider may complete them out of order).
   if (!operands_set) c->slot = slot = c->index;
   if (!operands_set && !set_operands(f, spec, slot, iteration)) return false;
-  void* desc = f.desc();
-  return f.post(
+  void* desc = f.mem.desc();
+  return f.cq.post(
       "fi_atomic",
       [&]() -> ssize_t {
         if (list.more_follows) return atomic_more(f, spec, slot, c);
         switch (spec.form) {
           case AtomicForm::kBase:
-            return fi_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.peer(),
-                             f.remote_atomic(slot), f.remote_key(), spec.type, spec.op, c);
+            return fi_atomic(f.link.ep(), f.mem.atomic_operand(slot), 1, desc, f.link.peer,
+                             f.mem.remote_atomic(slot), f.mem.remote_key(), spec.type, spec.op, c);
           case AtomicForm::kFetch:
-            return fi_fetch_atomic(f.ep(), f.atomic_operand(slot), 1, desc, f.atomic_result(slot),
-                                   desc, f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
-                                   spec.op, c);
+            return fi_fetch_atomic(
+                f.link.ep(), f.mem.atomic_operand(slot), 1, desc, f.mem.atomic_result(slot), desc,
+                f.link.peer, f.mem.remote_atomic(slot), f.mem.remote_key(), spec.type, spec.op, c);
           case AtomicForm::kCompare:
-            return fi_compare_atomic(f.ep(), f.atomic_operand(slot), 1, desc,
-                                     f.atomic_compare(slot), desc, f.atomic_result(slot), desc,
-                                     f.peer(), f.remote_atomic(slot), f.remote_key(), spec.type,
-                                     spec.op, c);
+            return fi_compare_atomic(f.link.ep(), f.mem.atomic_operand(slot), 1, desc,
+                                     f.mem.atomic_compare(slot), desc, f.mem.atomic_result(slot),
+                                     desc, f.link.peer, f.mem.remote_atomic(slot),
+                                     f.mem.remote_key(), spec.type, spec.op, c);
         }
         return -FI_EINVAL;
       },
@@ -140,9 +140,9 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
-    f.tx_pool.release(c);
+    f.cq.tx_pool.release(c);
     run.completed++;
-    run.last_completion_ns = f.completion_ns();
+    run.last_completion_ns = f.cq.completion_ns();
     return true;
   };
   if (bidirectional) {
@@ -156,7 +156,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
     FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
-    return f.send_done({{"served", true}});
+    return f.sync.send_done({{"served", true}});
   }
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
@@ -166,7 +166,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
       },
       on));
   ctx.mark_end();
-  uint64_t measured = run.measured(f.warmup);
+  uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
   ctx.stats.send_bytes = measured * spec.type_size;
   ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
@@ -187,7 +187,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
-    f.tx_pool.release(c);
+    f.cq.tx_pool.release(c);
     done_op = true;
     return true;
   };
@@ -196,10 +196,10 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     FP_RETURN_IF_ERROR(serve_target(f, on, &msg));
     uint64_t expected = msg.value("sent", uint64_t{0});
     uint64_t word = 0;
-    if (!f.get(&word, f.atomic_target(), sizeof(word))) return f.status();
+    if (!f.mem.get(&word, f.mem.atomic_target(), sizeof(word))) return f.status();
     ctx.stats.verify_checked++;
     if (word != expected) ctx.stats.verify_errors++;
-    return f.send_done({{"final", word}});
+    return f.sync.send_done({{"final", word}});
   }
   // Operation i must return i: warm-up operations are part of the sequence, and the run's
   // count and time start after them (run_latency_loop).
@@ -208,9 +208,9 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     // CSWAP: compare with the expected value, swap in the next; SUM: add one.
     uint64_t compare = iter, next = iter + 1, add = 1;
     uint64_t poison = ~iter;
-    if (!f.put(f.atomic_compare(), &compare, sizeof(compare)) ||
-        !f.put(f.atomic_operand(), compare_swap ? &next : &add, sizeof(next)) ||
-        !f.put(f.atomic_result(0), &poison, sizeof(poison))) {
+    if (!f.mem.put(f.mem.atomic_compare(), &compare, sizeof(compare)) ||
+        !f.mem.put(f.mem.atomic_operand(), compare_swap ? &next : &add, sizeof(next)) ||
+        !f.mem.put(f.mem.atomic_result(0), &poison, sizeof(poison))) {
       return f.status();
     }
     done_op = false;
@@ -220,17 +220,17 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       return f.status();
     }
     uint64_t old = 0;
-    if (!f.get(&old, f.atomic_result(0), sizeof(old))) return f.status();
+    if (!f.mem.get(&old, f.mem.atomic_result(0), sizeof(old))) return f.status();
     ctx.stats.verify_checked++;
     if (old != iter) ctx.stats.verify_errors++;
-    if (iter >= f.warmup) {
+    if (iter >= f.sync.warmup) {
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += sizeof(uint64_t);
     }
     ++sent;
     return Sample{now_ns() - t0, false};
   };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   ctx.stats.send_time_ns = ctx.stats.real_time_ns;
   return finish_client(f, {{"sent", sent}}, on).status();
 }
@@ -255,13 +255,13 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
-    f.tx_pool.release(c);
+    f.cq.tx_pool.release(c);
     done_op = true;
     return true;
   };
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
-    return f.send_done({{"served", true}});
+    return f.sync.send_done({{"served", true}});
   }
   ctx.latency.set_scale(1.0);  // issue to completion, not half a round trip
   uint64_t sent = 0;
@@ -276,14 +276,14 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
       return f.status();
     }
     int64_t t1 = now_ns();
-    if (iter >= f.warmup) {
+    if (iter >= f.sync.warmup) {
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += spec->type_size;
     }
     ++sent;
     return Sample{t1 - t0, false};
   };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   return finish_client(f, {{"sent", sent}}, on).status();
 }
 

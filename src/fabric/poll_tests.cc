@@ -29,11 +29,11 @@ bool landed(const uint8_t* slot, size_t len, uint8_t mark) {
 
 // The bytes between the markers carry the pattern.
 void check_between(FabricSession& f) {
-  if (f.msg_size <= 2) return;
+  if (f.mem.msg_size <= 2) return;
   f.ctx.stats.verify_checked++;
-  const uint8_t* data = f.rx(0);
-  for (size_t i = 1; i + 1 < f.msg_size; ++i) {
-    if (data[i] != pattern_byte(i, f.peer_seed)) {
+  const uint8_t* data = f.mem.rx(0);
+  for (size_t i = 1; i + 1 < f.mem.msg_size; ++i) {
+    if (data[i] != pattern_byte(i, f.mem.peer_seed)) {
       f.ctx.stats.verify_errors++;
       return;
     }
@@ -66,7 +66,7 @@ Status time_landed_writes(TestContext& ctx, FabricSession& f, WaitLanded&& wait_
     ++sent;
     return Sample{now_ns() - t0, false};
   };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   return finish_client(f, {{"sent", sent}}, on).status();
 }
 
@@ -81,33 +81,33 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
-  if (f.on_gpu()) {
+  if (f.mem.on_gpu()) {
     return Status::unsupported(
         "write-poll latency spins on the buffer from the CPU, which "
         "cannot read GPU memory; rc_rdma_write_lat (fab_write_lat) "
         "measures writes into GPU memory");
   }
   const bool client = ctx.role == Role::kClient;
-  fill_pattern(f.tx(0), f.msg_size, f.my_seed);
+  fill_pattern(f.mem.tx(0), f.mem.msg_size, f.mem.my_seed);
   std::function<bool(const fi_cq_data_entry&)> on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
-    if (c != nullptr && c->kind == OpKind::kTx) f.tx_pool.release(c);
+    if (c != nullptr && c->kind == OpKind::kTx) f.cq.tx_pool.release(c);
     return true;
   };
   auto write_marked = [&](uint64_t iteration) {
-    OpContext* c = f.tx_pool.acquire(0);
+    OpContext* c = f.cq.tx_pool.acquire(0);
     while (c == nullptr) {
-      if (!f.progress(on, 0)) return false;
-      c = f.tx_pool.acquire(0);
+      if (!f.cq.progress(on, 0)) return false;
+      c = f.cq.tx_pool.acquire(0);
     }
-    f.tx(0)[0] = f.tx(0)[f.msg_size - 1] = marker(iteration);
+    f.mem.tx(0)[0] = f.mem.tx(0)[f.mem.msg_size - 1] = marker(iteration);
     ctx.stats.send_msgs++;
-    ctx.stats.send_bytes += f.msg_size;
-    return f.post(
+    ctx.stats.send_bytes += f.mem.msg_size;
+    return f.cq.post(
         "fi_write",
         [&] {
-          return fi_write(f.ep(), f.tx(0), f.msg_size, f.desc(), f.peer(), f.remote_rx(0),
-                          f.remote_key(), c);
+          return fi_write(f.link.ep(), f.mem.tx(0), f.mem.msg_size, f.mem.desc(), f.link.peer,
+                          f.mem.remote_rx(0), f.mem.remote_key(), c);
         },
         on);
   };
@@ -116,8 +116,8 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
   auto wait_landed = [&](uint64_t iteration, bool* peer_done) {
     uint8_t mark = marker(iteration);
     int64_t since = now_ns();
-    while (!landed(f.rx(0), f.msg_size, mark)) {
-      FabricEndpoint& ep = f.endpoint();
+    while (!landed(f.mem.rx(0), f.mem.msg_size, mark)) {
+      FabricEndpoint& ep = *f.link.endpoint;
       fi_cq_data_entry entries[4];
       ssize_t n = ep.poll(entries, 4);
       if (n < 0 && !(n == -FI_EAVAIL && ep.discard_canceled())) {
@@ -128,20 +128,20 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
       // Providers with progress threads (sockets) need a CPU too when cores are few.
       if (now - since > kYieldAfterNs) sched_yield();
       if (client) {
-        if (!f.periodic(now)) return false;
+        if (!f.sync.periodic(now)) return false;
         if (now - since > static_cast<int64_t>(ctx.timeout_s() * 1e9)) {
           return f.fail(Status::timeout("the server's write did not arrive within the timeout"));
         }
-      } else if (f.peer_message_waiting(now)) {
+      } else if (f.sync.peer_message_waiting(now)) {
         *peer_done = true;
         return true;
-      } else if (!f.client_alive(now)) {
+      } else if (!f.sync.client_alive(now)) {
         return false;
       }
     }
     ctx.stats.recv_msgs++;
-    ctx.stats.recv_bytes += f.msg_size;
-    if (f.verify) check_between(f);
+    ctx.stats.recv_bytes += f.mem.msg_size;
+    if (f.mem.verify) check_between(f);
     return true;
   };
 

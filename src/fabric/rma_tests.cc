@@ -28,20 +28,20 @@ constexpr int64_t kLandingGraceNs = 1'000'000'000;
 // once. The run's info says so (verify_checks), beside the honest count.
 Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_posted,
                            bool each_write_checked) {
-  if (!f.verify) return Status::success();
-  size_t touched = std::min<uint64_t>(f.rx_slots(), peer_posted);
+  if (!f.mem.verify) return Status::success();
+  size_t touched = std::min<uint64_t>(f.mem.rx_slots(), peer_posted);
   int64_t give_up = now_ns() + kLandingGraceNs;
   size_t bad = 0;
   while (true) {
     bad = 0;
     for (size_t slot = 0; slot < touched; ++slot) {
-      if (!f.rx_holds_peer_pattern(slot)) {
+      if (!f.mem.rx_holds_peer_pattern(slot)) {
         if (!f.error().ok()) return f.status();
         ++bad;
       }
     }
     if (bad == 0 || now_ns() > give_up) break;
-    if (!f.progress(on, 1)) return f.status();
+    if (!f.cq.progress(on, 1)) return f.status();
   }
   f.ctx.stats.verify_checked += touched;
   f.ctx.stats.verify_errors += bad;
@@ -63,23 +63,24 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
   return [&f, &run, &counters, self](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c != nullptr && c->kind == OpKind::kTx) {
-      f.tx_pool.release(c);
+      f.cq.tx_pool.release(c);
       run.completed++;
-      run.last_completion_ns = f.completion_ns();
+      run.last_completion_ns = f.cq.completion_ns();
       return true;
     }
-    if (c != nullptr) f.rx_pool.release(c);
+    if (c != nullptr) f.cq.rx_pool.release(c);
     if (e.flags & FI_REMOTE_CQ_DATA) {
-      int64_t now = f.completion_ns();
-      if (++counters.remote_writes == 1 || counters.remote_writes == f.warmup) {
+      int64_t now = f.cq.completion_ns();
+      if (++counters.remote_writes == 1 || counters.remote_writes == f.sync.warmup) {
         counters.first_remote_ns = now;
       }
       counters.last_remote_ns = now;
-      if (counters.remote_writes > f.warmup || f.warmup == 0) {
+      if (counters.remote_writes > f.sync.warmup || f.sync.warmup == 0) {
         f.ctx.stats.recv_msgs++;
-        f.ctx.stats.recv_bytes += f.msg_size;
+        f.ctx.stats.recv_bytes += f.mem.msg_size;
       }
-      if (f.verify && !f.check_rx(f.rx(e.data % f.rx_slots()), f.msg_size)) return false;
+      if (f.mem.verify && !f.mem.check_rx(f.mem.rx(e.data % f.mem.rx_slots()), f.mem.msg_size))
+        return false;
     }
     return c == nullptr || f.post_recv(c->slot, *self, false);
   };
@@ -90,44 +91,44 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
 // list's last to ring. Returns what the call returns.
 ssize_t rma_more(FabricSession& f, bool read, void* buf, uint64_t remote, OpContext* c,
                  std::optional<uint64_t> data) {
-  iovec iov{buf, f.msg_size};
-  void* desc = f.desc();
-  fi_rma_iov rma{remote, f.msg_size, f.remote_key()};
+  iovec iov{buf, f.mem.msg_size};
+  void* desc = f.mem.desc();
+  fi_rma_iov rma{remote, f.mem.msg_size, f.mem.remote_key()};
   fi_msg_rma msg{};
   msg.msg_iov = &iov;
   msg.desc = &desc;
   msg.iov_count = 1;
-  msg.addr = f.peer();
+  msg.addr = f.link.peer;
   msg.rma_iov = &rma;
   msg.rma_iov_count = 1;
   msg.context = c;
-  uint64_t flags = f.more_flags();
+  uint64_t flags = f.link.more_flags();
   if (data.has_value()) {
     msg.data = *data;
     flags |= FI_REMOTE_CQ_DATA;
   }
-  return read ? fi_readmsg(f.ep(), &msg, flags) : fi_writemsg(f.ep(), &msg, flags);
+  return read ? fi_readmsg(f.link.ep(), &msg, flags) : fi_writemsg(f.link.ep(), &msg, flags);
 }
 
 // `list`: the post's place in a --bw_method list (run_window's PostList; a single post's
 // stays unset).
 bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on,
                 PostList& list) {
-  uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
-  OpContext* c = f.tx_pool.acquire(slot);
-  return f.post(
+  uint32_t slot = static_cast<uint32_t>(index % f.mem.tx_slots());
+  OpContext* c = f.cq.tx_pool.acquire(slot);
+  return f.cq.post(
       "fi_write",
       [&] {
         if (list.more_follows) {
-          return rma_more(f, false, f.tx(slot), f.remote_rx(index), c,
+          return rma_more(f, false, f.mem.tx(slot), f.mem.remote_rx(index), c,
                           with_data ? std::optional<uint64_t>(index) : std::nullopt);
         }
         if (with_data) {
-          return fi_writedata(f.ep(), f.tx(slot), f.msg_size, f.desc(), index, f.peer(),
-                              f.remote_rx(index), f.remote_key(), c);
+          return fi_writedata(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.mem.desc(), index,
+                              f.link.peer, f.mem.remote_rx(index), f.mem.remote_key(), c);
         }
-        return fi_write(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
-                        f.remote_key(), c);
+        return fi_write(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.mem.desc(), f.link.peer,
+                        f.mem.remote_rx(index), f.mem.remote_key(), c);
       },
       on, &list);
 }
@@ -136,28 +137,28 @@ bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler&
 // into a tx slot, poisoned first under --verify.
 bool post_read(FabricSession& f, uint64_t index, const Handler& on, PostList& list,
                bool into_tx = false) {
-  uint32_t slot = static_cast<uint32_t>(index % (into_tx ? f.tx_slots() : f.rx_slots()));
-  OpContext* c = f.tx_pool.acquire(slot);
+  uint32_t slot = static_cast<uint32_t>(index % (into_tx ? f.mem.tx_slots() : f.mem.rx_slots()));
+  OpContext* c = f.cq.tx_pool.acquire(slot);
   // Into tx slots: the context's own slot, so no read lands where one still in flight (a
   // provider may complete them out of order) is about to be checked.
-  if (into_tx) c->slot = slot = static_cast<uint32_t>(c->index % f.tx_slots());
-  if (f.verify && !(into_tx ? f.poison_tx(slot) : f.poison_rx(slot))) return false;
-  uint8_t* into = into_tx ? f.tx(slot) : f.rx(slot);
-  return f.post(
+  if (into_tx) c->slot = slot = static_cast<uint32_t>(c->index % f.mem.tx_slots());
+  if (f.mem.verify && !(into_tx ? f.mem.poison_tx(slot) : f.mem.poison_rx(slot))) return false;
+  uint8_t* into = into_tx ? f.mem.tx(slot) : f.mem.rx(slot);
+  return f.cq.post(
       "fi_read",
       [&] {
         if (list.more_follows) {
-          return rma_more(f, true, into, f.remote_rx(index), c, std::nullopt);
+          return rma_more(f, true, into, f.mem.remote_rx(index), c, std::nullopt);
         }
-        return fi_read(f.ep(), into, f.msg_size, f.desc(), f.peer(), f.remote_rx(index),
-                       f.remote_key(), c);
+        return fi_read(f.link.ep(), into, f.mem.msg_size, f.mem.desc(), f.link.peer,
+                       f.mem.remote_rx(index), f.mem.remote_key(), c);
       },
       on, &list);
 }
 
 bool fill_tx(FabricSession& f) {
-  for (size_t slot = 0; slot < f.tx_slots(); ++slot) {
-    if (!f.fill_tx(slot)) return false;
+  for (size_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
+    if (!f.mem.fill_tx(slot)) return false;
   }
   return true;
 }
@@ -221,8 +222,8 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   FabricSession& f = **session;
   // Stream: the provider's default or --tx_depth (window_choice); lists: -l, the list posted
   // whole however few of it the provider's queue keeps in flight (run_window).
-  const size_t window = ctx.opts.bw_method == "lists" ? ctx.opts.tx_depth : f.tx_window();
-  const bool with_data = count_at_target && f.has_remote_cq_data();
+  const size_t window = ctx.opts.bw_method == "lists" ? ctx.opts.tx_depth : f.cq.tx_window();
+  const bool with_data = count_at_target && f.link.has_remote_cq_data();
   ctx.stats.info["recv_counted_by"] = with_data       ? "target (remote CQ data)"
                                       : bidirectional ? "peer (its completed writes)"
                                                       : "writer (completed writes)";
@@ -234,14 +235,14 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   on = rma_handler(f, run, counters, &on);
   if (with_data && target) {
     // Providers in FI_RX_CQ_DATA mode deliver remote data through posted receives.
-    for (uint32_t i = 0; i < f.rx_pool.capacity(); ++i) {
-      if (!f.post_recv(i % f.rx_slots(), on, false)) return f.status();
+    for (uint32_t i = 0; i < f.cq.rx_pool.capacity(); ++i) {
+      if (!f.post_recv(i % f.mem.rx_slots(), on, false)) return f.status();
     }
   }
   if (bidirectional && !with_data) {
     nlohmann::json peer;
     FP_RETURN_IF_ERROR(run_both_ways(
-        f, window, run, f.msg_size,
+        f, window, run, f.mem.msg_size,
         [&](uint64_t index, PostList& list) { return post_write(f, index, false, on, list); }, on,
         &peer));
     return check_written_slots(f, on, peer.value("sent", uint64_t{0}), false);
@@ -252,15 +253,15 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
         f, window, run,
         [&](uint64_t index, PostList& list) { return post_write(f, index, with_data, on, list); },
         on));
-    uint64_t measured = run.measured(f.warmup);
+    uint64_t measured = run.measured(f.sync.warmup);
     ctx.stats.send_msgs = measured;
-    ctx.stats.send_bytes = measured * f.msg_size;
+    ctx.stats.send_bytes = measured * f.mem.msg_size;
     ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
   } else {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
   }
   nlohmann::json mine = {{"sent", run.posted},
-                         {"measured", run.measured(f.warmup)},
+                         {"measured", run.measured(f.sync.warmup)},
                          {"time_ns", ctx.stats.send_time_ns}};
   nlohmann::json peer = run.peer_msg;
   if (client) {
@@ -281,13 +282,13 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
       ctx.stats.recv_time_ns = counters.last_remote_ns - counters.first_remote_ns;
     } else if (bidirectional) {
       ctx.stats.recv_msgs = peer.value("measured", uint64_t{0});
-      ctx.stats.recv_bytes = ctx.stats.recv_msgs * f.msg_size;
+      ctx.stats.recv_bytes = ctx.stats.recv_msgs * f.mem.msg_size;
       ctx.stats.recv_time_ns = peer.value("time_ns", int64_t{0});
     }
     FP_RETURN_IF_ERROR(check_written_slots(f, on, peer_sent, with_data));
   }
   ctx.mark_end();
-  if (!client) return f.send_done(mine);
+  if (!client) return f.sync.send_done(mine);
   return Status::success();
 }
 
@@ -302,33 +303,33 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
-    f.tx_pool.release(c);
+    f.cq.tx_pool.release(c);
     run.completed++;
-    run.last_completion_ns = f.completion_ns();
-    const uint8_t* landed = bidirectional ? f.tx(c->slot) : f.rx(c->slot);
-    if (f.verify && !f.check_rx(landed, f.msg_size)) return false;
+    run.last_completion_ns = f.cq.completion_ns();
+    const uint8_t* landed = bidirectional ? f.mem.tx(c->slot) : f.mem.rx(c->slot);
+    if (f.mem.verify && !f.mem.check_rx(landed, f.mem.msg_size)) return false;
     return true;
   };
   if (bidirectional) {
     // Both sides read the peer's rx slots (its pattern) into their own tx slots.
     return run_both_ways(
-        f, window, run, f.msg_size,
+        f, window, run, f.mem.msg_size,
         [&](uint64_t index, PostList& list) { return post_read(f, index, on, list, true); }, on);
   }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
     auto done = serve(f, on);
     if (!done.ok()) return done.status();
-    return f.send_done({{"served", true}});
+    return f.sync.send_done({{"served", true}});
   }
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
       f, window, run, [&](uint64_t index, PostList& list) { return post_read(f, index, on, list); },
       on));
   ctx.mark_end();
-  uint64_t measured = run.measured(f.warmup);
+  uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
-  ctx.stats.send_bytes = measured * f.msg_size;
+  ctx.stats.send_bytes = measured * f.mem.msg_size;
   ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
   FP_RETURN_IF_ERROR(finish_client(f, {{"sent", run.posted}}, on).status());
   if (run.lists) ctx.stats.send_time_ns = lists_time_ns(run, ctx);
@@ -348,7 +349,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   Handler on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
-    f.tx_pool.release(c);
+    f.cq.tx_pool.release(c);
     done_op = true;
     return true;
   };
@@ -357,7 +358,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
     if (!done.ok()) return done.status();
     if (!read)
       FP_RETURN_IF_ERROR(check_written_slots(f, on, done->value("sent", uint64_t{0}), false));
-    return f.send_done({{"served", true}});
+    return f.sync.send_done({{"served", true}});
   }
   ctx.latency.set_scale(1.0);
   uint64_t sent = 0;
@@ -370,15 +371,15 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
                        f, [&] { return done_op; }, on))
       return f.status();
     int64_t t1 = now_ns();
-    if (read && f.verify && !f.check_rx(f.rx(0), f.msg_size)) return f.status();
-    if (iter >= f.warmup) {
+    if (read && f.mem.verify && !f.mem.check_rx(f.mem.rx(0), f.mem.msg_size)) return f.status();
+    if (iter >= f.sync.warmup) {
       ctx.stats.send_msgs++;
-      ctx.stats.send_bytes += f.msg_size;
+      ctx.stats.send_bytes += f.mem.msg_size;
     }
     ++sent;
     return Sample{t1 - t0, false};
   };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   return finish_client(f, {{"sent", sent}}, on).status();
 }
 
@@ -403,14 +404,14 @@ Status echo_writes(TestContext& ctx, FabricSession& f, const uint64_t& remote,
   ctx.mark_start();
   uint64_t answered = 0;
   for (uint32_t polls = 0;;) {
-    if (!f.progress(on, kSliceMs)) return f.status();
+    if (!f.cq.progress(on, kSliceMs)) return f.status();
     while (answered < remote) {
       if (!write_once(answered++)) return f.status();
     }
-    if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
+    if (f.cq.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
     int64_t now = now_ns();
-    if (f.peer_message_waiting(now)) break;
-    if (!f.client_alive(now)) return f.status();
+    if (f.sync.peer_message_waiting(now)) break;
+    if (!f.sync.client_alive(now)) return f.status();
   }
   return end_serving(f, on, {{"echoed", answered}});
 }
@@ -431,7 +432,7 @@ Status time_write_echoes(TestContext& ctx, FabricSession& f, bool& got_tx, bool&
     ++sent;
     return Sample{now_ns() - t0, false};
   };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   return finish_client(f, {{"sent", sent}}, on).status();
 }
 
@@ -442,8 +443,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, needs);
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
-  if (!f.has_remote_cq_data()) {
-    return Status::unsupported("provider " + f.choice().provider() +
+  if (!f.link.has_remote_cq_data()) {
+    return Status::unsupported("provider " + f.link.provider() +
                                " has no remote CQ data (write with immediate), which this test "
                                "needs; rc_rdma_write_poll_lat measures writes without it");
   }
@@ -455,19 +456,19 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c != nullptr && c->kind == OpKind::kTx) {
-      f.tx_pool.release(c);
+      f.cq.tx_pool.release(c);
       got_tx = true;
       return true;
     }
-    if (c != nullptr) f.rx_pool.release(c);
+    if (c != nullptr) f.cq.rx_pool.release(c);
     if (e.flags & FI_REMOTE_CQ_DATA) {
       got_remote = true;
       ++remote;
       ctx.stats.recv_msgs++;
-      ctx.stats.recv_bytes += f.msg_size;
-      if (f.verify) {
+      ctx.stats.recv_bytes += f.mem.msg_size;
+      if (f.mem.verify) {
         // The peer writes again only after our answer.
-        if (!f.check_rx(f.rx(0), f.msg_size) || !f.poison_rx(0)) return false;
+        if (!f.mem.check_rx(f.mem.rx(0), f.mem.msg_size) || !f.mem.poison_rx(0)) return false;
       }
     }
     return c == nullptr || f.post_recv(c->slot, on, false);
@@ -476,18 +477,18 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
     if (!f.post_recv(0, on, false)) return f.status();
   }
   auto write_once = [&](uint64_t index) {
-    OpContext* c = f.tx_pool.acquire(0);
+    OpContext* c = f.cq.tx_pool.acquire(0);
     while (c == nullptr) {
-      if (!f.progress(on, 0)) return false;
-      c = f.tx_pool.acquire(0);
+      if (!f.cq.progress(on, 0)) return false;
+      c = f.cq.tx_pool.acquire(0);
     }
     ctx.stats.send_msgs++;
-    ctx.stats.send_bytes += f.msg_size;
-    return f.post(
+    ctx.stats.send_bytes += f.mem.msg_size;
+    return f.cq.post(
         "fi_writedata",
         [&] {
-          return fi_writedata(f.ep(), f.tx(0), f.msg_size, f.desc(), index, f.peer(),
-                              f.remote_rx(0), f.remote_key(), c);
+          return fi_writedata(f.link.ep(), f.mem.tx(0), f.mem.msg_size, f.mem.desc(), index,
+                              f.link.peer, f.mem.remote_rx(0), f.mem.remote_key(), c);
         },
         on);
   };

@@ -20,7 +20,7 @@ inline constexpr int64_t kDatagramQuietNs = 200'000'000;
 // may still need this side's progress to finish) until the server's counts arrive.
 template <typename Fn>
 Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& mine, Fn&& on) {
-  Status sent = f.send_done(mine);
+  Status sent = f.sync.send_done(mine);
   if (!sent.ok()) return sent;
   // A server that sends heartbeats may take as long as its drain takes (each step bounded by
   // its own timeout); its silence for this side's -to ends the wait. An older server has
@@ -28,11 +28,11 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
   const bool beats = f.ctx.peer.sends_heartbeats;
   Deadline deadline = Deadline::after(3 * f.ctx.timeout_s());
   while (true) {
-    if (!f.progress(on, kSliceMs)) return f.status();
+    if (!f.cq.progress(on, kSliceMs)) return f.status();
     int64_t now = now_ns();
-    if (f.peer_message_waiting(now)) return f.read_peer_done();
+    if (f.sync.peer_message_waiting(now)) return f.sync.read_peer_done();
     // This side's heartbeats go on too: the server watches for them until its end.
-    if (!f.waiting_on_server(now)) return f.status();
+    if (!f.sync.waiting_on_server(now)) return f.status();
     if (!beats && deadline.expired()) {
       return Status::timeout("the server did not finish the test within the timeout");
     }
@@ -46,17 +46,17 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
 // into the provider (nothing reaches its CQ to wake it), so it polls, yielding the CPU between.
 template <typename Fn>
 Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
-  const bool keep_polling = f.endpoint().manual_progress();
+  const bool keep_polling = f.link.endpoint->manual_progress();
   uint32_t polls = 0;
   while (true) {
-    if (!f.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
+    if (!f.cq.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
     // Busy-polling (-cp1) never yields: a yield is a system call per poll (~5 a round trip
     // over shm), and on a loaded host it hands the CPU away between a message and its reply.
-    if (keep_polling && !f.busy_poll()) sched_yield();
-    if (f.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
+    if (keep_polling && !f.cq.busy_poll()) sched_yield();
+    if (f.cq.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
     int64_t now = now_ns();
-    if (f.peer_message_waiting(now)) return f.read_peer_done();
-    if (!f.client_alive(now)) return f.status();
+    if (f.sync.peer_message_waiting(now)) return f.sync.read_peer_done();
+    if (!f.sync.client_alive(now)) return f.status();
   }
 }
 
@@ -68,10 +68,10 @@ Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
 template <typename Done, typename Fn>
 bool wait_for(FabricSession& f, Done&& done, Fn&& on) {
   for (uint32_t empty = 0; !done();) {
-    if (!f.progress(on, kSliceMs)) return false;
-    if (done() || (f.busy_poll() && ++empty % 64 != 0)) continue;
+    if (!f.cq.progress(on, kSliceMs)) return false;
+    if (done() || (f.cq.busy_poll() && ++empty % 64 != 0)) continue;
     int64_t now = now_ns();
-    if (!f.periodic(now) || !f.not_stalled(now)) return false;
+    if (!f.sync.periodic(now) || !f.cq.not_stalled(now)) return false;
   }
   return true;
 }
@@ -82,16 +82,16 @@ bool wait_for(FabricSession& f, Done&& done, Fn&& on) {
 // (udp;ofi_rxd, 1024 x 64 KiB at ~8 MB/s) drains for longer than a timeout (review N5).
 template <typename Fn, typename Enough>
 Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) {
-  f.note_progress(now_ns());
+  f.cq.note_progress(now_ns());
   while (!enough()) {
-    if (!f.progress(on, kSliceMs)) return f.status();
+    if (!f.cq.progress(on, kSliceMs)) return f.status();
     int64_t now = now_ns();
-    if (!f.peer_alive(now)) return f.status();
+    if (!f.sync.peer_alive(now)) return f.status();
     if (unreliable) {
-      if (now - f.last_progress_ns(now) > kDatagramQuietNs) break;
+      if (now - f.cq.last_progress_ns(now) > kDatagramQuietNs) break;
       continue;
     }
-    if (!f.not_stalled(now)) return f.status();
+    if (!f.cq.not_stalled(now)) return f.status();
   }
   return Status::success();
 }
@@ -100,12 +100,12 @@ Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) 
 // own operations in flight complete, marks the end and answers with `counts`.
 template <typename Fn>
 Status end_serving(FabricSession& f, Fn&& on, const nlohmann::json& counts) {
-  auto msg = f.read_peer_done();
+  auto msg = f.sync.read_peer_done();
   if (!msg.ok()) return msg.status();
   FP_RETURN_IF_ERROR(drain_until(
-      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+      f, on, [&] { return f.cq.tx_pool.in_flight() == 0; }, false));
   f.ctx.mark_end();
-  return f.send_done(counts);
+  return f.sync.send_done(counts);
 }
 
 // Counters of a windowed run; the caller's completion handler updates completed and
@@ -188,21 +188,21 @@ inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t wi
 template <typename Fn>
 Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
-  FP_RETURN_IF_ERROR(f.send_done({{"barrier", "start"}}));
+  FP_RETURN_IF_ERROR(f.sync.send_done({{"barrier", "start"}}));
   while (!run.peer_ready) {
-    if (!f.progress(on, kSliceMs)) return f.status();
+    if (!f.cq.progress(on, kSliceMs)) return f.status();
     int64_t now = now_ns();
     // Looked at on every pass: the client's periodic peer check would take the peer's word
     // for an unexpected message.
-    if (f.control_message_waiting()) {
-      auto msg = f.read_peer_done();
+    if (f.sync.control_message_waiting()) {
+      auto msg = f.sync.read_peer_done();
       if (!msg.ok()) return msg.status();
       if (!msg->contains("barrier")) {
         return Status::failed("protocol error: the peer ended before the start barrier");
       }
       run.peer_ready = true;
     }
-    if (client ? !f.periodic(now) : !f.client_alive(now)) return f.status();
+    if (client ? !f.sync.periodic(now) : !f.sync.client_alive(now)) return f.status();
   }
   return Status::success();
 }
@@ -235,20 +235,20 @@ Status begin_measured(FabricSession& f, WindowRun& run, Fn&& on, int64_t& now) {
   if (run.barrier) FP_RETURN_IF_ERROR(start_barrier(f, run, on));
   now = now_ns();
   f.ctx.mark_start();
-  f.start_clock(now);
+  f.sync.start_clock(now);
   run.start_ns = now;
   return Status::success();
 }
 
 // Whether the client posts more: its time or count in the measured phase, the warm-up before.
 inline bool client_wants_more(FabricSession& f, const WindowRun& run, bool measuring, int64_t now) {
-  return measuring ? !f.limit_reached(run.posted - f.warmup, now) && !f.stopped()
-                   : run.posted < f.warmup;
+  return measuring ? !f.sync.limit_reached(run.posted - f.sync.warmup, now) && !f.sync.stopped()
+                   : run.posted < f.sync.warmup;
 }
 
 // A server's read of the client's message during its run: the start barrier, or the end.
 inline Status take_client_message(FabricSession& f, WindowRun& run) {
-  auto msg = f.read_peer_done();
+  auto msg = f.sync.read_peer_done();
   if (!msg.ok()) return msg.status();
   if (run.barrier && !run.peer_ready && msg->contains("barrier")) {
     run.peer_ready = true;  // the client is at the start barrier first
@@ -263,10 +263,11 @@ inline Status take_client_message(FabricSession& f, WindowRun& run) {
 inline bool server_wants_more(FabricSession& f, const WindowRun& run, bool measuring) {
   // With -n the server sends its own count (a fast client may finish before the server
   // has sent anything); with -t it sends until the client's end message.
-  if (f.count_limit() > 0) {
-    return measuring ? run.posted - f.warmup < f.count_limit() : run.posted < f.warmup;
+  if (f.sync.count_limit() > 0) {
+    return measuring ? run.posted - f.sync.warmup < f.sync.count_limit()
+                     : run.posted < f.sync.warmup;
   }
-  return !run.peer_done && (measuring || run.posted < f.warmup);
+  return !run.peer_done && (measuring || run.posted < f.sync.warmup);
 }
 
 // Posts until the window is full (`paced` in flight), the limit is reached, or a millisecond
@@ -276,27 +277,28 @@ template <typename PostOne>
 inline bool post_burst(FabricSession& f, WindowRun& run, PostOne&& post_one, size_t paced,
                        bool more, bool measuring, bool client, uint64_t& list_left, int64_t now) {
   const int64_t look_again = now + 1'000'000;
-  for (uint32_t posts = 0; more && f.tx_pool.in_flight() < paced; ++posts) {
+  for (uint32_t posts = 0; more && f.cq.tx_pool.in_flight() < paced; ++posts) {
     // A list's next operation follows at once while the list and the queue have room:
     // this one may carry FI_MORE (where the post function has a *msg form).
     PostList list_post;
-    list_post.more_follows = run.lists && list_left > 1 && f.tx_pool.in_flight() + 1 < paced;
+    list_post.more_follows = run.lists && list_left > 1 && f.cq.tx_pool.in_flight() + 1 < paced;
     const bool posted = post_one(run.posted, list_post);
     if (run.lists && !list_post.more_sent) ++run.doorbells;
     if (!posted) return false;
     ++run.posted;
-    run.in_flight_peak = std::max(run.in_flight_peak, f.tx_pool.in_flight());
+    run.in_flight_peak = std::max(run.in_flight_peak, f.cq.tx_pool.in_flight());
     if (run.lists) {  // the limit and the clock are looked at between lists only
       if (--list_left == 0) break;
       continue;
     }
     if (!measuring) {
-      more = run.posted < f.warmup;
-    } else if (f.count_limit() > 0) {
-      more = run.posted - f.warmup < f.count_limit();
+      more = run.posted < f.sync.warmup;
+    } else if (f.sync.count_limit() > 0) {
+      more = run.posted - f.sync.warmup < f.sync.count_limit();
     } else if (posts % 16 == 15) {
       int64_t t = now_ns();
-      more = client ? !f.limit_reached(run.posted - f.warmup, t) && !f.stopped() : more;
+      more =
+          client ? !f.sync.limit_reached(run.posted - f.sync.warmup, t) && !f.sync.stopped() : more;
       if (t >= look_again) break;
     }
   }
@@ -306,7 +308,7 @@ inline bool post_burst(FabricSession& f, WindowRun& run, PostOne&& post_one, siz
 // The client's read of the server's start barrier message, when the server reached the
 // barrier first (this side is still warming up).
 inline Status take_server_barrier(FabricSession& f, WindowRun& run) {
-  auto msg = f.read_peer_done();
+  auto msg = f.sync.read_peer_done();
   if (!msg.ok()) return msg.status();
   if (!msg->contains("barrier")) {
     return Status::failed("protocol error: the server ended before the start barrier");
@@ -330,12 +332,12 @@ Status drain_window(FabricSession& f, WindowRun& run, size_t list, size_t window
           int64_t t = now_ns();
           if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
         }
-        return run.lists ? list_done() : f.tx_pool.in_flight() == 0;
+        return run.lists ? list_done() : f.cq.tx_pool.in_flight() == 0;
       },
       false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
-  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.warmup);
-  f.ctx.stats.info["bw_method"]["posts_refused"] = f.posts_refused;
+  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.sync.warmup);
+  f.ctx.stats.info["bw_method"]["posts_refused"] = f.cq.posts_refused;
   return drained;
 }
 
@@ -355,20 +357,20 @@ template <typename PostOne, typename Fn>
 Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& post_one, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
   const size_t list = window;  // -l: one list, whatever the provider keeps in flight
-  window = std::min(window, f.tx_window());
+  window = std::min(window, f.cq.tx_window());
   f.ctx.stats.info["window"] = window;  // what was kept in flight (-v, JSON; the floor's pairing)
   bool measuring = false;
   uint64_t list_left = 0;  // operations of the current list still to post
-  auto list_done = [&] { return run.list_done(f.tx_pool.in_flight()); };
+  auto list_done = [&] { return run.list_done(f.cq.tx_pool.in_flight()); };
   // What --interval counts: the measured operations completed so far (posts run ahead of
   // completions by the window, and a provider that buffers takes a whole window at once),
   // and at the end the measured posts, every one of them completed by then: the test's send
   // counts. Received: what this side has counted so far.
-  const uint64_t op_bytes = run.op_bytes > 0 ? run.op_bytes : f.msg_size;
+  const uint64_t op_bytes = run.op_bytes > 0 ? run.op_bytes : f.mem.msg_size;
   auto counts = [&](bool at_end) {
     IntervalCounts c = IntervalCounts::of(f.ctx.stats);
-    c.send_msgs =
-        at_end ? run.measured(f.warmup) : (run.completed > f.warmup ? run.completed - f.warmup : 0);
+    c.send_msgs = at_end ? run.measured(f.sync.warmup)
+                         : (run.completed > f.sync.warmup ? run.completed - f.sync.warmup : 0);
     c.send_bytes = c.send_msgs * op_bytes;
     return c;
   };
@@ -376,9 +378,9 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   // took as long as a shm poll here, 60-80 ns), every pass otherwise and at the start.
   int64_t now = 0;
   for (uint32_t passes = 0;; ++passes) {
-    if (!f.busy_poll() || passes % 16 == 0 || !measuring) now = now_ns();
+    if (!f.cq.busy_poll() || passes % 16 == 0 || !measuring) now = now_ns();
     if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
-    if (!measuring && run.completed >= f.warmup) {
+    if (!measuring && run.completed >= f.sync.warmup) {
       FP_RETURN_IF_ERROR(begin_measured(f, run, on, now));
       measuring = true;
     }
@@ -386,7 +388,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     if (client) {
       more = client_wants_more(f, run, measuring, now);
     } else {
-      if (!run.peer_done && f.peer_message_waiting(now)) {
+      if (!run.peer_done && f.sync.peer_message_waiting(now)) {
         FP_RETURN_IF_ERROR(take_client_message(f, run));
       }
       more = server_wants_more(f, run, measuring);
@@ -409,14 +411,14 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
       return f.status();
     }
     // Something to wait for: operations in flight, or (lists) the receiver's answer.
-    const bool waiting = f.tx_pool.in_flight() > 0 || (run.lists && !list_done());
-    if (!f.progress(on, waiting ? kSliceMs : 0)) return f.status();
-    if (client && run.barrier && !run.peer_ready && f.control_message_waiting()) {
+    const bool waiting = f.cq.tx_pool.in_flight() > 0 || (run.lists && !list_done());
+    if (!f.cq.progress(on, waiting ? kSliceMs : 0)) return f.status();
+    if (client && run.barrier && !run.peer_ready && f.sync.control_message_waiting()) {
       FP_RETURN_IF_ERROR(take_server_barrier(f, run));
     }
-    if (client && !f.periodic(now)) return f.status();
-    if (!client && !f.client_alive(now)) return f.status();
-    if (waiting && !f.not_stalled(now)) return f.status();
+    if (client && !f.sync.periodic(now)) return f.status();
+    if (!client && !f.sync.client_alive(now)) return f.status();
+    if (waiting && !f.cq.not_stalled(now)) return f.status();
   }
   return drain_window(f, run, list, window, on, counts, list_done);
 }
@@ -435,7 +437,7 @@ Status run_both_ways(FabricSession& f, size_t window, WindowRun& run, uint64_t o
   run.barrier = true;
   run.op_bytes = op_bytes;
   FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
-  const uint64_t measured = run.measured(f.warmup);
+  const uint64_t measured = run.measured(f.sync.warmup);
   nlohmann::json mine = {{"sent", run.posted}, {"measured", measured}};
   nlohmann::json peer = run.peer_msg;
   if (client) {
@@ -462,7 +464,7 @@ Status run_both_ways(FabricSession& f, size_t window, WindowRun& run, uint64_t o
       "start and end barriers; each side's time from its first measured operation to the end "
       "barrier";
   if (peer_out != nullptr) *peer_out = peer;
-  if (!client) return f.send_done(mine);
+  if (!client) return f.sync.send_done(mine);
   return Status::success();
 }
 

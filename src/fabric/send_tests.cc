@@ -27,11 +27,11 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, pingpong_needs(Role::kClient, type));
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
-  ctx.stats.info["send"] = f.inject ? "fi_inject" : "fi_send";
-  const bool seq_on = carries_seq(type, f.msg_size);
+  ctx.stats.info["send"] = f.link.inject ? "fi_inject" : "fi_send";
+  const bool seq_on = carries_seq(type, f.mem.msg_size);
   const int64_t reply_wait =
       std::min<int64_t>(kMaxReplyWaitNs, static_cast<int64_t>(ctx.timeout_s() * 1e9));
-  if (!f.fill_tx(0)) return f.status();
+  if (!f.mem.fill_tx(0)) return f.status();
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
   // -c cycles (fab_send_lat): each sample timed by the cycle counter, as cxi_send_lat's.
   std::optional<CycleClock> cycles;
@@ -49,21 +49,21 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c->kind == OpKind::kTx) {
-      f.tx_pool.release(c);
+      f.cq.tx_pool.release(c);
       got_tx = true;
       return true;
     }
-    f.rx_pool.release(c);
-    const uint8_t* data = f.rx(c->slot);
+    f.cq.rx_pool.release(c);
+    const uint8_t* data = f.mem.rx(c->slot);
     uint64_t echoed = seq;
-    if (seq_on && !f.get(&echoed, data, kSeqBytes)) return false;
+    if (seq_on && !f.mem.get(&echoed, data, kSeqBytes)) return false;
     if (echoed == seq) {
       got_rx = true;
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += e.len;
       // The sequence number, where there is one, is not pattern.
-      if (f.verify && !f.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
-      if (f.access_recv) sink = sink + f.touch(data, e.len);
+      if (f.mem.verify && !f.mem.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
+      if (f.mem.access_recv) sink = sink + f.mem.touch(data, e.len);
     }
     return f.post_recv(c->slot, on);
   };
@@ -75,30 +75,30 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
     got_tx = got_rx = false;
     const int64_t start = cycles ? cycles->now_ns() : t0;
     ++seq;
-    if (seq_on && !f.put(f.tx(0), &seq, kSeqBytes)) return f.status();
+    if (seq_on && !f.mem.put(f.mem.tx(0), &seq, kSeqBytes)) return f.status();
     bool completes = true;
     if (!f.send_slot(0, on, &completes)) return f.status();
     got_tx = !completes;  // an injected message was copied at once: no completion comes
     bool lost = false;
     uint32_t empty_polls = 0;
     while (!got_tx || !got_rx) {
-      if (!f.progress(on, kSliceMs)) return f.status();
+      if (!f.cq.progress(on, kSliceMs)) return f.status();
       // Busy-polling reads the clock every 64th empty poll only: a clock read costs a fifth
       // of a round trip over shm.
-      if (f.busy_poll() && ((got_tx && got_rx) || ++empty_polls % 64 != 0)) continue;
+      if (f.cq.busy_poll() && ((got_tx && got_rx) || ++empty_polls % 64 != 0)) continue;
       int64_t now = now_ns();
       if (!got_rx && type == FI_EP_DGRAM && now - t0 > reply_wait) lost = true;
       if (lost && got_tx) break;
-      if (!f.periodic(now) || !f.not_stalled(now)) return f.status();
+      if (!f.sync.periodic(now) || !f.cq.not_stalled(now)) return f.status();
     }
     int64_t t1 = cycles ? cycles->now_ns() : now_ns();
     ctx.stats.send_msgs++;
-    ctx.stats.send_bytes += f.msg_size;
+    ctx.stats.send_bytes += f.mem.msg_size;
     if (lost) ctx.stats.lost_msgs++;
     ++sent;
     return Sample{t1 - start, lost};
   };
-  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.peer_check()));
+  FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   auto done = finish_client(f, {{"sent", sent}}, on);
   return done.status();
 }
@@ -107,10 +107,10 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, pingpong_needs(Role::kServer, type));
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
-  ctx.stats.info["send"] = f.inject ? "fi_inject" : "fi_send";
-  const bool seq_on = carries_seq(type, f.msg_size);
-  for (uint32_t slot = 0; slot < f.tx_slots(); ++slot) {
-    if (!f.fill_tx(slot)) return f.status();
+  ctx.stats.info["send"] = f.link.inject ? "fi_inject" : "fi_send";
+  const bool seq_on = carries_seq(type, f.mem.msg_size);
+  for (uint32_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
+    if (!f.mem.fill_tx(slot)) return f.status();
   }
   uint64_t echoed = 0;
   uint32_t next_tx = 0;
@@ -119,26 +119,27 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c->kind == OpKind::kTx) {
-      f.tx_pool.release(c);
+      f.cq.tx_pool.release(c);
       return true;
     }
-    f.rx_pool.release(c);
-    const uint8_t* data = f.rx(c->slot);
-    if (echoed == f.warmup) ctx.mark_start();
+    f.cq.rx_pool.release(c);
+    const uint8_t* data = f.mem.rx(c->slot);
+    if (echoed == f.sync.warmup) ctx.mark_start();
     ctx.stats.recv_msgs++;
     ctx.stats.recv_bytes += e.len;
-    if (f.verify && !f.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
-    if (f.access_recv) sink = sink + f.touch(data, e.len);
+    if (f.mem.verify && !f.mem.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
+    if (f.mem.access_recv) sink = sink + f.mem.touch(data, e.len);
     uint32_t slot = next_tx;
-    next_tx = static_cast<uint32_t>((next_tx + 1) % f.tx_slots());
+    next_tx = static_cast<uint32_t>((next_tx + 1) % f.mem.tx_slots());
     if (seq_on) {
       uint64_t seq = 0;
-      if (!f.get(&seq, data, kSeqBytes) || !f.put(f.tx(slot), &seq, kSeqBytes)) return false;
+      if (!f.mem.get(&seq, data, kSeqBytes) || !f.mem.put(f.mem.tx(slot), &seq, kSeqBytes))
+        return false;
     }
     bool completes = true;
     if (!f.send_slot(slot, on, &completes)) return false;
     ctx.stats.send_msgs++;
-    ctx.stats.send_bytes += f.msg_size;
+    ctx.stats.send_bytes += f.mem.msg_size;
     ++echoed;
     return f.post_recv(c->slot, on);
   };
@@ -148,9 +149,9 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   auto done = serve_until_peer_done(f, on);
   if (!done.ok()) return done.status();
   FP_RETURN_IF_ERROR(drain_until(
-      f, on, [&] { return f.tx_pool.in_flight() == 0; }, false));
+      f, on, [&] { return f.cq.tx_pool.in_flight() == 0; }, false));
   ctx.mark_end();
-  return f.send_done({{"echoed", echoed}});
+  return f.sync.send_done({{"echoed", echoed}});
 }
 
 // A stream's receives posted before it starts: a receiver's whole pool, or a list sender's
@@ -158,8 +159,8 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
 template <typename Fn>
 Status post_stream_receives(FabricSession& f, const WindowRun& run, bool receiving, Fn& on) {
   if (receiving) {
-    for (uint32_t slot = 0; slot < f.rx_pool.capacity(); ++slot) {
-      if (!f.post_recv(slot % f.rx_slots(), on)) return f.status();
+    for (uint32_t slot = 0; slot < f.cq.rx_pool.capacity(); ++slot) {
+      if (!f.post_recv(slot % f.mem.rx_slots(), on)) return f.status();
     }
   } else if (run.list_answers && !f.post_recv(0, on)) {  // a sender's receive for answers
     return f.status();
@@ -174,20 +175,24 @@ Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool rece
                     WindowRun& run, Fn& on, int64_t& tx_last) {
   // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
   auto post_one = [&](uint64_t index, PostList&) {
-    uint32_t slot = static_cast<uint32_t>(index % f.tx_slots());
-    if (f.inject_bw) {
+    uint32_t slot = static_cast<uint32_t>(index % f.mem.tx_slots());
+    if (f.link.inject_bw) {
       // Copied at once and no completion to come: complete as posted.
-      if (!f.post(
-              "fi_inject", [&] { return fi_inject(f.ep(), f.tx(slot), f.msg_size, f.peer()); },
+      if (!f.cq.post(
+              "fi_inject",
+              [&] { return fi_inject(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.link.peer); },
               on)) {
         return false;
       }
       run.completed++;
       return true;
     }
-    OpContext* c = f.tx_pool.acquire(slot);
-    return f.post(
-        "fi_send", [&] { return fi_send(f.ep(), f.tx(slot), f.msg_size, f.desc(), f.peer(), c); },
+    OpContext* c = f.cq.tx_pool.acquire(slot);
+    return f.cq.post(
+        "fi_send",
+        [&] {
+          return fi_send(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.mem.desc(), f.link.peer, c);
+        },
         on);
   };
   // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
@@ -195,15 +200,15 @@ Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool rece
   // the end exchange below is the end barrier.
   run.barrier = receiving || run.lists;
   FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
-  if (f.inject_bw) tx_last = now_ns();  // the last injected send was copied by now
+  if (f.link.inject_bw) tx_last = now_ns();  // the last injected send was copied by now
   if (receiving) {
     ctx.stats.info["bidirectional"] =
         "start and end barriers; each side's sends timed from the start barrier to its last "
         "completion, its receives from the peer's first measured message to its last";
   }
-  uint64_t measured = run.measured(f.warmup);
+  uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
-  ctx.stats.send_bytes = measured * f.msg_size;
+  ctx.stats.send_bytes = measured * f.mem.msg_size;
   ctx.stats.send_time_ns = tx_last - run.start_ns;
   return Status::success();
 }
@@ -250,7 +255,7 @@ Status end_stream(TestContext& ctx, FabricSession& f, const WindowRun& run, bool
     if (run.lists && !sending) ctx.stats.recv_time_ns = lists_time_ns(run, ctx);
   }
   ctx.mark_end();
-  if (!client) return f.send_done({{"sent", posted}, {"received", received}});
+  if (!client) return f.sync.send_done({{"sent", posted}, {"received", received}});
   return Status::success();
 }
 
@@ -263,10 +268,10 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   FabricSession& f = **session;
   // Stream: the provider's default or --tx_depth (window_choice); lists: -l, the list posted
   // whole however few of it the provider's queue keeps in flight (run_window).
-  const size_t window = ctx.opts.bw_method == "lists" ? ctx.opts.tx_depth : f.tx_window();
+  const size_t window = ctx.opts.bw_method == "lists" ? ctx.opts.tx_depth : f.cq.tx_window();
   const bool unreliable = type == FI_EP_DGRAM;
-  for (size_t slot = 0; slot < f.tx_slots(); ++slot) {
-    if (!f.fill_tx(slot)) return f.status();
+  for (size_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
+    if (!f.mem.fill_tx(slot)) return f.status();
   }
 
   WindowRun run;
@@ -280,36 +285,36 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   std::function<bool(const fi_cq_data_entry&)> on;
   static const char kAnswer = 0;  // never read: answers carry no bytes
   auto answer = [&] {
-    return f.post(
-        "fi_inject", [&] { return fi_inject(f.ep(), &kAnswer, 0, f.peer()); }, on);
+    return f.cq.post(
+        "fi_inject", [&] { return fi_inject(f.link.ep(), &kAnswer, 0, f.link.peer); }, on);
   };
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c->kind == OpKind::kTx) {
-      f.tx_pool.release(c);
-      tx_last = f.completion_ns();
+      f.cq.tx_pool.release(c);
+      tx_last = f.cq.completion_ns();
       run.completed++;
       return true;
     }
-    f.rx_pool.release(c);
+    f.cq.rx_pool.release(c);
     if (run.list_answers && e.len == 0) {  // the peer's answer to one of this side's lists
       ++run.answers;
       return f.post_recv(c->slot, on);
     }
-    int64_t now = f.completion_ns();
+    int64_t now = f.cq.completion_ns();
     ++received;
-    if (received == 1 || received == f.warmup) {
+    if (received == 1 || received == f.sync.warmup) {
       rx_start = now;
       // A pure receiver's measured phase starts here (with lists: at the start barrier).
       if (!sending && !run.lists) ctx.mark_start();
     }
     rx_last = now;
-    if (received > f.warmup || f.warmup == 0) {
+    if (received > f.sync.warmup || f.sync.warmup == 0) {
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += e.len;
     }
-    if (f.verify && !f.check_rx(f.rx(c->slot), e.len)) return false;
-    if (f.access_recv) sink = sink + f.touch(f.rx(c->slot), e.len);
+    if (f.mem.verify && !f.mem.check_rx(f.mem.rx(c->slot), e.len)) return false;
+    if (f.mem.access_recv) sink = sink + f.mem.touch(f.mem.rx(c->slot), e.len);
     // A whole list arrived: answer it (the sender's next list waits for this).
     if (run.list_answers && received % window == 0 && !answer()) return false;
     return f.post_recv(c->slot, on);

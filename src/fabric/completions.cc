@@ -1,0 +1,49 @@
+// Completions: the operation contexts, the stall watch and the stuck-call watch.
+#include "fabric/completions.h"
+
+#include <cstdlib>
+
+namespace fabperf {
+
+void ContextPool::init(OpKind kind, size_t count) {
+  contexts_.assign(count, OpContext{});
+  free_.clear();
+  free_.reserve(count);
+  for (size_t i = count; i-- > 0;) {
+    contexts_[i].kind = kind;
+    contexts_[i].index = static_cast<uint32_t>(i);
+    free_.push_back(static_cast<uint32_t>(i));
+  }
+}
+
+void Completions::spin_for_good() {
+  // A spin lock's wait: no system call, nothing a signal handler could end.
+  // The empty asm is a side effect the compiler must keep (an empty loop it may not assume
+  // ends), without C++20's deprecated volatile arithmetic.
+  for (;;) asm volatile("" ::: "memory");
+}
+
+void Completions::watch_calls() {
+  if (ctx_.role != Role::kClient || !ctx_.on_stuck) return;
+  stuck_watch_ = std::make_unique<StuckCallWatch>(ctx_.timeout_s(), ctx_.on_stuck);
+  if (const char* after = std::getenv("FABPERF_TEST_STUCK_CALL_AFTER")) {
+    stuck_after_ = std::strtoull(after, nullptr, 10);
+  }
+}
+
+void Completions::attach(FabricEndpoint& endpoint, const std::string& provider, size_t tx_window,
+                         size_t rx_window, int64_t now) {
+  endpoint_ = &endpoint;
+  provider_ = provider;
+  tx_pool.init(OpKind::kTx, tx_window);
+  rx_pool.init(OpKind::kRx, rx_window);
+  last_progress_ns_ = now;
+}
+
+bool Completions::not_stalled(int64_t now) {
+  if (now - last_progress_ns(now) <= static_cast<int64_t>(ctx_.timeout_s() * 1e9)) return true;
+  return error_.fail(Status::timeout("no completion from provider " + provider_ + " for " +
+                                     std::to_string(ctx_.timeout_s()) + " s (peer gone?)"));
+}
+
+}  // namespace fabperf

@@ -1,0 +1,209 @@
+// The completion engine of a fabric session: the contexts of the operations in flight, the
+// posts (retried while the provider says EAGAIN), the completion queue read in batches and
+// handed to the role's handler (a template on the hot path, never std::function), and the
+// watch for a provider that stops completing or a call that never returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+#include "engine/stuck_call_watch.h"
+#include "engine/test_context.h"
+#include "fabric/endpoint.h"
+#include "fabric/fi_util.h"
+#include "fabric/peer_sync.h"
+#include "fabric/session_error.h"
+
+namespace fabperf {
+
+enum class OpKind : uint32_t { kTx, kRx };
+
+// Per-operation context handed to libfabric; fi_context2 comes first because providers in
+// FI_CONTEXT mode use that space.
+struct OpContext {
+  fi_context2 fi;
+  OpKind kind;
+  uint32_t slot;   // buffer slot the operation uses
+  uint32_t index;  // position in its pool
+};
+
+// A fixed set of contexts, one per operation in flight; never allocates after init.
+class ContextPool {
+ public:
+  void init(OpKind kind, size_t count);
+  OpContext* acquire(uint32_t slot) {
+    if (free_.empty()) return nullptr;
+    OpContext* c = &contexts_[free_.back()];
+    free_.pop_back();
+    c->slot = slot;
+    return c;
+  }
+  void release(OpContext* c) { free_.push_back(c->index); }
+  size_t in_flight() const { return contexts_.size() - free_.size(); }
+  size_t capacity() const { return contexts_.size(); }
+
+ private:
+  std::vector<OpContext> contexts_;
+  std::vector<uint32_t> free_;
+};
+
+// One post's place in a --bw_method list, between run_window and the post function it calls
+// (and Completions::post, which the post function hands it to). run_window says whether
+// another operation of the same list follows this one at once: then the post may carry
+// FI_MORE and leave the doorbell to the list's last, as the originals ring once a list. The
+// post function says whether its post did carry FI_MORE: run_window counts a doorbell for
+// each post that did not. A refused post (-FI_EAGAIN) rings: post() drops more_follows
+// before the retry, and sets more_sent from it once the post goes through. Posts outside a
+// list leave it as it starts, neither set.
+struct PostList {
+  bool more_follows = false;  // in: this post may carry FI_MORE
+  bool more_sent = false;     // out: the post that went through carried FI_MORE
+};
+
+class Completions {
+ public:
+  Completions(TestContext& ctx, SessionError& error, PeerSync& sync)
+      : ctx_(ctx), error_(error), sync_(sync) {}
+  Completions(const Completions&) = delete;
+  Completions& operator=(const Completions&) = delete;
+
+  // The client's watch on its calls into the provider (review N4), where the run has one.
+  void watch_calls();
+  // The endpoint whose queues this engine serves, its windows (no deeper than the provider's
+  // queues: a deeper one never fills) and the time the session came up.
+  void attach(FabricEndpoint& endpoint, const std::string& provider, size_t tx_window,
+              size_t rx_window, int64_t now);
+
+  ContextPool tx_pool;
+  ContextPool rx_pool;
+  // Posts the provider refused (-FI_EAGAIN, then retried) while others of this side were in
+  // flight, each counted once: where a windowed run's measured peak in flight stays below its
+  // queue's size, these say the provider held back (a refusal with nothing in flight, as
+  // while a connection sets up, is not counted).
+  uint64_t posts_refused = 0;
+  // Operations a windowed loop keeps in flight: the test's window, at most the provider's
+  // transmit queue (a deeper window never fills, and posts spin on EAGAIN).
+  size_t tx_window() const { return tx_pool.capacity(); }
+  // Busy-polling (-cp1): a wait loop may look at the clock only every so many empty polls.
+  bool busy_poll() const { return endpoint_->busy_poll(); }
+
+  // Reads a batch of completions (blocking mode: sleeps up to slice_ms) and hands each to fn.
+  // Returns false on an error completion (the session's error says which). The batch holds a
+  // whole default window (tx_depth 128): a receiver that takes fewer per call than the
+  // provider takes off the wire falls behind, and tcp;ofi_rxm then queues every message as
+  // unexpected in a fresh buffer (a 64 B rdm_send_bw server grew 1 GB/s with 16 per call).
+  static constexpr size_t kCqBatch = 128;
+  template <typename Fn>
+  bool progress(Fn&& fn, int slice_ms) {
+    fi_cq_data_entry entries[kCqBatch];
+    ssize_t n = watched([&] { return endpoint_->wait(entries, kCqBatch, slice_ms); });
+    if (n < 0) {
+      if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
+      return error_.fail(endpoint_->completion_error(n));
+    }
+    completions_ += static_cast<uint64_t>(n > 0 ? n : 0);  // timed by the caller's next look
+    batch_ns_ = 0;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (!fn(entries[i])) return false;
+    }
+    return true;
+  }
+  // When the completions progress() is handing out arrived, for the bandwidth handlers: the
+  // clock read once a batch, at its first use. A read per completion was a clock read per
+  // message on each side (60-80 ns here, against 380 ns a 64-byte send over shm takes).
+  int64_t completion_ns() {
+    if (batch_ns_ == 0) batch_ns_ = now_ns();
+    return batch_ns_;
+  }
+  // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
+  // A post of a --bw_method list hands its `list`: once refused, the retry must not carry
+  // FI_MORE (it rings the doorbell), so its more_follows is dropped; post_op must carry
+  // FI_MORE exactly where list->more_follows says, and more_sent says whether it did.
+  template <typename Post, typename Fn>
+  bool post(const char* what, Post&& post_op, Fn&& fn, PostList* list = nullptr) {
+    bool refused = false;
+    while (true) {
+      ssize_t ret = watched(post_op);
+      if (ret == 0) {
+        // The post function posts with FI_MORE exactly where more_follows says it may.
+        if (list != nullptr) list->more_sent = list->more_follows;
+        return true;
+      }
+      if (ret != -FI_EAGAIN) return error_.fail(fi_status(what, ret));
+      if (!refused && tx_pool.in_flight() > 1) ++posts_refused;
+      refused = true;
+      if (list != nullptr) list->more_follows = false;
+      if (!progress(fn, 0)) return false;
+      // A post refused again and again must not outlive the peer or the deadline.
+      int64_t now = now_ns();
+      if (!not_stalled(now) || !sync_.while_refused(now)) return false;
+    }
+  }
+  // An operation's context from `pool`, progressing through fn until one is free; nullptr
+  // (the session's error set) when progress fails.
+  template <typename Fn>
+  OpContext* context(ContextPool& pool, uint32_t slot, Fn&& fn) {
+    OpContext* c = pool.acquire(slot);
+    while (c == nullptr) {
+      if (!progress(fn, 0)) return nullptr;
+      c = pool.acquire(slot);
+    }
+    return c;
+  }
+
+  // False (the session's error set) when operations are in flight but nothing completed for
+  // the timeout.
+  bool not_stalled(int64_t now);
+  void note_progress(int64_t now) { last_progress_ns_ = now; }
+  // When a completion was last seen, as of `now`: completions since the previous look count
+  // as progress at `now`. The clock is read by the callers' loops, never per completion (on
+  // shm a ping-pong's round trip is a few clock reads long).
+  int64_t last_progress_ns(int64_t now) {
+    if (completions_ != completions_seen_) {
+      completions_seen_ = completions_;
+      last_progress_ns_ = now;
+    }
+    return last_progress_ns_;
+  }
+
+  // A call into the provider, under the client's stuck-call watch where there is one.
+  template <typename Call>
+  ssize_t watched(Call&& call) {
+    if (!stuck_watch_) return call();
+    stuck_watch_->enter();
+    if (stuck_after_ > 0 && --stuck_after_ == 0) spin_for_good();
+    ssize_t n = call();
+    stuck_watch_->leave();
+    return n;
+  }
+  // The watch around calls that are not posts (closing may block on a dead peer as a post
+  // can); nullptr where there is none.
+  StuckCallWatch* call_watch() const { return stuck_watch_.get(); }
+
+ private:
+  // Test hook (tests/e2e/e2e_deadlines_test.cc): FABPERF_TEST_STUCK_CALL_AFTER=N makes the
+  // client's Nth watched provider call spin for good, as libfabric shm did on a dead peer's
+  // lock (review N4), which no run here reproduces on demand. Unset in normal use.
+  [[noreturn]] static void spin_for_good();
+
+  TestContext& ctx_;
+  SessionError& error_;
+  PeerSync& sync_;
+  FabricEndpoint* endpoint_ = nullptr;
+  std::string provider_;
+  // A client's watch on its calls into the provider (review N4: a client spun for minutes in
+  // fi_write on the lock of a server's killed session process).
+  std::unique_ptr<StuckCallWatch> stuck_watch_;
+  uint64_t stuck_after_ = 0;
+  int64_t last_progress_ns_ = 0;
+  int64_t batch_ns_ = 0;           // completion_ns() of the batch progress() hands out
+  uint64_t completions_ = 0;       // completions served, ever
+  uint64_t completions_seen_ = 0;  // as of last_progress_ns_
+};
+
+}  // namespace fabperf
