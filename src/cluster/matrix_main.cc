@@ -22,6 +22,7 @@
 #include "cluster/pair_runner.h"
 #include "cluster/rank_services.h"
 #include "core/clock.h"
+#include "core/environment.h"
 #include "core/output_file.h"
 #include "core/signals.h"
 #include "core/text.h"
@@ -41,9 +42,9 @@ constexpr const char* kHowToLaunch =
 // Only one rank prints what every rank would say alike: the launcher's rank 0, by whichever
 // variable the launcher sets (PMIx, Slurm's srun with or without PMIx, PMI-1/2, Open MPI).
 bool speaks_for_job() {
-  for (const char* name : {"PMIX_RANK", "SLURM_PROCID", "PMI_RANK", "OMPI_COMM_WORLD_RANK"}) {
-    const char* rank = std::getenv(name);
-    if (rank != nullptr) return std::string(rank) == "0";
+  const Environment& env = environment();
+  for (const auto* rank : {&env.pmix_rank, &env.slurm_procid, &env.pmi_rank, &env.ompi_rank}) {
+    if (rank->has_value()) return **rank == "0";
   }
   return true;
 }

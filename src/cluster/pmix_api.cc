@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cluster/bootstrap.h"
+#include "core/environment.h"
 
 namespace fabperf::cluster {
 
@@ -24,8 +25,8 @@ struct Loaded {
 
 Loaded load() {
   Loaded out;
-  const char* path = std::getenv("FABPERF_LIBPMIX");
-  out.api.name = path != nullptr && *path != '\0' ? path : "libpmix.so.2";
+  const std::string& path = environment().libpmix;
+  out.api.name = !path.empty() ? path : "libpmix.so.2";
   // RTLD_GLOBAL: libpmix loads its own plug-ins (pmix_mca_*), which resolve its symbols.
   void* lib = dlopen(out.api.name.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (lib == nullptr) {
@@ -68,15 +69,16 @@ const PmixApi* pmix_api(std::string* error) {
 // LeakSanitizer's suppression of libpmix's own strings: src/sanitizer/lsan_suppressions.cc.
 
 bool pmix_launched() {
-  return std::getenv("PMIX_RANK") != nullptr || std::getenv("PMIX_NAMESPACE") != nullptr;
+  return environment().pmix_rank.has_value() || environment().pmix_namespace.has_value();
 }
 
 std::string non_pmix_launcher_hint() {
-  if (std::getenv("PMI_RANK") != nullptr || std::getenv("PMI_FD") != nullptr) {
+  const Environment& env = environment();
+  if (env.pmi_rank.has_value() || env.pmi_fd.has_value()) {
     return "this launcher speaks PMI-1/PMI-2, not PMIx (MPICH's mpiexec, or srun --mpi=pmi2): "
            "use Open MPI's mpirun, or srun --mpi=pmix";
   }
-  if (std::getenv("SLURM_STEP_ID") != nullptr) {
+  if (env.slurm_step_id.has_value()) {
     return "srun started this process without PMIx: add --mpi=pmix (srun --mpi=list shows "
            "what this Slurm offers)";
   }

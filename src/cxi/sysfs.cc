@@ -8,16 +8,18 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/environment.h"
+
 namespace fabperf::cxi {
 
 std::string sysfs_root() {
-  const char* env = std::getenv("FABPERF_SYSFS_ROOT");  // the tests' fake trees
-  return env != nullptr && *env != '\0' ? env : "/sys";
+  const std::string& root = environment().sysfs_root;  // the tests' fake trees
+  return !root.empty() ? root : "/sys";
 }
 
 std::string hwmon_root() {
-  const char* env = std::getenv("FABPERF_HWMON_ROOT");
-  return env != nullptr && *env != '\0' ? env : sysfs_root() + "/class/hwmon";
+  const std::string& root = environment().hwmon_root;
+  return !root.empty() ? root : sysfs_root() + "/class/hwmon";
 }
 
 std::string read_line(const std::string& path) {

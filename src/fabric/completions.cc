@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 
+#include "core/environment.h"
+
 namespace fabperf {
 
 void ContextPool::init(OpKind kind, size_t count) {
@@ -26,9 +28,7 @@ void Completions::spin_for_good() {
 void Completions::watch_calls() {
   if (ctx_.role != Role::kClient || !ctx_.on_stuck) return;
   stuck_watch_ = std::make_unique<StuckCallWatch>(ctx_.timeout_s(), ctx_.on_stuck);
-  if (const char* after = std::getenv("FABPERF_TEST_STUCK_CALL_AFTER")) {
-    stuck_after_ = std::strtoull(after, nullptr, 10);
-  }
+  stuck_after_ = environment().test_stuck_call_after;
 }
 
 void Completions::attach(FabricEndpoint& endpoint, const std::string& provider, size_t tx_window,

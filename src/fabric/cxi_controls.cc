@@ -118,6 +118,8 @@ uint16_t cxi_vni(const char* slingshot_vnis, std::optional<unsigned> nic_default
 
 Status apply_cxi_environment(const CxiControls& c, bool provider_initialised) {
   for (const CxiEnvSetting& e : c.env) {
+    // The variable as the provider will read it (not core/environment.h's snapshot: this
+    // function sets it, and a value set before is what the provider saw).
     const char* now = std::getenv(e.name.c_str());
     if (now != nullptr && e.value == now) continue;
     if (provider_initialised) {

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/environment.h"
+
 namespace fabperf {
 
 namespace {
@@ -293,7 +295,7 @@ class LevelZeroRuntime : public GpuRuntime {
 
 void* open_library(GpuType type, std::string* error) {
   std::vector<std::string> names;
-  if (const char* path = std::getenv("FABPERF_GPU_RUNTIME"); path != nullptr && *path != '\0') {
+  if (const std::string& path = environment().gpu_runtime; !path.empty()) {
     names.push_back(path);
   } else {
     const GpuKind& kind = kind_of(type);

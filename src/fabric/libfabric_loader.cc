@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/environment.h"
+
 namespace fabperf {
 
 namespace {
@@ -32,8 +34,8 @@ void bind(void* lib, const char* name, Fn* fn, std::string* missing) {
 
 Api load() {
   Api api;
-  const char* path = std::getenv("FABPERF_LIBFABRIC");
-  api.name = path != nullptr && *path != '\0' ? path : "libfabric.so.1";
+  const std::string& path = environment().libfabric;
+  api.name = !path.empty() ? path : "libfabric.so.1";
   // RTLD_GLOBAL: providers loaded as plugins by libfabric resolve its symbols.
   void* lib = dlopen(api.name.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (lib == nullptr) {

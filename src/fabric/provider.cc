@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/environment.h"
 #include "fabric/cxi_controls.h"
 #include "fabric/libfabric_loader.h"
 
@@ -157,7 +158,7 @@ void set_cxi_auth_key(fi_info* info, uint32_t svc_id, std::string* described) {
     const auto* attr = static_cast<const CxiNicAttr*>(info->nic->prov_attr);
     if (attr->version >= kCxiNicAttrVersion) nic_vni = attr->default_vni;
   }
-  CxiAuthKey key{svc_id, cxi_vni(std::getenv("SLINGSHOT_VNIS"), nic_vni)};
+  CxiAuthKey key{svc_id, cxi_vni(environment().slingshot_vnis.c_str(), nic_vni)};
   std::free(info->domain_attr->auth_key);
   info->domain_attr->auth_key = static_cast<uint8_t*>(std::malloc(sizeof key));
   std::memcpy(info->domain_attr->auth_key, &key, sizeof key);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/environment.h"
 #include "core/host_buffer.h"
 #include "engine/latency_loop.h"
 #include "engine/measuring_thread.h"
@@ -359,12 +360,8 @@ Status lat_echo_loop(TestContext& ctx, DataLink* link, const SocketProtocol& pro
   // Test hook (tests/e2e/e2e_openloop_test.cc): FABPERF_TEST_STALL_MS=N makes this server sleep
   // once for N ms after FABPERF_TEST_STALL_AT messages (default 1000), a stall on purpose that
   // shows what the closed and open loops report. Unset in normal use; costs one compare.
-  const char* stall_env = std::getenv("FABPERF_TEST_STALL_MS");
-  const char* stall_at_env = std::getenv("FABPERF_TEST_STALL_AT");
-  const long stall_ms = stall_env != nullptr ? std::atol(stall_env) : 0;
-  const uint64_t stall_at =
-      stall_ms > 0 ? (stall_at_env != nullptr ? std::strtoull(stall_at_env, nullptr, 10) : 1000)
-                   : 0;
+  const uint64_t stall_ms = environment().test_stall_ms;
+  const uint64_t stall_at = stall_ms > 0 ? environment().test_stall_at : 0;
   // A datagram server wakes every kDatagramWaitS to look for the client's end message.
   if (!proto.connected) FP_RETURN_IF_ERROR(link->set_recv_wait(kDatagramWaitS));
   ctx.mark_start();

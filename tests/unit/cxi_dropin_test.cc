@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/cycle_clock.h"
+#include "core/environment.h"
 #include "cxi/heatsink.h"
 #include "cxi/stat_rates.h"
 #include "engine/latency_loop.h"
@@ -65,18 +66,14 @@ TEST(CxiDropIn, CpuFrequencyMismatch) {
   EXPECT_EQ(cpu_frequency_mismatch("no frequencies here\n"), "");
 }
 
-// A sysfs tree of its own, $FABPERF_SYSFS_ROOT while the test runs.
+// A sysfs tree of its own, FABPERF_SYSFS_ROOT (core/environment.h) while the test runs.
 class SysfsTree {
  public:
-  SysfsTree() {
-    root_ = "/tmp/fabperf_unit_sysfs_" + std::to_string(getpid());
-    std::system(("rm -rf " + root_).c_str());
-    setenv("FABPERF_SYSFS_ROOT", root_.c_str(), 1);
-  }
-  ~SysfsTree() {
-    unsetenv("FABPERF_SYSFS_ROOT");
+  SysfsTree()
+      : root_("/tmp/fabperf_unit_sysfs_" + std::to_string(getpid())), env_(with_root(root_)) {
     std::system(("rm -rf " + root_).c_str());
   }
+  ~SysfsTree() { std::system(("rm -rf " + root_).c_str()); }
   void file(const std::string& rel, const std::string& text) {
     std::string path = root_ + "/" + rel;
     std::system(("mkdir -p " + path.substr(0, path.rfind('/'))).c_str());
@@ -85,7 +82,13 @@ class SysfsTree {
   std::string path(const std::string& rel) const { return root_ + "/" + rel; }
 
  private:
+  static Environment with_root(const std::string& root) {
+    Environment env = environment();
+    env.sysfs_root = root;
+    return env;
+  }
   std::string root_;
+  EnvironmentOverride env_;
 };
 
 // Two sockets of two NUMA nodes; node 0 and 1 on package 0, with hyper-threads (cpu N+8 the

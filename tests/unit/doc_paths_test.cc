@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.h"
+
 #ifndef FABPERF_SOURCE_DIR
 #error "FABPERF_SOURCE_DIR names the repository root (CMakeLists.txt sets it)"
 #endif
@@ -189,6 +191,22 @@ TEST(DocPaths, EveryPathTheDocsNameExists) {
       ADD_FAILURE() << m << " does not exist (fix the doc, or see the rule in "
                     << "tests/unit/doc_paths_test.cc)";
     }
+  }
+}
+
+// README's "Environment variables" names every variable fabperf reads (core/environment.h's
+// table), so a variable added to the table cannot go unsaid.
+TEST(DocPaths, ReadmeNamesEveryEnvironmentVariable) {
+  std::ifstream in(fs::path(FABPERF_SOURCE_DIR) / "README.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const size_t section = readme.find("### Environment variables");
+  ASSERT_NE(section, std::string::npos) << "README.md has no \"Environment variables\" section";
+  const std::string body = readme.substr(section, readme.find("\n#", section + 1) - section);
+  for (const std::string& name : Environment::names()) {
+    EXPECT_NE(body.find("`" + name + "`"), std::string::npos)
+        << name << " is read (src/core/environment.h) but not in README's section";
   }
 }
 

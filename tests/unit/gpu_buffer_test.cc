@@ -5,9 +5,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/environment.h"
 #include "e2e_util.h"
 #include "fabric/gpu_runtime.h"
 #include "fabric/test_buffer.h"
@@ -16,20 +18,31 @@
 namespace fabperf {
 namespace {
 
-// Points the runtime search at a library for one test, and sets the fake's knobs.
+// Points the runtime search at a library for one test (FABPERF_GPU_RUNTIME, through
+// core/environment.h), and sets the fake's knobs (the fake runtime reads its own environment).
 class FakeGpu : public ::testing::Test {
  protected:
   void use(const std::string& library, const char* key = "0", const char* count = "1") {
-    setenv("FABPERF_GPU_RUNTIME", testing::beside_fabperf(library).c_str(), 1);
+    runtime(testing::beside_fabperf(library));
     setenv("FABPERF_FAKE_GPU_KEY", key, 1);
     setenv("FABPERF_FAKE_GPU_COUNT", count, 1);
   }
+  void runtime(const std::string& path) {
+    env_.reset();
+    Environment env = environment();
+    env.gpu_runtime = path;
+    env_ = std::make_unique<EnvironmentOverride>(env);
+  }
   void TearDown() override {
-    for (const char* v : {"FABPERF_GPU_RUNTIME", "FABPERF_FAKE_GPU_KEY", "FABPERF_FAKE_GPU_COUNT",
-                          "FABPERF_FAKE_GPU_OOM"}) {
+    env_.reset();
+    for (const char* v :
+         {"FABPERF_FAKE_GPU_KEY", "FABPERF_FAKE_GPU_COUNT", "FABPERF_FAKE_GPU_OOM"}) {
       unsetenv(v);
     }
   }
+
+ private:
+  std::unique_ptr<EnvironmentOverride> env_;
 };
 
 TEST(GpuSpec, IndexWithOrWithoutType) {
@@ -71,7 +84,7 @@ TEST_F(FakeGpu, RuntimeFromTheEnvironmentCountsItsDevices) {
 }
 
 TEST_F(FakeGpu, LibraryWithoutTheEntryPointsIsNamed) {
-  setenv("FABPERF_GPU_RUNTIME", "libm.so.6", 1);
+  runtime("libm.so.6");
   auto rt = load_gpu_runtime(GpuType::kAmd);
   ASSERT_FALSE(rt.ok());
   EXPECT_EQ(rt.status().message(), "GPU runtime libamdhip64.so lacks hipGetDeviceCount");
@@ -124,7 +137,7 @@ TEST_F(FakeGpu, EachMissingPieceIsNamed) {
   EXPECT_EQ(TestBuffer::allocate(64, "", "NVIDIA:0").status().message(),
             "allocating 64 bytes on GPU 0 failed (GPU runtime error 2)");
   unsetenv("FABPERF_FAKE_GPU_OOM");
-  setenv("FABPERF_GPU_RUNTIME", "/nonexistent/libcudart.so", 1);
+  runtime("/nonexistent/libcudart.so");
   auto missing = TestBuffer::allocate(64, "", "NVIDIA:0");
   EXPECT_NE(missing.status().message().find("GPU runtime for NVIDIA not found: /nonexistent/"),
             std::string::npos)
