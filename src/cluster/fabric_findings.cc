@@ -166,16 +166,14 @@ PairRuns pair_runs(const FigureMatrix& m, int a, int b, double v, double limit, 
   p.runs = rounds;
   p.residual = left(a, b, v, false);
   p.best_slow = p.residual > limit;
-  if (const std::vector<float>* worse = m.worse_values(a, b)) {
-    for (float w : *worse) {
-      double r = left(a, b, w, false);
-      p.slow += r > limit;
-      if (r > flap_limit) {
-        ++p.flaps;
-        p.worst = std::max(p.worst, r);
-      }
+  m.for_each_worse(a, b, [&](float w) {
+    double r = left(a, b, w, false);
+    p.slow += r > limit;
+    if (r > flap_limit) {
+      ++p.flaps;
+      p.worst = std::max(p.worst, r);
     }
-  }
+  });
   if (p.best_slow) p.slow = rounds;  // the best of its rounds was slow: every one was
   if (p.residual > flap_limit) {
     p.flaps = rounds;

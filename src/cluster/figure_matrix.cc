@@ -201,14 +201,12 @@ void FigureMatrix::record(int client, int server, double value, Better better) {
     return better == Better::kLower ? worse > kept * factor : worse * factor < kept;
   };
   if (!off_by(kWorseBy)) return;
-  auto it = worse_.find(slot);
-  if (it == worse_.end()) {
+  if (!worse_keys_.may_hold(slot) || !worse_.contains(slot)) {
     // Past the limit, only a new pair whose run is as far off as a flap (record()).
-    if (worse_.size() >= (off_by(kFlapWorseBy) ? 2 * worse_limit_ : worse_limit_)) return;
-    it = worse_.emplace(slot, std::vector<float>()).first;
+    if (worse_.pairs() >= (off_by(kFlapWorseBy) ? 2 * worse_limit_ : worse_limit_)) return;
     worse_keys_.add(slot);
   }
-  if (it->second.size() < 255) it->second.push_back(static_cast<float>(worse));
+  worse_.add(slot, static_cast<float>(worse));
 }
 
 double FigureMatrix::run_spread() const {
@@ -238,11 +236,10 @@ uint32_t FigureMatrix::measurements(int client, int server) const {
   return 1 + (counts_.empty() ? 0 : counts_[slot]);
 }
 
-const std::vector<float>* FigureMatrix::worse_values(int client, int server) const {
-  const uint64_t slot = repeat_slot(client, server);
-  if (!worse_keys_.may_hold(slot)) return nullptr;
-  auto it = worse_.find(slot);
-  return it == worse_.end() ? nullptr : &it->second;
+std::vector<float> FigureMatrix::worse_values(int client, int server) const {
+  std::vector<float> out;
+  for_each_worse(client, server, [&](float v) { out.push_back(v); });
+  return out;
 }
 
 std::optional<double> FigureMatrix::get(int client, int server) const {
@@ -308,7 +305,7 @@ std::optional<double> FigureMatrix::retest(int client, int server) const {
 
 size_t FigureMatrix::bytes() const {
   return cells_.size() * sizeof(float) + reverse_.size() * sizeof(uint64_t) + sparse_.size() * 40 +
-         counts_.size();
+         counts_.size() + worse_.bytes();
 }
 
 }  // namespace fabperf::cluster

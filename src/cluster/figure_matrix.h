@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/worse_log.h"
 #include "engine/test_result.h"
 #include "engine/test_spec.h"
 
@@ -91,21 +92,27 @@ class FigureMatrix {
   // Unordered pairs with a value or a failure, each once.
   uint64_t pairs_count() const { return pairs_; }
   // How many times the pair was measured (1 when once, 0 when never), and the values worse
-  // than the kept one by kWorseBy (nullptr: none).
+  // than the kept one by kWorseBy: each as fn(value), in no particular order, or all of them
+  // (empty: none).
   uint32_t measurements(int client, int server) const;
   // Both directions together (a triangle holds them in one cell).
   uint32_t pair_measurements(int a, int b) const {
     return layout_ == MatrixLayout::kTriangle ? measurements(a, b)
                                               : measurements(a, b) + measurements(b, a);
   }
-  const std::vector<float>* worse_values(int client, int server) const;
+  template <typename Fn>
+  void for_each_worse(int client, int server, Fn fn) const {
+    const uint64_t slot = repeat_slot(client, server);
+    if (worse_keys_.may_hold(slot)) worse_.for_each(slot, fn);
+  }
+  std::vector<float> worse_values(int client, int server) const;
   uint64_t repeats_total() const { return repeats_; }
   // The spread (a robust standard deviation, of the log) of a single run about its pair's
   // own level: from each pair's first two runs, whose difference has the pair's level and
   // its contention (the same round in every pass) taken out. 0 until kMinRepeatPairs pairs
   // were measured twice.
   double run_spread() const;
-  // Bytes held for the cells (not the error texts and retests).
+  // Bytes held for the cells and the log of worse runs (not the error texts and retests).
   size_t bytes() const;
 
   // Every stored cell as fn(client, server, value), value nullopt when it failed. Dense
@@ -203,7 +210,7 @@ class FigureMatrix {
   KeyFilter retest_keys_;
   std::vector<uint8_t> counts_;  // dense: repeats per cell (saturating), once any repeat
   std::unordered_map<uint64_t, uint8_t> sparse_counts_;
-  std::unordered_map<uint64_t, std::vector<float>> worse_;
+  WorseLog worse_;
   KeyFilter worse_keys_;
   size_t worse_limit_ = kMaxWorseLogged;
   std::unordered_set<uint64_t> noisy_;

@@ -37,8 +37,9 @@ Flaps flaps_of(const MatrixRun& run, const TestFit& tf, size_t t, int a, int b, 
   f.rounds = m.measurements(a, b);
   if (pair_residual(run, tf, t, a, b, best) > flap_limit) {
     f.rounds_hit = f.rounds;  // the best of its rounds was off: every one was
-  } else if (const std::vector<float>* worse = m.worse_values(a, b)) {
-    for (float w : *worse) f.rounds_hit += pair_residual(run, tf, t, a, b, w) > flap_limit;
+  } else {
+    m.for_each_worse(
+        a, b, [&](float w) { f.rounds_hit += pair_residual(run, tf, t, a, b, w) > flap_limit; });
   }
   if (const std::vector<float>* alone = m.retests(a, b)) {
     for (float w : *alone) {

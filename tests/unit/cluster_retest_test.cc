@@ -4,8 +4,10 @@
 // coordinator's waves. A single run's spread (figure_matrix.h) and the best-of-n offset too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "cluster/fabric_findings.h"
 #include "cluster/fabric_model.h"
@@ -13,6 +15,7 @@
 #include "cluster/locate.h"
 #include "cluster/matrix_run.h"
 #include "cluster/retest.h"
+#include "cluster/worse_log.h"
 #include "fabric_test_util.h"
 
 namespace fabperf::cluster {
@@ -246,20 +249,20 @@ TEST(ClusterRetest, TheWorseRunsLogKeepsRoomForFlaps) {
   };
   runs(0, 1, 100, 120);  // 1.2x: a little worse, logged while there is room
   runs(0, 2, 100, 115);
-  ASSERT_NE(m.worse_values(0, 1), nullptr);
-  ASSERT_NE(m.worse_values(0, 2), nullptr);
+  ASSERT_FALSE(m.worse_values(0, 1).empty());
+  ASSERT_FALSE(m.worse_values(0, 2).empty());
   runs(0, 3, 100, 125);  // the log is full for runs a little off
-  EXPECT_EQ(m.worse_values(0, 3), nullptr);
+  EXPECT_TRUE(m.worse_values(0, 3).empty());
   runs(0, 4, 100, 400);  // as far off as a flap: logged
-  ASSERT_NE(m.worse_values(0, 4), nullptr);
-  EXPECT_EQ(*m.worse_values(0, 4), std::vector<float>{400});
+  ASSERT_FALSE(m.worse_values(0, 4).empty());
+  EXPECT_EQ(m.worse_values(0, 4), std::vector<float>{400});
   runs(0, 5, 300, 100);  // the slow run first: the same
-  ASSERT_NE(m.worse_values(0, 5), nullptr);
-  EXPECT_EQ(*m.worse_values(0, 5), std::vector<float>{300});
+  ASSERT_FALSE(m.worse_values(0, 5).empty());
+  EXPECT_EQ(m.worse_values(0, 5), std::vector<float>{300});
   runs(0, 6, 100, 200);  // past twice the limit: no more pairs
-  EXPECT_EQ(m.worse_values(0, 6), nullptr);
+  EXPECT_TRUE(m.worse_values(0, 6).empty());
   m.record(0, 1, 130, Better::kLower);  // a pair in the log keeps its runs
-  EXPECT_EQ(*m.worse_values(0, 1), (std::vector<float>{120, 130}));
+  EXPECT_EQ(m.worse_values(0, 1), (std::vector<float>{120, 130}));
   // Bandwidth, the other way: a flap is a fraction of the best.
   FigureMatrix bw(8, MatrixLayout::kTriangle);
   bw.set_worse_log_limit(1);
@@ -269,10 +272,61 @@ TEST(ClusterRetest, TheWorseRunsLogKeepsRoomForFlaps) {
   bw.record(0, 2, 85, Better::kHigher);  // 1.18x below: the log is full
   bw.record(0, 3, 100, Better::kHigher);
   bw.record(0, 3, 25, Better::kHigher);  // 4x below: logged
-  EXPECT_NE(bw.worse_values(0, 1), nullptr);
-  EXPECT_EQ(bw.worse_values(0, 2), nullptr);
-  ASSERT_NE(bw.worse_values(0, 3), nullptr);
-  EXPECT_EQ(*bw.worse_values(0, 3), std::vector<float>{25});
+  EXPECT_FALSE(bw.worse_values(0, 1).empty());
+  EXPECT_TRUE(bw.worse_values(0, 2).empty());
+  ASSERT_FALSE(bw.worse_values(0, 3).empty());
+  EXPECT_EQ(bw.worse_values(0, 3), std::vector<float>{25});
+}
+
+// The log's compact form (cluster/worse_log.h): a key's runs, however many, come back as they
+// were added (up to kMaxRuns), keys that collide in the table stay apart through its growth,
+// and the bytes stay near 16 per pair and 16 per 3 more runs.
+TEST(ClusterWorseLog, RunsComeBackWhateverTheirCount) {
+  WorseLog log;
+  auto runs_of = [&](uint64_t key) {
+    std::vector<float> out;
+    log.for_each(key, [&](float v) { out.push_back(v); });
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(log.count(7), 0u);
+  EXPECT_TRUE(runs_of(7).empty());
+  for (uint32_t n = 1; n <= 8; ++n) {
+    for (uint32_t i = 0; i < n; ++i) log.add(1000 + n, static_cast<float>(n * 100 + i));
+  }
+  for (uint32_t n = 1; n <= 8; ++n) {
+    std::vector<float> want;
+    for (uint32_t i = 0; i < n; ++i) want.push_back(static_cast<float>(n * 100 + i));
+    EXPECT_EQ(log.count(1000 + n), n);
+    EXPECT_EQ(runs_of(1000 + n), want) << n << " runs";
+  }
+  for (uint32_t i = 0; i < 300; ++i) log.add(5, 1.0f);
+  EXPECT_EQ(log.count(5), WorseLog::kMaxRuns);
+  EXPECT_EQ(log.pairs(), 9u);
+  EXPECT_FALSE(log.contains(6));
+}
+
+TEST(ClusterWorseLog, ManyKeysThroughGrowthAndItsSize) {
+  WorseLog log;
+  constexpr uint64_t kKeys = 100000;
+  for (uint64_t k = 0; k < kKeys; ++k) log.add(k * 10007, static_cast<float>(k));
+  for (uint64_t k = 0; k < kKeys; k += 3) log.add(k * 10007, static_cast<float>(k) + 0.5f);
+  EXPECT_EQ(log.pairs(), kKeys);
+  for (uint64_t k = 0; k < kKeys; k += 997) {
+    std::vector<float> got;
+    log.for_each(k * 10007, [&](float v) { got.push_back(v); });
+    std::sort(got.begin(), got.end());
+    std::vector<float> want = {static_cast<float>(k)};
+    if (k % 3 == 0) want.push_back(static_cast<float>(k) + 0.5f);
+    EXPECT_EQ(got, want) << k;
+  }
+  EXPECT_FALSE(log.contains(kKeys * 10007 + 1));
+  log.add(WorseLog::kMaxKey - 1, 2.0f);
+  EXPECT_EQ(log.count(WorseLog::kMaxKey - 1), 1u);
+  // 100,001 keys in 262,144 slots of 16 bytes, and a block of 16 for each third key's second
+  // run (33,334, in an arena grown by doubling): 4.5 MiB, where a hash node and a vector each
+  // took about 9.
+  EXPECT_LE(log.bytes(), size_t{262144} * 16 + size_t{65536} * 16);
 }
 
 }  // namespace
