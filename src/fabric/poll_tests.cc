@@ -95,11 +95,8 @@ Status rma_write_poll_lat(TestContext& ctx, fi_ep_type type) {
     return true;
   };
   auto write_marked = [&](uint64_t iteration) {
-    OpContext* c = f.cq.tx_pool.acquire(0);
-    while (c == nullptr) {
-      if (!f.cq.progress(on, 0)) return false;
-      c = f.cq.tx_pool.acquire(0);
-    }
+    OpContext* c = f.cq.context(f.cq.tx_pool, 0, on);
+    if (c == nullptr) return false;
     f.mem.tx(0)[0] = f.mem.tx(0)[f.mem.msg_size - 1] = marker(iteration);
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.mem.msg_size;

@@ -477,11 +477,8 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
     if (!f.post_recv(0, on, false)) return f.status();
   }
   auto write_once = [&](uint64_t index) {
-    OpContext* c = f.cq.tx_pool.acquire(0);
-    while (c == nullptr) {
-      if (!f.cq.progress(on, 0)) return false;
-      c = f.cq.tx_pool.acquire(0);
-    }
+    OpContext* c = f.cq.context(f.cq.tx_pool, 0, on);
+    if (c == nullptr) return false;
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.mem.msg_size;
     return f.cq.post(
