@@ -96,6 +96,7 @@ double wait_share(const json& result, const char* side) {
 struct HogPair {
   std::string noisy, quiet;
   bool no_schedstat = false;
+  bool loaded = false;  // the quiet run's own cpu_pressure_pct was past kQuietHostPct
 };
 
 HogPair hog_pair(const char* test) {
@@ -143,10 +144,11 @@ HogPair hog_pair(const char* test) {
   // CPU past kQuietHostPct of it; CI measured 58-81% beside make test's other tests) the
   // shielded client still waited 10-17%, truly, and only the contract holds: no warning, a
   // quiet verdict, and the hog's slice on top of that wait.
+  const double pressure = q["host_noise"]["loc"].value("cpu_pressure_pct", 100.0);
+  out.loaded = pressure > kQuietHostPct;
   need(out.quiet, !contains(quiet.err, "measuring thread"), "quiet run warned: " + quiet.err);
   need(out.quiet, q["host_noise"]["verdict"] == "quiet", "quiet run: " + q["host_noise"].dump());
-  const double pressure = q["host_noise"]["loc"].value("cpu_pressure_pct", 100.0);
-  if (pressure <= kQuietHostPct) {
+  if (!out.loaded) {
     need(out.quiet, wait_share(q, "loc") < 0.10 && wait_share(n, "loc") > 4 * wait_share(q, "loc"),
          "quiet run on an unloaded host: " + q["host_noise"].dump());
   }
@@ -160,13 +162,18 @@ HogPair hog_pair(const char* test) {
 // and RT throttling lets them in: a pair whose quiet run was disturbed is taken again, at most
 // three times. The hog must be named (in one attempt at least: an attempt a busy host starved
 // outright shows nothing), and once it was, the shield held: an attempt with a quiet run must
-// have come too, or the test fails.
+// have come too, or the test fails. One exception, the same as the pinned test's below: where
+// every quiet run that did not hold had its own CPU-pressure figure past kQuietHostPct, the
+// host was loaded through all three (CI measured 56-92% beside make test's other tests: the
+// shielded client was truly preempted on 6-9% of its messages, so its warning was true), and
+// the quiet half cannot be judged there: the test prints the figures and skips. A quiet run
+// that failed on an unloaded host fails the test.
 TEST(HostNoiseE2e, HogOnTheClientsCpuWarnsAndAQuietRunDoesNot) {
   if (std::string why = cannot_shield(); !why.empty()) GTEST_SKIP() << why;
-  std::string unjudged;
+  std::string unjudged, loaded;
   for (const char* test : {"tcp_lat", "tcp_bw"}) {
     SCOPED_TRACE(test);
-    std::string noisy_failures, quiet_failures;
+    std::string noisy_failures, quiet_failures, loaded_failures;
     bool contrast = false, named = false;
     for (int attempt = 1; attempt <= 3 && !contrast; ++attempt) {
       HogPair pair = hog_pair(test);
@@ -174,16 +181,22 @@ TEST(HostNoiseE2e, HogOnTheClientsCpuWarnsAndAQuietRunDoesNot) {
       const std::string label = "attempt " + std::to_string(attempt) + ":\n";
       named = named || pair.noisy.empty();
       if (!pair.noisy.empty()) noisy_failures += label + pair.noisy;
-      if (!pair.quiet.empty()) quiet_failures += label + pair.quiet;
+      if (!pair.quiet.empty())
+        (pair.loaded ? loaded_failures : quiet_failures) += label + pair.quiet;
       contrast = pair.noisy.empty() && pair.quiet.empty();
     }
     EXPECT_TRUE(named) << "the hog was never named:\n" << noisy_failures;
-    if (named && !contrast) unjudged += std::string(test) + ":\n" + quiet_failures;
+    if (!named || contrast) continue;
+    if (!quiet_failures.empty())
+      unjudged += std::string(test) + ":\n" + quiet_failures + loaded_failures;
+    else
+      loaded += std::string(test) + ": every quiet run was on a loaded host:\n" + loaded_failures;
   }
   // Once the hog was named, the shield held for that attempt: its quiet runs must hold too.
   EXPECT_TRUE(unjudged.empty()) << "the hog was named, but no attempt had a quiet run to "
                                    "contrast it with:\n"
                                 << unjudged;
+  if (!loaded.empty() && !HasFailure()) GTEST_SKIP() << loaded;
 }
 
 // Past this 10-second average of CPU pressure (PSI "some avg10", % of the time some task
