@@ -149,7 +149,7 @@ void Coordinator::retests() {
   // worst suspects once.
   const size_t waves = topo != nullptr ? kRetestWaves : 1;
   for (size_t wave = 0; wave < waves; ++wave) {
-    run_.judge();
+    run_.judge(MatrixRun::Judge::kForRetests);
     std::vector<RetestPair> all = retest_candidates(run_, &run_.fit, config_.opts->retest);
     if (all.empty()) return;
     run_.retests_planned += all.size();

@@ -296,13 +296,6 @@ const std::vector<float>* FigureMatrix::retests(int client, int server) const {
   return it == retests_.end() ? nullptr : &it->second;
 }
 
-std::optional<double> FigureMatrix::retest(int client, int server) const {
-  if (!retest_keys_.may_hold(key(client, server))) return std::nullopt;
-  auto it = retests_.find(key(client, server));
-  if (it == retests_.end() || it->second.empty()) return std::nullopt;
-  return it->second.back();
-}
-
 size_t FigureMatrix::bytes() const {
   return cells_.size() * sizeof(float) + reverse_.size() * sizeof(uint64_t) + sparse_.size() * 40 +
          counts_.size() + worse_.bytes();

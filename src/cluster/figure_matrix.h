@@ -85,7 +85,14 @@ class FigureMatrix {
   // A pair may be re-measured alone more than once (each value kept, up to kMaxRetests);
   // retest() is the last of them.
   void set_retest(int client, int server, double value);
-  std::optional<double> retest(int client, int server) const;
+  // Inline: the fit asks it of every pair in every sweep, most of them told no by the filter
+  // (out of line, the std::optional came back through memory and stalled the caller).
+  std::optional<double> retest(int client, int server) const {
+    if (!retest_keys_.may_hold(key(client, server))) return std::nullopt;
+    const std::vector<float>* values = retests(client, server);
+    if (values == nullptr || values->empty()) return std::nullopt;
+    return values->back();
+  }
   const std::vector<float>* retests(int client, int server) const;
   uint64_t measured_count() const { return measured_; }
   uint64_t failed_count() const { return failed_; }

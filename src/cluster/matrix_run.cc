@@ -14,7 +14,7 @@ std::vector<bool> MatrixRun::alive() const {
   return out;
 }
 
-void MatrixRun::judge() {
+void MatrixRun::judge(Judge what) {
   std::vector<bool> up = alive();
   std::vector<TestJudgement> judgements;
   for (TestColumn& t : tests) {
@@ -25,10 +25,10 @@ void MatrixRun::judge() {
   nodes = judge_nodes(judgements, up);
   if (topology && topology->has_levels()) {
     fit = fit_fabric(*this);
-    findings = fabric_findings(*this, fit);
+    if (what == Judge::kFull) findings = fabric_findings(*this, fit);
   } else {
     fit = FabricFit();
-    findings = plain_findings(*this);
+    if (what == Judge::kFull) findings = plain_findings(*this);
   }
 }
 
