@@ -199,9 +199,14 @@ TEST(E2eDeadlines, DeepWindowsEndOnEveryProvider) {
               120);
       wall_s = seconds_since(t0);
       // The server's "nothing from the client for" is this test's own failure (N5: no
-      // heartbeats in the drain), never a provider's flake here.
+      // heartbeats in the drain), never a provider's flake here. Its "no answer from client
+      // within 2 s" is the set-up's, before any window: at load 7.5, udp;ofi_rxd's client
+      // once took longer than the server's -to 2 to open its endpoint and answer. That wait
+      // is not what this test is about, so that run is taken again (at most as often as a
+      // provider's flake); a set-up that never fits fails the test.
+      const bool slow_setup = contains(r.err, "no answer from client within");
       if (r.exit_code == 0 || contains(r.err, "nothing from the client for") ||
-          !known_provider_flake(provider, "rdm_write_bw", r.err)) {
+          (!slow_setup && !known_provider_flake(provider, "rdm_write_bw", r.err))) {
         break;
       }
     }
