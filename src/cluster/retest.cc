@@ -158,9 +158,40 @@ TestRates test_rates(const MatrixRun& run, const TestFit& tf, size_t t, const st
   return out;
 }
 
-// The pairs to re-measure, by kind: through a bad element, links, flapping pairs.
+// The `keep` most severe pairs of those pushed, ties in the order pushed (a stable sort's):
+// a wave takes at most `--retest` links and flaps (retest_candidates), and at 10,000 ranks
+// with passes a wave's flapping pairs alone were 2 million, 48 MiB (and the vector's growth
+// on top) for the 100,000 it took.
+class MostSevere {
+ public:
+  explicit MostSevere(size_t keep) : keep_(keep) {}
+  void push_back(const RetestPair& p) {
+    pairs_.push_back(p);
+    if (pairs_.size() >= std::max<size_t>(2 * keep_, 64)) trim();
+  }
+  std::vector<RetestPair> take() {
+    trim();
+    return std::move(pairs_);
+  }
+
+ private:
+  // The kept ones came before every pair pushed since: a stable sort keeps ties in order.
+  void trim() {
+    std::stable_sort(pairs_.begin(), pairs_.end(), [](const RetestPair& x, const RetestPair& y) {
+      return x.severity > y.severity;
+    });
+    if (pairs_.size() > keep_) pairs_.resize(keep_);
+  }
+  size_t keep_;
+  std::vector<RetestPair> pairs_;
+};
+
+// The pairs to re-measure, by kind: through a bad element, links, flapping pairs (the most
+// severe `keep` of each of the last two).
 struct Candidates {
-  std::vector<RetestPair> elements, links, flaps;
+  explicit Candidates(size_t keep) : links(keep), flaps(keep) {}
+  std::vector<RetestPair> elements;
+  MostSevere links, flaps;
 };
 
 // Test t's pairs to re-measure, added to out; `taken` counts the pairs through each bad element.
@@ -229,9 +260,9 @@ void test_candidates(const MatrixRun& run, const TestFit& tf, size_t t, const st
 // the links the fit leaves unexplained: slow in their best run and in every retest so far, not
 // yet decided (kPairRetests at most; a link in a single pass of 10,000 ranks needs three: a
 // healthy pair slow in its round and once alone is one in a million, and there are 50 million).
-std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit) {
+std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit& fit, size_t keep) {
   std::vector<bool> up = run.alive();
-  Candidates out;
+  Candidates out(keep);
   for (size_t t = 0; t < run.tests.size(); ++t) {
     const TestFit& tf = fit.tests[t];
     if (!tf.valid) continue;
@@ -239,14 +270,9 @@ std::vector<RetestPair> fabric_candidates(const MatrixRun& run, const FabricFit&
     const TestRates rates = test_rates(run, tf, t, up, taken);
     test_candidates(run, tf, t, up, rates, taken, out);
   }
-  std::stable_sort(
-      out.links.begin(), out.links.end(),
-      [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
-  std::stable_sort(
-      out.flaps.begin(), out.flaps.end(),
-      [](const RetestPair& x, const RetestPair& y) { return x.severity > y.severity; });
-  out.elements.insert(out.elements.end(), out.links.begin(), out.links.end());
-  out.elements.insert(out.elements.end(), out.flaps.begin(), out.flaps.end());
+  const std::vector<RetestPair> links = out.links.take(), flaps = out.flaps.take();
+  out.elements.insert(out.elements.end(), links.begin(), links.end());
+  out.elements.insert(out.elements.end(), flaps.begin(), flaps.end());
   return std::move(out.elements);
 }
 
@@ -317,8 +343,9 @@ std::vector<RetestPair> retest_candidates(const MatrixRun& run, const FabricFit*
     add(suspect_candidates(run), limit - noisy);
     return all;
   }
-  // The bad elements' few pairs come on top of the `limit` links.
-  std::vector<RetestPair> fabric = fabric_candidates(run, *fit);
+  // The bad elements' few pairs come on top of the `limit` links. Of the links and the flaps
+  // after them, add() looks at `limit` at most (the noisy pairs it skips took room before).
+  std::vector<RetestPair> fabric = fabric_candidates(run, *fit, limit);
   size_t elements = 0;
   while (elements < fabric.size() && fabric[elements].severity >= kElementFirst) ++elements;
   add(fabric, elements + limit - noisy);
