@@ -164,20 +164,42 @@ Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
 }
 
 AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {
+  // By the spec's fi_op, not its names: this runs before every post of a rate test, and ten
+  // string compares an operation were a tenth of a shm atomic's time (bench/README.md).
   AtomicOperands out;
   const double alternate = 1 + static_cast<double>(iteration & 1);
-  const std::string& op = spec.op_name;
-  if (op == "SWAP" || op == "CSWAP") out.operand = alternate;
-  if (op == "MIN") out.operand = static_cast<double>(100 - iteration % 100);
-  if (op == "MAX") out.operand = static_cast<double>(1 + iteration % 100);
-  if (op == "BOR" || op == "BAND") {
-    // A set bit that stays positive in the signed types.
-    const uint64_t bits = std::min<uint64_t>(spec.type_size * 8, 64) - 1;
-    out.operand = static_cast<double>(uint64_t{1} << (iteration % bits));
+  switch (spec.op) {
+    case FI_ATOMIC_WRITE:  // SWAP
+    case FI_CSWAP:
+    case FI_CSWAP_NE:
+    case FI_CSWAP_LE:
+    case FI_CSWAP_LT:
+    case FI_CSWAP_GE:
+    case FI_CSWAP_GT:
+      out.operand = alternate;
+      break;
+    case FI_MIN:
+      out.operand = static_cast<double>(100 - iteration % 100);
+      break;
+    case FI_MAX:
+      out.operand = static_cast<double>(1 + iteration % 100);
+      break;
+    case FI_BOR:
+    case FI_BAND: {
+      // A set bit that stays positive in the signed types.
+      const uint64_t bits = std::min<uint64_t>(spec.type_size * 8, 64) - 1;
+      out.operand = static_cast<double>(uint64_t{1} << (iteration % bits));
+      break;
+    }
+    default:
+      break;
   }
-  const bool equal_or_ordered =
-      spec.cswap_name == "EQ" || spec.cswap_name == "LE" || spec.cswap_name == "GE";
-  if (op == "AXOR" || (op == "CSWAP" && equal_or_ordered)) out.compare = alternate;
+  // CSWAP EQ, LE and GE compare with a value that alternates (so the swap happens); AXOR's
+  // compare is its mask.
+  if (spec.op == FI_MSWAP || spec.op == FI_CSWAP || spec.op == FI_CSWAP_LE ||
+      spec.op == FI_CSWAP_GE) {
+    out.compare = alternate;
+  }
   return out;
 }
 

@@ -179,6 +179,18 @@ TEST(FabricAtomicOps, OperandsChangeEveryIterationAsTheOriginals) {
   EXPECT_EQ(atomic_operands(eq, 1).operand, 2);
   auto ne = *make_atomic_spec("CSWAP", "INT32", "NE", false);
   EXPECT_EQ(atomic_operands(ne, 5).compare, 0);
+  EXPECT_EQ(atomic_operands(ne, 5).operand, 2);
+  // The ordered compares: LE and GE alternate the compare value as EQ does; LT and GT keep 0.
+  for (const char* cmp : {"LE", "GE"}) {
+    auto spec = *make_atomic_spec("CSWAP", "INT64", cmp, false);
+    EXPECT_EQ(atomic_operands(spec, 2).compare, 1) << cmp;
+    EXPECT_EQ(atomic_operands(spec, 3).compare, 2) << cmp;
+  }
+  for (const char* cmp : {"LT", "GT"}) {
+    auto spec = *make_atomic_spec("CSWAP", "INT64", cmp, false);
+    EXPECT_EQ(atomic_operands(spec, 3).compare, 0) << cmp;
+    EXPECT_EQ(atomic_operands(spec, 3).operand, 2) << cmp;
+  }
   auto axor = *make_atomic_spec("AXOR", "UINT16", "EQ", false);
   EXPECT_EQ(atomic_operands(axor, 3).compare, 2);
   auto min = *make_atomic_spec("MIN", "INT8", "EQ", false);
@@ -192,6 +204,10 @@ TEST(FabricAtomicOps, OperandsChangeEveryIterationAsTheOriginals) {
   EXPECT_EQ(atomic_operands(bor, 0).operand, 1);
   EXPECT_EQ(atomic_operands(bor, 6).operand, 64);
   EXPECT_EQ(atomic_operands(bor, 7).operand, 1);  // never the sign bit
+  auto band = *make_atomic_spec("BAND", "UINT32", "EQ", false);
+  EXPECT_EQ(atomic_operands(band, 31).operand, 1);
+  EXPECT_EQ(atomic_operands(band, 30).operand, 1u << 30);
+  EXPECT_EQ(atomic_operands(band, 30).compare, 0);
   auto sum = *make_atomic_spec("SUM", "FLOAT", "EQ", false);
   EXPECT_EQ(atomic_operands(sum, 7).operand, 1);
 }
