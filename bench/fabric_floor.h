@@ -17,6 +17,9 @@
 //   more=1        FI_MORE on every post of a refill but its last
 //   data=1        (write bw) writes carry remote CQ data and the target counts them
 //   warmup=N      operations before the measured phase (fabperf's --warmup, 10)
+//   target_gap=NS (one-sided bw) the target spins NS ns before each progress call
+//   client_work=NS (one-sided bw) the initiator spins NS ns after each post it makes
+//   refusal_clock=N (one-sided bw) N clock reads after each refused post
 //   order=waw     ask for write-after-write ordering (tx msg_order FI_ORDER_WAW; fabperf asks
 //                 for none): libfabric 1.17's shm then leaves its fast RMA path (a
 //                 process_vm_writev per write) for commands its target copies
@@ -81,6 +84,8 @@ struct Config {
   uint64_t warmup = 10;
   uint64_t msg_order = 0;
   uint32_t refusal_clock = 0;
+  int64_t target_gap_ns = 0;   // one-sided bw: the target's wait between progress calls
+  int64_t client_work_ns = 0;  // one-sided bw: the initiator's spin after each post
 };
 
 // Parses the command line; `completion` is the program's default level (fabperf's for the
@@ -124,6 +129,10 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
       c.msg_order = v == "waw" ? FI_ORDER_WAW : 0;
     else if (k == "refusal_clock")
       c.refusal_clock = std::strtoul(v.c_str(), nullptr, 10);
+    else if (k == "target_gap")
+      c.target_gap_ns = std::strtoll(v.c_str(), nullptr, 10);
+    else if (k == "client_work")
+      c.client_work_ns = std::strtoll(v.c_str(), nullptr, 10);
     else {
       fprintf(stderr, "%s: unknown setting %s\n", argv[0], kv.c_str());
       exit(2);
@@ -519,10 +528,18 @@ inline void close_side(Side& s) {
 }
 
 // What the client reports: a latency (lat) or a bandwidth (bw), with the run's settings.
+// Spins for `ns` on the clock (the probes' stand-in for work between calls).
+inline void spin_ns(int64_t ns) {
+  const int64_t until = now_ns() + ns;
+  while (now_ns() < until) {
+  }
+}
+
 struct Result {
   double mean_ns = 0;
   double recv_Bps = 0;
   uint64_t ops = 0;
+  uint64_t refused = 0;  // bw: posts the provider refused (-FI_EAGAIN)
 };
 
 inline void print(const Side& s, const Result& r, size_t window) {
@@ -535,9 +552,9 @@ inline void print(const Side& s, const Result& r, size_t window) {
   }
   printf(
       "\"ops\": %llu, \"window\": %zu, \"inject_size\": %zu, \"completion\": \"%s\", "
-      "\"batch\": %zu, \"more\": %d}\n",
+      "\"batch\": %zu, \"more\": %d, \"refused\": %llu}\n",
       static_cast<unsigned long long>(r.ops), window, s.inject_size, s.completion.c_str(),
-      s.cfg.batch, s.cfg.more ? 1 : 0);
+      s.cfg.batch, s.cfg.more ? 1 : 0, static_cast<unsigned long long>(r.refused));
   fflush(stdout);
 }
 
@@ -613,6 +630,7 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
     uint64_t sent = 0;
     for (uint32_t polls = 1;; ++polls) {
       uint64_t before = received;
+      if (s.cfg.target_gap_ns > 0) spin_ns(s.cfg.target_gap_ns);
       if (poll(s, on) > 0 && target_counts) {
         last = now_ns();
         if (before < s.cfg.warmup && received >= s.cfg.warmup) first = last;
@@ -641,7 +659,7 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
   };
   // The run's time counts from the warm-up's last completion, as fabperf's measured phase.
   const int64_t limit = static_cast<int64_t>(s.cfg.seconds * 1e9);
-  uint64_t posted = 0;
+  uint64_t posted = 0, refused = 0;
   [[maybe_unused]] volatile int64_t last_refusal = 0;  // stores the probe spends, not reads
   if (s.cfg.warmup == 0) first = now_ns();
   for (uint32_t pass = 1;; ++pass) {
@@ -649,11 +667,13 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
       ssize_t ret = post_op(posted, free_ctx.back());
       if (ret == -FI_EAGAIN) {
         for (uint32_t i = 0; i < s.cfg.refusal_clock; ++i) last_refusal = now_ns();
+        ++refused;
         break;
       }
       if (ret != 0) die("post", ret);
       free_ctx.pop_back();
       ++posted;
+      if (s.cfg.client_work_ns > 0) spin_ns(s.cfg.client_work_ns);
     }
     uint64_t before = completed;
     if (poll(s, on) > 0) {
@@ -672,6 +692,7 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
   get(s.ctl, result, sizeof result);
   Result r;
   r.ops = posted;
+  r.refused = refused;
   if (target_counts) {
     r.recv_Bps = result[1] > 0 ? static_cast<double>(result[0]) * 1e9 / result[1] : 0;
   } else {

@@ -4,7 +4,7 @@ read and atomic rows beside them) against a bare libfabric program of its operat
 polling, client CPU 0 and server CPU 1.
 
 The floor takes the settings fabperf's run just before took, read from that run's JSON info
-(the window, the completion level, whether it injected), so the pairing stays like for like
+(the window, the completion level, whether it injected, the target's pace), so the pairing stays like for like
 where fabperf chooses them per provider. fabperf below its floor is fabperf's own cost; a floor
 far below a peer (UCX) is the provider's.
 """
@@ -61,6 +61,8 @@ class FloorPairing:
             out["completion"] = level
         if isinstance(self.info.get("window"), int):
             out["window"] = self.info["window"]
+        if isinstance(self.info.get("target_gap_ns"), int) and self.info["target_gap_ns"] > 0:
+            out["target_gap"] = self.info["target_gap_ns"]  # the target's pace (atomics)
         if isinstance(self.info.get("inject"), int):
             out["inject"] = self.info["inject"]
         elif self.info.get("send") == "fi_send":

@@ -10,6 +10,7 @@
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
 #include "fabric/session.h"
+#include "fabric/window_defaults.h"
 
 namespace fabperf {
 
@@ -117,10 +118,12 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64
       on, &list);
 }
 
-// The target side of every atomic test: serve until the client is done, then answer.
-Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_msg) {
+// The target side of every atomic test: serve until the client is done, then answer. A rate
+// test's target calls into the provider every `gap_ns` (target_pace).
+Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_msg,
+                    int64_t gap_ns = 0) {
   f.ctx.mark_start();
-  auto msg = serve_until_peer_done(f, on);
+  auto msg = serve_until_peer_done(f, on, gap_ns);
   f.ctx.mark_end();
   if (!msg.ok()) return msg.status();
   if (client_msg != nullptr) *client_msg = *msg;
@@ -153,9 +156,13 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
         },
         on);
   }
+  // Both sides name the target's pace (-v, JSON); the server keeps it.
+  const TargetPace pace = target_pace(f.link.provider(), WindowedOp::kAtomic);
+  ctx.stats.info["target_pace"] = pace.why;
+  ctx.stats.info["target_gap_ns"] = pace.gap_ns;  // the floor's target_gap (bench/)
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
-    FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
+    FP_RETURN_IF_ERROR(serve_target(f, on, nullptr, pace.gap_ns));
     return f.sync.send_done({{"served", true}});
   }
   run.barrier = run.lists;

@@ -44,11 +44,20 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
 // stops (SIGSTOP, a host gone) as silence: its heartbeats stop, and the wait ends at the
 // timeout. With manual data progress the target of one-sided operations must keep calling
 // into the provider (nothing reaches its CQ to wake it), so it polls, yielding the CPU between.
+//
+// `gap_ns` (target_pace, fabric/window_defaults.h): the wait before each call into the
+// provider, for a target whose every call contends with the initiator's posts (over shm each
+// progress call and each post take the same lock in the target's region).
 template <typename Fn>
-Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on) {
+Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on, int64_t gap_ns = 0) {
   const bool keep_polling = f.link.endpoint->manual_progress();
   uint32_t polls = 0;
   while (true) {
+    if (gap_ns > 0) {
+      const int64_t until = now_ns() + gap_ns;
+      while (now_ns() < until) {
+      }
+    }
     if (!f.cq.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
     // Busy-polling (-cp1) never yields: a yield is a system call per poll (~5 a round trip
     // over shm), and on a loaded host it hands the CPU away between a message and its reply.

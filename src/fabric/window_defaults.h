@@ -10,7 +10,7 @@
 namespace fabperf {
 
 // What a windowed bandwidth test posts.
-enum class WindowedOp { kSend, kWrite };
+enum class WindowedOp { kSend, kWrite, kAtomic };
 
 // The window a run keeps in flight and the largest message it injects (fi_inject: copied at
 // once, no completion; 0: none), with where they came from, for -v and JSON.
@@ -24,5 +24,15 @@ struct WindowChoice {
 // fabperf's long-standing 128 and no inject), or `tx_depth` where the user gave it.
 WindowChoice window_choice(const std::string& provider, WindowedOp op, uint64_t msg_size,
                            bool tx_depth_given, uint64_t tx_depth);
+
+// How often the passive side of a one-sided bandwidth run (the target of rdm_atomic_bw and
+// its fetching forms) calls into the provider: every gap_ns, 0 as often as it can. Over shm
+// each progress call and each of the initiator's posts take the same lock in the target's
+// region, and a target that polls without pause takes it away from every post.
+struct TargetPace {
+  int64_t gap_ns = 0;
+  std::string why;
+};
+TargetPace target_pace(const std::string& provider, WindowedOp op);
 
 }  // namespace fabperf
