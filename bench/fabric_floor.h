@@ -18,7 +18,10 @@
 //   data=1        (write bw) writes carry remote CQ data and the target counts them
 //   warmup=N      operations before the measured phase (fabperf's --warmup, 10)
 //   target_gap=NS (one-sided bw) the target spins NS ns before each progress call
-//   client_work=NS (one-sided bw) the initiator spins NS ns after each post it makes
+//   client_work=NS (one-sided bw) the initiator spins NS ns on the clock after each post it
+//                 makes (two clock reads at least: about 50 ns on the 2-vCPU guest)
+//   client_spin=N (one-sided bw) N iterations of an empty loop after each post (0.3 ns each
+//                 on the 2-vCPU guest)
 //   refusal_clock=N (one-sided bw) N clock reads after each refused post
 //   order=waw     ask for write-after-write ordering (tx msg_order FI_ORDER_WAW; fabperf asks
 //                 for none): libfabric 1.17's shm then leaves its fast RMA path (a
@@ -86,6 +89,7 @@ struct Config {
   uint32_t refusal_clock = 0;
   int64_t target_gap_ns = 0;   // one-sided bw: the target's wait between progress calls
   int64_t client_work_ns = 0;  // one-sided bw: the initiator's spin after each post
+  uint32_t client_spin = 0;    // one-sided bw: empty loop iterations after each post
 };
 
 // Parses the command line; `completion` is the program's default level (fabperf's for the
@@ -133,6 +137,8 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
       c.target_gap_ns = std::strtoll(v.c_str(), nullptr, 10);
     else if (k == "client_work")
       c.client_work_ns = std::strtoll(v.c_str(), nullptr, 10);
+    else if (k == "client_spin")
+      c.client_spin = std::strtoul(v.c_str(), nullptr, 10);
     else {
       fprintf(stderr, "%s: unknown setting %s\n", argv[0], kv.c_str());
       exit(2);
@@ -535,6 +541,11 @@ inline void spin_ns(int64_t ns) {
   }
 }
 
+// `n` iterations of a loop the compiler keeps (one cycle or so each).
+inline void spin_iterations(uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) asm volatile("" : "+r"(i));
+}
+
 struct Result {
   double mean_ns = 0;
   double recv_Bps = 0;
@@ -674,6 +685,7 @@ inline void one_sided_bw(Side& s, size_t window, bool target_counts, Post&& post
       free_ctx.pop_back();
       ++posted;
       if (s.cfg.client_work_ns > 0) spin_ns(s.cfg.client_work_ns);
+      spin_iterations(s.cfg.client_spin);
     }
     uint64_t before = completed;
     if (poll(s, on) > 0) {

@@ -203,6 +203,26 @@ AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {
   return out;
 }
 
+bool atomic_operands_vary(const AtomicSpec& spec) {
+  switch (spec.op) {
+    case FI_ATOMIC_WRITE:
+    case FI_CSWAP:
+    case FI_CSWAP_NE:
+    case FI_CSWAP_LE:
+    case FI_CSWAP_LT:
+    case FI_CSWAP_GE:
+    case FI_CSWAP_GT:
+    case FI_MSWAP:
+    case FI_MIN:
+    case FI_MAX:
+    case FI_BOR:
+    case FI_BAND:
+      return true;
+    default:
+      return false;
+  }
+}
+
 size_t atomic_type_size(fi_datatype type) {
   for (const TypeRow& row : kTypes) {
     if (row.type == type) return row.size;

@@ -67,6 +67,10 @@ struct AtomicOperands {
   double compare = 0;
 };
 AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration);
+// Whether atomic_operands gives `spec` different values from one iteration to the next (SUM,
+// LOR, LAND, LXOR and BXOR apply the same 1 every time): where not, a rate test writes each
+// slot's operands once instead of before every post.
+bool atomic_operands_vary(const AtomicSpec& spec);
 
 // Bytes of one element of `type` (0 for types fabperf does not know).
 size_t atomic_type_size(fi_datatype type);

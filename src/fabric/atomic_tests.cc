@@ -84,16 +84,20 @@ ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpC
   return -FI_EINVAL;
 }
 
-// Operation `iteration` in slot `slot`: its own operands (unless `operands_set`: the caller
-// wrote them), its own target slot at the peer. `list`: the post's place in a --bw_method
-// list (run_window's PostList; a single post's stays unset).
+// Who writes a post's operands: post_atomic before each post, nobody (each slot's were written
+// once: they never change, atomic_operands_vary), or the caller, into the slot it names.
+enum class Operands { kEachPost, kWrittenOnce, kByCaller };
+
+// Operation `iteration`: its own operands, its own target slot at the peer (`slot`, where
+// the caller wrote them; otherwise its context's own). `list`: the post's place in a
+// --bw_method list (run_window's PostList; a single post's stays unset).
 bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration,
-                 const Handler& on, PostList& list, bool operands_set = false) {
+                 const Handler& on, PostList& list, Operands operands = Operands::kEachPost) {
   OpContext* c = f.cq.tx_pool.acquire(slot);
   // In flight at once, operations never share operands or results: the context's own slot
   // (a provider may complete them out of order).
-  if (!operands_set) c->slot = slot = c->index;
-  if (!operands_set && !set_operands(f, spec, slot, iteration)) return false;
+  if (operands != Operands::kByCaller) c->slot = slot = c->index;
+  if (operands == Operands::kEachPost && !set_operands(f, spec, slot, iteration)) return false;
   void* desc = f.mem.desc();
   return f.cq.post(
       "fi_atomic",
@@ -148,14 +152,23 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     run.last_completion_ns = f.cq.completion_ns();
     return true;
   };
-  if (bidirectional) {
-    return run_both_ways(
-        f, window, run, spec.type_size,
-        [&](uint64_t index, PostList& list) {
-          return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on, list);
-        },
-        on);
+  // Operands that never change are written into every slot once, not before every post: over
+  // shm the initiator's work between posts costs the row several times its own time
+  // (bench/README.md, "rdm_atomic_bw over shm: the target's pace").
+  Operands operands = Operands::kEachPost;
+  if (!atomic_operands_vary(spec)) {
+    for (size_t slot = 0; slot < f.cq.tx_pool.capacity(); ++slot) {
+      if (!set_operands(f, spec, static_cast<uint32_t>(slot), 0)) return f.status();
+    }
+    operands = Operands::kWrittenOnce;
+    ctx.stats.info["atomic_targets"] =
+        std::to_string(f.mem.atomic_slots()) + " 64-byte slots, operands the same every operation";
   }
+  // Each post takes its context's own slot (post_atomic).
+  auto post_one = [&](uint64_t index, PostList& list) {
+    return post_atomic(f, spec, 0, index, on, list, operands);
+  };
+  if (bidirectional) return run_both_ways(f, window, run, spec.type_size, post_one, on);
   // Both sides name the target's pace (-v, JSON); the server keeps it.
   const TargetPace pace = target_pace(f.link.provider(), WindowedOp::kAtomic);
   ctx.stats.info["target_pace"] = pace.why;
@@ -166,12 +179,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     return f.sync.send_done({{"served", true}});
   }
   run.barrier = run.lists;
-  FP_RETURN_IF_ERROR(run_window(
-      f, window, run,
-      [&](uint64_t index, PostList& list) {
-        return post_atomic(f, spec, static_cast<uint32_t>(index % window), index, on, list);
-      },
-      on));
+  FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
@@ -222,8 +230,9 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     }
     done_op = false;
     PostList single;  // one operation at a time: no list
-    if (!post_atomic(f, *spec, 0, iter, on, single, true) || !wait_for(
-                                                                 f, [&] { return done_op; }, on)) {
+    if (!post_atomic(f, *spec, 0, iter, on, single, Operands::kByCaller) ||
+        !wait_for(
+            f, [&] { return done_op; }, on)) {
       return f.status();
     }
     uint64_t old = 0;
@@ -278,8 +287,9 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     // One operation at a time: no list.
     PostList single;
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, 0, iter, on, single, true) || !wait_for(
-                                                                 f, [&] { return done_op; }, on)) {
+    if (!post_atomic(f, *spec, 0, iter, on, single, Operands::kByCaller) ||
+        !wait_for(
+            f, [&] { return done_op; }, on)) {
       return f.status();
     }
     int64_t t1 = now_ns();

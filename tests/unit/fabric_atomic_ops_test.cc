@@ -212,5 +212,29 @@ TEST(FabricAtomicOps, OperandsChangeEveryIterationAsTheOriginals) {
   EXPECT_EQ(atomic_operands(sum, 7).operand, 1);
 }
 
+// A rate test writes the operands once where they never change: atomic_operands_vary must
+// say so exactly where atomic_operands gives the same values for every iteration.
+TEST(FabricAtomicOps, OperandsVaryExactlyWhereTheyChange) {
+  size_t constant = 0, varying = 0;
+  for (const std::string& op : atomic_op_names()) {
+    for (const std::string& type : atomic_type_names()) {
+      for (const std::string& cswap : cswap_op_names()) {
+        auto spec = make_atomic_spec(op, type, cswap, false);
+        if (!spec.ok()) continue;  // not a valid combination
+        AtomicOperands first = atomic_operands(*spec, 0);
+        bool changes = false;
+        for (uint64_t i = 1; i < 300 && !changes; ++i) {
+          AtomicOperands v = atomic_operands(*spec, i);
+          changes = v.operand != first.operand || v.compare != first.compare;
+        }
+        EXPECT_EQ(atomic_operands_vary(*spec), changes) << op << " " << type << " " << cswap;
+        ++(changes ? varying : constant);
+      }
+    }
+  }
+  EXPECT_GT(constant, 0u);
+  EXPECT_GT(varying, 0u);
+}
+
 }  // namespace
 }  // namespace fabperf
