@@ -164,8 +164,9 @@ Status check_provider_atomic(fid_domain* domain, const AtomicSpec& spec,
 }
 
 AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {
-  // By the spec's fi_op, not its names: this runs before every post of a rate test, and ten
-  // string compares an operation were a tenth of a shm atomic's time (bench/README.md).
+  // By the spec's fi_op, not its names: this runs before posts of a rate test, where up to
+  // ten string compares a post were work between posts, which the shm region's lock
+  // multiplies (bench/README.md, "rdm_atomic_bw over shm: the target's pace").
   AtomicOperands out;
   const double alternate = 1 + static_cast<double>(iteration & 1);
   switch (spec.op) {
