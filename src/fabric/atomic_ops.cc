@@ -205,23 +205,11 @@ AtomicOperands atomic_operands(const AtomicSpec& spec, uint64_t iteration) {
 }
 
 bool atomic_operands_vary(const AtomicSpec& spec) {
-  switch (spec.op) {
-    case FI_ATOMIC_WRITE:
-    case FI_CSWAP:
-    case FI_CSWAP_NE:
-    case FI_CSWAP_LE:
-    case FI_CSWAP_LT:
-    case FI_CSWAP_GE:
-    case FI_CSWAP_GT:
-    case FI_MSWAP:
-    case FI_MIN:
-    case FI_MAX:
-    case FI_BOR:
-    case FI_BAND:
-      return true;
-    default:
-      return false;
-  }
+  // Every rule of atomic_operands that varies differs between iterations 0 and 1 (the
+  // alternating values, MIN's and MAX's counts, the bit of BOR and BAND): derived from it, not
+  // a second list of ops.
+  AtomicOperands first = atomic_operands(spec, 0), second = atomic_operands(spec, 1);
+  return first.operand != second.operand || first.compare != second.compare;
 }
 
 size_t atomic_type_size(fi_datatype type) {
