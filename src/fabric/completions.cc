@@ -9,12 +9,14 @@ namespace fabperf {
 
 void ContextPool::init(OpKind kind, size_t count) {
   contexts_.assign(count, OpContext{});
-  free_.clear();
-  free_.reserve(count);
-  for (size_t i = count; i-- > 0;) {
+  free_.assign(count, 0);
+  capacity_ = count;
+  free_count_ = count;
+  // Taken from the back: context 0 first.
+  for (size_t i = 0; i < count; ++i) {
     contexts_[i].kind = kind;
     contexts_[i].index = static_cast<uint32_t>(i);
-    free_.push_back(static_cast<uint32_t>(i));
+    free_[count - 1 - i] = static_cast<uint32_t>(i);
   }
 }
 
