@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
+#include <string>
+#include <vector>
 
 #include "engine/latency_loop.h"
 #include "fabric/atomic_ops.h"
@@ -15,8 +16,6 @@
 namespace fabperf {
 
 namespace {
-
-using Handler = std::function<bool(const fi_cq_data_entry&)>;
 
 // Opens the session and checks, on this side's domain, that the provider takes the atomic.
 Result<std::unique_ptr<FabricSession>> open_atomic(TestContext& ctx, fi_ep_type type,
@@ -88,44 +87,93 @@ ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpC
 // once: they never change, atomic_operands_vary), or the caller, into the slot it names.
 enum class Operands { kEachPost, kWrittenOnce, kByCaller };
 
+// Where one test's atomics go, looked up once when it starts: the endpoint, the peer, the key,
+// the descriptor, the op, and per slot (a context's own) its operand, compare and result words
+// and its target at the peer. A post then loads what it passes. Looked up through the
+// session's layers for every post, it was some sixty more instructions and two 64-bit
+// divides a post, and over shm the initiator's work between posts costs the row several
+// times its own time (bench/README.md, "rdm_atomic_bw over shm: fabperf's own work").
+struct AtomicRoute {
+  struct Slot {
+    void* operand;
+    void* compare;
+    void* result;
+    uint64_t target;
+  };
+  AtomicRoute(FabricSession& f, const AtomicSpec& spec)
+      : ep(f.link.ep()),
+        peer(f.link.peer),
+        key(f.mem.remote_key()),
+        desc(f.mem.desc()),
+        type(spec.type),
+        op(spec.op),
+        form(spec.form) {
+    // Every context's slot, wrapped where the session has fewer (as SessionMemory wraps).
+    const size_t count = std::max<size_t>(1, f.cq.tx_pool.capacity());
+    slots.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      slots.push_back({f.mem.atomic_operand(i), f.mem.atomic_compare(i), f.mem.atomic_result(i),
+                       f.mem.remote_atomic(i)});
+    }
+  }
+  ssize_t post(const Slot& s, OpContext* c) const {
+    switch (form) {
+      case AtomicForm::kBase:
+        return fi_atomic(ep, s.operand, 1, desc, peer, s.target, key, type, op, c);
+      case AtomicForm::kFetch:
+        return fi_fetch_atomic(ep, s.operand, 1, desc, s.result, desc, peer, s.target, key, type,
+                               op, c);
+      case AtomicForm::kCompare:
+        return fi_compare_atomic(ep, s.operand, 1, desc, s.compare, desc, s.result, desc, peer,
+                                 s.target, key, type, op, c);
+    }
+    return -FI_EINVAL;
+  }
+
+  fid_ep* ep;
+  fi_addr_t peer;
+  uint64_t key;
+  void* desc;
+  fi_datatype type;
+  fi_op op;
+  AtomicForm form;
+  std::vector<Slot> slots;
+};
+
 // Operation `iteration`: its own operands, its own target slot at the peer (`slot`, where
 // the caller wrote them; otherwise its context's own). `list`: the post's place in a
-// --bw_method list (run_window's PostList; a single post's stays unset).
-bool post_atomic(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint64_t iteration,
-                 const Handler& on, PostList& list, Operands operands = Operands::kEachPost) {
-  OpContext* c = f.cq.tx_pool.acquire(slot);
+// --bw_method list (run_window's PostList; a single post's stays unset). `on` is the test's
+// completion handler, inlined into the retry loop (a template, as everywhere on the hot path).
+template <typename On>
+bool post_atomic(FabricSession& f, const AtomicSpec& spec, const AtomicRoute& route, uint32_t slot,
+                 uint64_t iteration, On&& on, PostList& list,
+                 Operands operands = Operands::kEachPost) {
+  // A window never asks for more contexts than the pool holds; should one ever, the post
+  // waits for a completion rather than post without a context.
+  OpContext* c = f.cq.context(f.cq.tx_pool, slot, on);
+  if (c == nullptr) return false;
   // In flight at once, operations never share operands or results: the context's own slot
   // (a provider may complete them out of order).
   if (operands != Operands::kByCaller) c->slot = slot = c->index;
   if (operands == Operands::kEachPost && !set_operands(f, spec, slot, iteration)) return false;
-  void* desc = f.mem.desc();
+  if (slot >= route.slots.size()) {  // the route holds every context's slot, and callers' 0
+    return f.fail(Status::failed("internal: atomic slot " + std::to_string(slot) +
+                                 " outside the run's " + std::to_string(route.slots.size())));
+  }
+  const AtomicRoute::Slot& s = route.slots[slot];
   return f.cq.post(
       "fi_atomic",
       [&]() -> ssize_t {
         if (list.more_follows) return atomic_more(f, spec, slot, c);
-        switch (spec.form) {
-          case AtomicForm::kBase:
-            return fi_atomic(f.link.ep(), f.mem.atomic_operand(slot), 1, desc, f.link.peer,
-                             f.mem.remote_atomic(slot), f.mem.remote_key(), spec.type, spec.op, c);
-          case AtomicForm::kFetch:
-            return fi_fetch_atomic(
-                f.link.ep(), f.mem.atomic_operand(slot), 1, desc, f.mem.atomic_result(slot), desc,
-                f.link.peer, f.mem.remote_atomic(slot), f.mem.remote_key(), spec.type, spec.op, c);
-          case AtomicForm::kCompare:
-            return fi_compare_atomic(f.link.ep(), f.mem.atomic_operand(slot), 1, desc,
-                                     f.mem.atomic_compare(slot), desc, f.mem.atomic_result(slot),
-                                     desc, f.link.peer, f.mem.remote_atomic(slot),
-                                     f.mem.remote_key(), spec.type, spec.op, c);
-        }
-        return -FI_EINVAL;
+        return route.post(s, c);
       },
       on, &list);
 }
 
 // The target side of every atomic test: serve until the client is done, then answer. A rate
 // test's target calls into the provider every `gap_ns` (target_pace).
-Status serve_target(FabricSession& f, const Handler& on, nlohmann::json* client_msg,
-                    int64_t gap_ns = 0) {
+template <typename On>
+Status serve_target(FabricSession& f, On&& on, nlohmann::json* client_msg, int64_t gap_ns = 0) {
   f.ctx.mark_start();
   auto msg = serve_until_peer_done(f, on, gap_ns);
   f.ctx.mark_end();
@@ -144,7 +192,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   WindowRun run;
   run.op_bytes = spec.type_size;  // as send_bytes counts them below
   run.lists = ctx.opts.bw_method == "lists";
-  Handler on = [&](const fi_cq_data_entry& e) {
+  auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
     f.cq.tx_pool.release(c);
@@ -164,9 +212,10 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     ctx.stats.info["atomic_targets"] =
         std::to_string(f.mem.atomic_slots()) + " 64-byte slots, operands the same every operation";
   }
+  const AtomicRoute route(f, spec);
   // Each post takes its context's own slot (post_atomic).
   auto post_one = [&](uint64_t index, PostList& list) {
-    return post_atomic(f, spec, 0, index, on, list, operands);
+    return post_atomic(f, spec, route, 0, index, on, list, operands);
   };
   if (bidirectional) return run_both_ways(f, window, run, spec.type_size, post_one, on);
   // Both sides name the target's pace (-v, JSON); the server keeps it.
@@ -199,7 +248,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   bool done_op = false;
-  Handler on = [&](const fi_cq_data_entry& e) {
+  auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
     f.cq.tx_pool.release(c);
@@ -219,6 +268,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
   // Operation i must return i: warm-up operations are part of the sequence, and the run's
   // count and time start after them (run_latency_loop).
   uint64_t sent = 0;
+  const AtomicRoute route(f, *spec);
   auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
     // CSWAP: compare with the expected value, swap in the next; SUM: add one.
     uint64_t compare = iter, next = iter + 1, add = 1;
@@ -230,7 +280,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     }
     done_op = false;
     PostList single;  // one operation at a time: no list
-    if (!post_atomic(f, *spec, 0, iter, on, single, Operands::kByCaller) ||
+    if (!post_atomic(f, *spec, route, 0, iter, on, single, Operands::kByCaller) ||
         !wait_for(
             f, [&] { return done_op; }, on)) {
       return f.status();
@@ -268,7 +318,7 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   if (!session.ok()) return session.status();
   FabricSession& f = **session;
   bool done_op = false;
-  Handler on = [&](const fi_cq_data_entry& e) {
+  auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
     f.cq.tx_pool.release(c);
@@ -281,13 +331,14 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   }
   ctx.latency.set_scale(1.0);  // issue to completion, not half a round trip
   uint64_t sent = 0;
+  const AtomicRoute route(f, *spec);
   auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
     if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
     // One operation at a time: no list.
     PostList single;
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, 0, iter, on, single, Operands::kByCaller) ||
+    if (!post_atomic(f, *spec, route, 0, iter, on, single, Operands::kByCaller) ||
         !wait_for(
             f, [&] { return done_op; }, on)) {
       return f.status();
