@@ -35,15 +35,15 @@ void StuckCallWatch::hold() {
 }
 
 void StuckCallWatch::watch() {
-  uint64_t seen = calls_.load(std::memory_order_relaxed);
+  uint64_t seen = state_.load(std::memory_order_relaxed);
   int64_t still_since = now_ns();
   std::unique_lock<std::mutex> lock(mu_);
   const auto period = std::chrono::nanoseconds(period_ns(limit_ns_));
   while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
     int64_t now = now_ns();
-    uint64_t calls = calls_.load(std::memory_order_relaxed);
-    if (!busy_.load(std::memory_order_relaxed) || calls != seen) {
-      seen = calls;
+    uint64_t state = state_.load(std::memory_order_relaxed);
+    if (!inside_call(state) || state != seen) {
+      seen = state;
       still_since = now;
       continue;
     }
@@ -54,10 +54,9 @@ void StuckCallWatch::watch() {
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::nanoseconds(kGraceNs));
     lock.lock();
-    if (stop_ || !busy_.load(std::memory_order_relaxed) ||
-        calls_.load(std::memory_order_relaxed) != seen) {
+    if (stop_ || state_.load(std::memory_order_relaxed) != seen) {
       taking_over_.store(false, std::memory_order_release);
-      seen = calls_.load(std::memory_order_relaxed);
+      seen = state_.load(std::memory_order_relaxed);
       still_since = now_ns();
       continue;
     }

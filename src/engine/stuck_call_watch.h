@@ -23,13 +23,12 @@ class StuckCallWatch {
   StuckCallWatch(const StuckCallWatch&) = delete;
   StuckCallWatch& operator=(const StuckCallWatch&) = delete;
 
-  // Relaxed stores, no clock read: cheap enough for every completion poll.
-  void enter() {
-    calls_.store(calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    busy_.store(true, std::memory_order_relaxed);
-  }
+  // One relaxed store each, no clock read: cheap enough for every post and completion poll
+  // (over shm a post's own stores cost the row: bench/README.md, "rdm_atomic_bw over shm:
+  // fabperf's own work"). The count is odd inside a call; only the owner writes it.
+  void enter() { step(); }
   void leave() {
-    busy_.store(false, std::memory_order_relaxed);
+    step();
     if (taking_over_.load(std::memory_order_relaxed)) hold();
   }
 
@@ -40,13 +39,20 @@ class StuckCallWatch {
   static constexpr int64_t kGraceNs = 20'000'000;
 
  private:
+  static bool inside_call(uint64_t state) { return (state & 1) != 0; }
+  // The owner's own count moves on (no other thread writes it: a load and a store, not an
+  // atomic increment).
+  void step() {
+    state_.store(state_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   void watch();
   void hold();  // the owner, come back while the watch decides or after it took over
 
   const int64_t limit_ns_;
   std::function<void()> on_stuck_;
-  std::atomic<uint64_t> calls_{0};
-  std::atomic<bool> busy_{false};
+  // Calls entered and left, counted: odd while the owner is inside one, unchanged while it
+  // stays there.
+  std::atomic<uint64_t> state_{0};
   std::atomic<bool> taking_over_{false};
   std::mutex mu_;
   std::condition_variable wake_;

@@ -1,0 +1,70 @@
+// The watch on a thread stuck inside one call (engine/stuck_call_watch.h): it takes over once a
+// call has not returned for its limit, and never while calls come and go or none is under way.
+#include "engine/stuck_call_watch.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/clock.h"
+
+namespace fabperf {
+namespace {
+
+// Waits (polling, up to `limit_s`) until `flag` is set; false at the deadline.
+bool wait_until(const std::atomic<bool>& flag, double limit_s) {
+  const int64_t end = now_ns() + static_cast<int64_t>(limit_s * 1e9);
+  while (!flag.load()) {
+    if (now_ns() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+TEST(StuckCallWatch, TakesOverACallThatNeverReturnsAndHoldsItsOwnerUntilDone) {
+  std::atomic<bool> stuck{false};
+  std::atomic<bool> left{false};
+  StuckCallWatch watch(0.2, [&] {
+    stuck = true;
+    // The owner, should its call return now, waits until this is over.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_FALSE(left.load());
+  });
+  watch.enter();
+  // Generous: the limit is 0.2 s, the watch looks every 0.1 s, and a loaded host is slow.
+  ASSERT_TRUE(wait_until(stuck, 30.0)) << "the watch never took over a call stuck for good";
+  watch.leave();  // returns once on_stuck is over
+  left = true;
+}
+
+TEST(StuckCallWatch, CallsThatKeepReturningAreNeverTakenOver) {
+  std::atomic<bool> stuck{false};
+  {
+    StuckCallWatch watch(0.5, [&] { stuck = true; });
+    const int64_t end = now_ns() + 1'500'000'000;
+    uint64_t calls = 0;
+    while (now_ns() < end) {
+      watch.enter();
+      watch.leave();
+      ++calls;
+    }
+    EXPECT_GT(calls, 1000u);
+  }  // the watch stops here: what it decided is decided
+  EXPECT_FALSE(stuck.load()) << "a thread whose calls all returned was taken for stuck";
+}
+
+TEST(StuckCallWatch, AnOwnerOutsideAnyCallIsNeverTakenOver) {
+  std::atomic<bool> stuck{false};
+  {
+    StuckCallWatch watch(0.2, [&] { stuck = true; });
+    watch.enter();
+    watch.leave();
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));  // 4 limits, nothing inside
+  }
+  EXPECT_FALSE(stuck.load()) << "an owner between calls was taken for stuck";
+}
+
+}  // namespace
+}  // namespace fabperf
