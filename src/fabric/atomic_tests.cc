@@ -150,11 +150,12 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, const AtomicRoute& ro
                  Operands operands = Operands::kEachPost) {
   // A window never asks for more contexts than the pool holds; should one ever, the post
   // waits for a completion rather than post without a context.
-  OpContext* c = f.cq.context(f.cq.tx_pool, slot, on);
-  if (c == nullptr) return false;
   // In flight at once, operations never share operands or results: the context's own slot
-  // (a provider may complete them out of order).
-  if (operands != Operands::kByCaller) c->slot = slot = c->index;
+  // (a provider may complete them out of order), where the caller names none.
+  OpContext* c = f.cq.context(f.cq.tx_pool,
+                              operands == Operands::kByCaller ? slot : ContextPool::kOwnSlot, on);
+  if (c == nullptr) return false;
+  slot = c->slot;
   if (operands == Operands::kEachPost && !set_operands(f, spec, slot, iteration)) return false;
   if (slot >= route.slots.size()) {  // the route holds every context's slot, and callers' 0
     return f.fail(Status::failed("internal: atomic slot " + std::to_string(slot) +

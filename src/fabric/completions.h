@@ -39,10 +39,13 @@ struct OpContext {
 class ContextPool {
  public:
   void init(OpKind kind, size_t count);
+  // The slot an operation takes that uses its context's own (c->index): operations in flight
+  // at once then never share a buffer, whatever order the provider completes them in.
+  static constexpr uint32_t kOwnSlot = UINT32_MAX;
   OpContext* acquire(uint32_t slot) {
     if (free_count_ == 0) return nullptr;
     OpContext* c = &contexts_[free_[--free_count_]];
-    c->slot = slot;
+    c->slot = slot == kOwnSlot ? c->index : slot;
     return c;
   }
   // A context completed twice (a provider's fault) is not freed twice.
@@ -137,8 +140,13 @@ class Completions {
     while (true) {
       ssize_t ret = watched(post_op);
       if (ret == 0) {
-        // The post function posts with FI_MORE exactly where more_follows says it may.
-        if (list != nullptr) list->more_sent = list->more_follows;
+        // The post function posts with FI_MORE exactly where more_follows says it may. Stored
+        // only where it changes: outside a list both stay unset, and a post's own stores
+        // cost where the provider serializes posts (bench/README.md, "rdm_atomic_bw over shm:
+        // fabperf's own work").
+        if (list != nullptr && list->more_sent != list->more_follows) {
+          list->more_sent = list->more_follows;
+        }
         return true;
       }
       if (ret != -FI_EAGAIN) return error_.fail(fi_status(what, ret));

@@ -286,17 +286,27 @@ template <typename PostOne>
 inline bool post_burst(FabricSession& f, WindowRun& run, PostOne&& post_one, size_t paced,
                        bool more, bool measuring, bool client, uint64_t& list_left, int64_t now) {
   const int64_t look_again = now + 1'000'000;
+  // Outside a list every post's PostList stays unset: one for the burst. Read into locals
+  // once: each post calls into the provider, after which run's fields are read again (a
+  // post's own loads and stores show in the rates of providers that serialize posts:
+  // bench/README.md, "rdm_atomic_bw over shm: fabperf's own work").
+  const bool lists = run.lists;
+  PostList list_post;
   for (uint32_t posts = 0; more && f.cq.tx_pool.in_flight() < paced; ++posts) {
     // A list's next operation follows at once while the list and the queue have room:
     // this one may carry FI_MORE (where the post function has a *msg form).
-    PostList list_post;
-    list_post.more_follows = run.lists && list_left > 1 && f.cq.tx_pool.in_flight() + 1 < paced;
+    if (lists) {
+      list_post.more_follows = list_left > 1 && f.cq.tx_pool.in_flight() + 1 < paced;
+      list_post.more_sent = false;
+    }
     const bool posted = post_one(run.posted, list_post);
-    if (run.lists && !list_post.more_sent) ++run.doorbells;
+    if (lists && !list_post.more_sent) ++run.doorbells;
     if (!posted) return false;
     ++run.posted;
-    run.in_flight_peak = std::max(run.in_flight_peak, f.cq.tx_pool.in_flight());
-    if (run.lists) {  // the limit and the clock are looked at between lists only
+    // Stored only where it grows: past the first window it seldom does.
+    const size_t in_flight = f.cq.tx_pool.in_flight();
+    if (in_flight > run.in_flight_peak) run.in_flight_peak = in_flight;
+    if (lists) {  // the limit and the clock are looked at between lists only
       if (--list_left == 0) break;
       continue;
     }

@@ -41,6 +41,19 @@ TEST(FabricContextPool, TheFirstContextIsTheFirstOneAndAReleasedOneComesBackNext
   EXPECT_EQ(pool.acquire(0), a);  // the most recently freed: still in cache
 }
 
+TEST(FabricContextPool, AnOperationWithoutASlotOfItsOwnTakesItsContexts) {
+  ContextPool pool;
+  pool.init(OpKind::kTx, 8);
+  std::set<uint32_t> slots;
+  for (int i = 0; i < 8; ++i) {
+    OpContext* c = pool.acquire(ContextPool::kOwnSlot);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->slot, c->index);  // in flight at once, never one slot for two operations
+    slots.insert(c->slot);
+  }
+  EXPECT_EQ(slots.size(), 8u);
+}
+
 TEST(FabricContextPool, AContextCompletedTwiceIsNotFreedTwice) {
   ContextPool pool;
   pool.init(OpKind::kTx, 2);
