@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Instructions a post, counted: fabperf's client and its bare libfabric floor under valgrind's
+"""Instructions and stores a post, counted: fabperf's client and its bare libfabric floor under valgrind's
 callgrind, each at two lengths of run, the difference divided by the difference in operations
-(what set-up and teardown cost cancels). Split by where the instructions run: the program's own
+(what set-up and teardown cost cancels); stores (callgrind's Dw, data writes) likewise, since
+where a provider serializes posts on a lock the stores a post makes cost more than the rest.
+Split by where the instructions run: the program's own
 code (fabperf, or the floor, with the headers it inlines), libfabric, and libc (where the shm
 provider's spin lock lives). A guest without hardware counters (this one: `perf stat` has no
 cycles or instructions) still counts instructions this way; what they cost in time is the
@@ -25,22 +27,29 @@ FLOOR_FOR = {"rdm_atomic_bw": "atomic", "rdm_write_bw": "write", "rdm_read_bw": 
              "rdm_send_bw": "send"}
 
 
+EVENTS = ("Ir", "Dw")  # instructions, and data writes (stores): --cache-sim=yes counts them
+
+
 def groups(path):
-    """Ir of one callgrind file by object: own, libfabric, libc."""
+    """Instructions and stores of one callgrind file by object: own, libfabric, libc."""
     out = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no",
-                          path], capture_output=True, text=True, check=True).stdout
-    g = {"own": 0, "libfabric": 0, "libc": 0}
+                          "--show=" + ",".join(EVENTS), path],
+                         capture_output=True, text=True, check=True).stdout
+    g = {f"{w} {e}": 0 for e in EVENTS for w in ("own", "libfabric", "libc")}
+    number = r"([\d,]+)(?: \(\s*[\d.]+%\))?\s+"
     for line in out.splitlines():
-        m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", line)
+        m = re.match(r"^\s*" + number * len(EVENTS) + r"(.*)$", line)
         if not m or "PROGRAM TOTALS" in line:
             continue
-        ir, where = int(m.group(1).replace(",", "")), m.group(2)
+        where = m.group(len(EVENTS) + 1)
         if "libfabric" in where:
-            g["libfabric"] += ir
+            w = "libfabric"
         elif "libc.so" in where or "ld-linux" in where or where.startswith("./"):
-            g["libc"] += ir
+            w = "libc"
         else:
-            g["own"] += ir
+            w = "own"
+        for i, e in enumerate(EVENTS):
+            g[f"{w} {e}"] += int(m.group(i + 1).replace(",", ""))
     return g
 
 
@@ -63,7 +72,8 @@ def fabperf_counts(binary, test, provider, size, counts, extra, tmp):
         files = []
         for n in counts:
             cg, js = os.path.join(tmp, f"fab.{n}.cg"), os.path.join(tmp, f"fab.{n}.json")
-            cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}", binary,
+            cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--callgrind-out-file={cg}",
+                   binary,
                    "localhost", "-lp", str(port), "-P", provider, "-cp1", "-n", str(n),
                    "--json", js] + (["-m", str(size)] if test != "rdm_atomic_bw" else [])
             cmd += extra + [test]
@@ -86,7 +96,7 @@ def floor_counts(binary, provider, size, seconds, tmp):
     results = []
     for t in seconds:
         pattern = os.path.join(tmp, f"floor.{t}.%p.cg")
-        proc = subprocess.Popen(["valgrind", "--tool=callgrind",
+        proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--cache-sim=yes",
                                  f"--callgrind-out-file={pattern}", binary, provider, "rdm",
                                  "bw", str(size), str(t), "0", "1", "window=128"],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -130,12 +140,16 @@ def main():
             rows.append((name, *fabperf_counts(binary, a.test, a.provider, size, counts, a.extra,
                                                tmp)))
         rows.append(("floor", *floor_counts(floor, a.provider, size, seconds, tmp)))
-    lines = [f"# instructions a post, {a.test} {size} B over {a.provider} (callgrind; counts {a.counts},"
-             f" floor {a.seconds} s)", "| program | own | libfabric | libc | total | refused (long run) |",
-             "|---|---|---|---|---|---|"]
+    lines = [f"# instructions and stores a post, {a.test} {size} B over {a.provider} (callgrind;"
+             f" counts {a.counts}, floor {a.seconds} s)",
+             "| program | own | libfabric | libc | total | stores: own | libfabric | libc | total |"
+             " refused (long run) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for name, g, refused in rows:
-        lines.append(f"| {name} | {g['own']:.1f} | {g['libfabric']:.1f} | {g['libc']:.1f} | "
-                     f"{sum(g.values()):.1f} | {refused} |")
+        cells = []
+        for e in EVENTS:
+            part = [g[f"{w} {e}"] for w in ("own", "libfabric", "libc")]
+            cells += [f"{v:.1f}" for v in part] + [f"{sum(part):.1f}"]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {refused} |")
     text = "\n".join(lines) + "\n"
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "post_instructions.txt"), "w") as f:
