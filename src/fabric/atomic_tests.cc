@@ -52,44 +52,13 @@ bool set_operands(FabricSession& f, const AtomicSpec& spec, uint32_t slot, uint6
           f.mem.put(f.mem.atomic_compare(slot), compare, spec.type_size));
 }
 
-// One atomic through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
-// a list's operation that another follows at once (run_window's list.more_follows), so the
-// provider may wait for the list's last to ring.
-ssize_t atomic_more(FabricSession& f, const AtomicSpec& spec, uint32_t slot, OpContext* c) {
-  void* desc = f.mem.desc();
-  fi_ioc operand{f.mem.atomic_operand(slot), 1};
-  fi_ioc compare{f.mem.atomic_compare(slot), 1};
-  fi_ioc result{f.mem.atomic_result(slot), 1};
-  fi_rma_ioc target{f.mem.remote_atomic(slot), 1, f.mem.remote_key()};
-  fi_msg_atomic msg{};
-  msg.msg_iov = &operand;
-  msg.desc = &desc;
-  msg.iov_count = 1;
-  msg.addr = f.link.peer;
-  msg.rma_iov = &target;
-  msg.rma_iov_count = 1;
-  msg.datatype = spec.type;
-  msg.op = spec.op;
-  msg.context = c;
-  const uint64_t flags = f.link.more_flags();
-  switch (spec.form) {
-    case AtomicForm::kBase:
-      return fi_atomicmsg(f.link.ep(), &msg, flags);
-    case AtomicForm::kFetch:
-      return fi_fetch_atomicmsg(f.link.ep(), &msg, &result, &desc, 1, flags);
-    case AtomicForm::kCompare:
-      return fi_compare_atomicmsg(f.link.ep(), &msg, &compare, &desc, 1, &result, &desc, 1, flags);
-  }
-  return -FI_EINVAL;
-}
-
 // Who writes a post's operands: post_atomic before each post, nobody (each slot's were written
 // once: they never change, atomic_operands_vary), or the caller, into the slot it names.
 enum class Operands { kEachPost, kWrittenOnce, kByCaller };
 
 // Where one test's atomics go, looked up once when it starts: the endpoint, the peer, the key,
-// the descriptor, the op, and per slot (a context's own) its operand, compare and result words
-// and its target at the peer. A post then loads what it passes. Looked up through the
+// the descriptor, the op, a list's flags, and per slot (a context's own) its operand, compare and
+// result words and its target at the peer. A post then loads what it passes. Looked up through the
 // session's layers for every post, it was some sixty more instructions and two 64-bit
 // divides a post, and over shm the initiator's work between posts costs the row several
 // times its own time (bench/README.md, "rdm_atomic_bw over shm: fabperf's own work").
@@ -107,7 +76,8 @@ struct AtomicRoute {
         desc(f.mem.desc()),
         type(spec.type),
         op(spec.op),
-        form(spec.form) {
+        form(spec.form),
+        more_flags(f.link.more_flags()) {
     // Every context's slot, wrapped where the session has fewer (as SessionMemory wraps).
     const size_t count = std::max<size_t>(1, f.cq.tx_pool.capacity());
     slots.reserve(count);
@@ -129,6 +99,35 @@ struct AtomicRoute {
     }
     return -FI_EINVAL;
   }
+  // The same through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
+  // a list's operation that another follows at once (run_window's list.more_follows), so the
+  // provider may wait for the list's last to ring.
+  ssize_t post_more(const Slot& s, OpContext* c) const {
+    void* d = desc;
+    fi_ioc operand{s.operand, 1};
+    fi_ioc compare{s.compare, 1};
+    fi_ioc result{s.result, 1};
+    fi_rma_ioc target{s.target, 1, key};
+    fi_msg_atomic msg{};
+    msg.msg_iov = &operand;
+    msg.desc = &d;
+    msg.iov_count = 1;
+    msg.addr = peer;
+    msg.rma_iov = &target;
+    msg.rma_iov_count = 1;
+    msg.datatype = type;
+    msg.op = op;
+    msg.context = c;
+    switch (form) {
+      case AtomicForm::kBase:
+        return fi_atomicmsg(ep, &msg, more_flags);
+      case AtomicForm::kFetch:
+        return fi_fetch_atomicmsg(ep, &msg, &result, &d, 1, more_flags);
+      case AtomicForm::kCompare:
+        return fi_compare_atomicmsg(ep, &msg, &compare, &d, 1, &result, &d, 1, more_flags);
+    }
+    return -FI_EINVAL;
+  }
 
   fid_ep* ep;
   fi_addr_t peer;
@@ -137,6 +136,7 @@ struct AtomicRoute {
   fi_datatype type;
   fi_op op;
   AtomicForm form;
+  uint64_t more_flags;  // a *msg post's (SessionLink::more_flags)
   std::vector<Slot> slots;
 };
 
@@ -164,11 +164,8 @@ bool post_atomic(FabricSession& f, const AtomicSpec& spec, const AtomicRoute& ro
   const AtomicRoute::Slot& s = route.slots[slot];
   return f.cq.post(
       "fi_atomic",
-      [&]() -> ssize_t {
-        if (list.more_follows) return atomic_more(f, spec, slot, c);
-        return route.post(s, c);
-      },
-      on, &list);
+      [&]() -> ssize_t { return list.more_follows ? route.post_more(s, c) : route.post(s, c); }, on,
+      &list);
 }
 
 // The target side of every atomic test: serve until the client is done, then answer. A rate
