@@ -48,7 +48,9 @@ class ContextPool {
     c->slot = slot == kOwnSlot ? c->index : slot;
     return c;
   }
-  // A context completed twice (a provider's fault) is not freed twice.
+  // A release with no context in flight (a context completed twice, a provider's fault) is
+  // dropped: the free list never runs past the pool. One completed twice while others are in
+  // flight is not caught here.
   void release(OpContext* c) {
     if (free_count_ < capacity_) free_[free_count_++] = c->index;
   }

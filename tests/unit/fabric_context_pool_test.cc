@@ -54,7 +54,7 @@ TEST(FabricContextPool, AnOperationWithoutASlotOfItsOwnTakesItsContexts) {
   EXPECT_EQ(slots.size(), 8u);
 }
 
-TEST(FabricContextPool, AContextCompletedTwiceIsNotFreedTwice) {
+TEST(FabricContextPool, AReleaseWithNothingInFlightNeverOverrunsTheFreeList) {
   ContextPool pool;
   pool.init(OpKind::kTx, 2);
   OpContext* a = pool.acquire(0);
