@@ -20,7 +20,10 @@ fork), the client's file taken, at each length in seconds (its JSON says how man
 Its libc column counts the spin lock's waits against a target slowed by callgrind too: compare
 the own and libfabric columns. Writes OUT/post_instructions.txt (and prints it).
 """
-import argparse, json, os, re, shutil, socket, subprocess, sys, tempfile, time
+import argparse, json, os, re, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from peers import Server, free_port  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLOOR_FOR = {"rdm_atomic_bw": "atomic", "rdm_write_bw": "write", "rdm_read_bw": "read",
@@ -57,18 +60,10 @@ def per_op(short, long_, ops):
     return {k: (long_[k] - short[k]) / ops for k in short}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def fabperf_counts(binary, test, provider, size, counts, extra, tmp):
     port = free_port()
-    server = subprocess.Popen([binary, "-lp", str(port)], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(0.5)
+    # The server as every probe runs it (peers.Server: pinned, ready once its port is open).
+    with Server([binary, "-lp", str(port)], port):
         files = []
         for n in counts:
             cg, js = os.path.join(tmp, f"fab.{n}.cg"), os.path.join(tmp, f"fab.{n}.json")
@@ -85,11 +80,8 @@ def fabperf_counts(binary, test, provider, size, counts, extra, tmp):
             with open(js) as f:
                 method = json.load(f)["results"][0]["counters"]["loc"]["info"]["bw_method"]
             refused = method.get("posts_refused", 0)
-        g = per_op(groups(files[0]), groups(files[1]), counts[1] - counts[0])
-        return g, f"{refused} of {counts[1]}"
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    g = per_op(groups(files[0]), groups(files[1]), counts[1] - counts[0])
+    return g, f"{refused} of {counts[1]}"
 
 
 def floor_counts(binary, provider, size, seconds, tmp):
