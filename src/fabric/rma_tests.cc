@@ -11,6 +11,7 @@
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
 #include "fabric/session.h"
+#include "fabric/slot_ring.h"
 
 namespace fabperf {
 
@@ -26,7 +27,8 @@ constexpr int64_t kLandingGraceNs = 1'000'000'000;
 // A plain write gives the target no notice, so without `each_write_checked` (writes with data,
 // checked as each lands) this is all --verify sees of the writes: the slots' final contents,
 // once. The run's info says so (verify_checks), beside the honest count.
-Status check_written_slots(FabricSession& f, const Handler& on, uint64_t peer_posted,
+template <typename On>
+Status check_written_slots(FabricSession& f, On&& on, uint64_t peer_posted,
                            bool each_write_checked) {
   if (!f.mem.verify) return Status::success();
   size_t touched = std::min<uint64_t>(f.mem.rx_slots(), peer_posted);
@@ -86,72 +88,120 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
   };
 }
 
-// One RMA operation through fi_writemsg/fi_readmsg with FI_MORE: a list's operation that
-// another follows at once (run_window's list.more_follows), so the provider may wait for the
-// list's last to ring. Returns what the call returns.
-ssize_t rma_more(FabricSession& f, bool read, void* buf, uint64_t remote, OpContext* c,
-                 std::optional<uint64_t> data) {
-  iovec iov{buf, f.mem.msg_size};
-  void* desc = f.mem.desc();
-  fi_rma_iov rma{remote, f.mem.msg_size, f.mem.remote_key()};
-  fi_msg_rma msg{};
-  msg.msg_iov = &iov;
-  msg.desc = &desc;
-  msg.iov_count = 1;
-  msg.addr = f.link.peer;
-  msg.rma_iov = &rma;
-  msg.rma_iov_count = 1;
-  msg.context = c;
-  uint64_t flags = f.link.more_flags();
-  if (data.has_value()) {
-    msg.data = *data;
-    flags |= FI_REMOTE_CQ_DATA;
+// Where one test's RMA operations go, looked up once when it starts: the endpoint, the peer,
+// the key, the descriptor, the size, a list's flags, each local slot's address and each of the
+// peer's slots'. A post then loads what it passes and wraps its index in a SlotRing. Looked up
+// through the session's layers for every post, a 4 KiB write over shm took 230 instructions
+// of fabperf's own a post, 161 routed; the bare floor takes 80 (bench/README.md, "The RMA
+// rows' own work").
+struct RmaRoute {
+  // `local`: the slots operations read from or land in (tx slots for writes and for reads
+  // into tx, rx slots for reads).
+  RmaRoute(FabricSession& f, bool local_is_tx)
+      : ep(f.link.ep()),
+        peer(f.link.peer),
+        key(f.mem.remote_key()),
+        desc(f.mem.desc()),
+        size(f.mem.msg_size),
+        more_flags(f.link.more_flags()) {
+    const size_t locals = local_is_tx ? f.mem.tx_slots() : f.mem.rx_slots();
+    for (size_t i = 0; i < locals; ++i) local.push_back(local_is_tx ? f.mem.tx(i) : f.mem.rx(i));
+    for (size_t i = 0; i < f.mem.peer_rx_slots(); ++i) remote.push_back(f.mem.remote_rx(i));
+    if (local.empty()) local.push_back(local_is_tx ? f.mem.tx(0) : f.mem.rx(0));
+    if (remote.empty()) remote.push_back(f.mem.remote_rx(0));
+    local_ring = SlotRing::of(local.size());
+    remote_ring = SlotRing::of(remote.size());
   }
-  return read ? fi_readmsg(f.link.ep(), &msg, flags) : fi_writemsg(f.link.ep(), &msg, flags);
-}
+  uint32_t local_slot(uint64_t index) const { return local_ring.wrap(index); }
+  uint64_t remote_at(uint64_t index) const { return remote[remote_ring.wrap(index)]; }
 
-// `list`: the post's place in a --bw_method list (run_window's PostList; a single post's
-// stays unset).
-bool post_write(FabricSession& f, uint64_t index, bool with_data, const Handler& on,
+  ssize_t write(uint8_t* buf, uint64_t to, OpContext* c, bool with_data, uint64_t data) const {
+    if (with_data) return fi_writedata(ep, buf, size, desc, data, peer, to, key, c);
+    return fi_write(ep, buf, size, desc, peer, to, key, c);
+  }
+  ssize_t read(uint8_t* into, uint64_t from, OpContext* c) const {
+    return fi_read(ep, into, size, desc, peer, from, key, c);
+  }
+  // One operation through fi_writemsg/fi_readmsg with FI_MORE: a list's operation that
+  // another follows at once (run_window's list.more_follows), so the provider may wait for the
+  // list's last to ring. Out of line: inlined, the compiler built its message on every post,
+  // FI_MORE or not (a dozen stores a post, counted by bench/probes/post_instructions.py).
+  [[gnu::noinline]] ssize_t post_more(bool is_read, uint8_t* buf, uint64_t remote_addr,
+                                      OpContext* c, bool with_data, uint64_t data) const {
+    iovec iov{buf, size};
+    void* d = desc;
+    fi_rma_iov rma{remote_addr, size, key};
+    fi_msg_rma msg{};
+    msg.msg_iov = &iov;
+    msg.desc = &d;
+    msg.iov_count = 1;
+    msg.addr = peer;
+    msg.rma_iov = &rma;
+    msg.rma_iov_count = 1;
+    msg.context = c;
+    uint64_t flags = more_flags;
+    if (with_data) {
+      msg.data = data;
+      flags |= FI_REMOTE_CQ_DATA;
+    }
+    return is_read ? fi_readmsg(ep, &msg, flags) : fi_writemsg(ep, &msg, flags);
+  }
+
+  fid_ep* ep;
+  fi_addr_t peer;
+  uint64_t key;
+  void* desc;
+  size_t size;
+  uint64_t more_flags;  // a *msg post's (SessionLink::more_flags)
+  std::vector<uint8_t*> local;
+  std::vector<uint64_t> remote;
+  SlotRing local_ring, remote_ring;
+};
+
+// Write `index` from its tx slot to the peer's rx slot of the same index (with the index as
+// remote CQ data when `with_data`). `list`: the post's place in a --bw_method list
+// (run_window's PostList; a single post's stays unset). `on` is the test's completion handler,
+// inlined into the retry loop (a template, as everywhere on the hot path).
+template <typename On>
+bool post_write(FabricSession& f, const RmaRoute& route, uint64_t index, bool with_data, On&& on,
                 PostList& list) {
-  uint32_t slot = static_cast<uint32_t>(index % f.mem.tx_slots());
-  OpContext* c = f.cq.tx_pool.acquire(slot);
+  const uint32_t slot = route.local_slot(index);
+  // A window never asks for more contexts than the pool holds; should one ever, the post
+  // waits for a completion rather than post without a context.
+  OpContext* c = f.cq.context(f.cq.tx_pool, slot, on);
+  if (c == nullptr) return false;
+  uint8_t* buf = route.local[slot];
+  const uint64_t to = route.remote_at(index);
   return f.cq.post(
       "fi_write",
-      [&] {
-        if (list.more_follows) {
-          return rma_more(f, false, f.mem.tx(slot), f.mem.remote_rx(index), c,
-                          with_data ? std::optional<uint64_t>(index) : std::nullopt);
-        }
-        if (with_data) {
-          return fi_writedata(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.mem.desc(), index,
-                              f.link.peer, f.mem.remote_rx(index), f.mem.remote_key(), c);
-        }
-        return fi_write(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.mem.desc(), f.link.peer,
-                        f.mem.remote_rx(index), f.mem.remote_key(), c);
+      [&]() -> ssize_t {
+        return list.more_follows ? route.post_more(false, buf, to, c, with_data, index)
+                                 : route.write(buf, to, c, with_data, index);
       },
       on, &list);
 }
 
-// Reads into an rx slot, or (both sides reading, when the rx slots are the peer's source)
-// into a tx slot, poisoned first under --verify.
-bool post_read(FabricSession& f, uint64_t index, const Handler& on, PostList& list,
-               bool into_tx = false) {
-  uint32_t slot = static_cast<uint32_t>(index % (into_tx ? f.mem.tx_slots() : f.mem.rx_slots()));
-  OpContext* c = f.cq.tx_pool.acquire(slot);
+// Reads the peer's rx slot of `index` into the route's local slot (rx slots; or, both sides
+// reading, when the rx slots are the peer's source, tx slots: `own_slot`), poisoned first
+// under --verify.
+template <typename On>
+bool post_read(FabricSession& f, const RmaRoute& route, uint64_t index, On&& on, PostList& list,
+               bool own_slot = false) {
   // Into tx slots: the context's own slot, so no read lands where one still in flight (a
   // provider may complete them out of order) is about to be checked.
-  if (into_tx) c->slot = slot = static_cast<uint32_t>(c->index % f.mem.tx_slots());
-  if (f.mem.verify && !(into_tx ? f.mem.poison_tx(slot) : f.mem.poison_rx(slot))) return false;
-  uint8_t* into = into_tx ? f.mem.tx(slot) : f.mem.rx(slot);
+  OpContext* c =
+      f.cq.context(f.cq.tx_pool, own_slot ? ContextPool::kOwnSlot : route.local_slot(index), on);
+  if (c == nullptr) return false;
+  if (own_slot) c->slot = route.local_slot(c->slot);
+  const uint32_t slot = c->slot;
+  if (f.mem.verify && !(own_slot ? f.mem.poison_tx(slot) : f.mem.poison_rx(slot))) return false;
+  uint8_t* into = route.local[slot];
+  const uint64_t from = route.remote_at(index);
   return f.cq.post(
       "fi_read",
-      [&] {
-        if (list.more_follows) {
-          return rma_more(f, true, into, f.mem.remote_rx(index), c, std::nullopt);
-        }
-        return fi_read(f.link.ep(), into, f.mem.msg_size, f.mem.desc(), f.link.peer,
-                       f.mem.remote_rx(index), f.mem.remote_key(), c);
+      [&]() -> ssize_t {
+        return list.more_follows ? route.post_more(true, into, from, c, false, 0)
+                                 : route.read(into, from, c);
       },
       on, &list);
 }
@@ -165,7 +215,8 @@ bool fill_tx(FabricSession& f) {
 
 // A side that only serves (the target of one-sided operations): completions keep flowing
 // until the client's end message.
-Result<nlohmann::json> serve(FabricSession& f, const Handler& on) {
+template <typename On>
+Result<nlohmann::json> serve(FabricSession& f, On&& on) {
   f.ctx.mark_start();
   auto msg = serve_until_peer_done(f, on);
   f.ctx.mark_end();
@@ -233,6 +284,17 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   RmaCounters counters;
   Handler on;
   on = rma_handler(f, run, counters, &on);
+  // The writer's own completions, inline in the window loop; the rest (remote data, the
+  // receives that carry it) through the handler above, which reposts them.
+  auto on_tx_first = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<OpContext*>(e.op_context);
+    if (c == nullptr || c->kind != OpKind::kTx) return on(e);
+    f.cq.tx_pool.release(c);
+    run.completed++;
+    run.last_completion_ns = f.cq.completion_ns();
+    return true;
+  };
+  const RmaRoute route(f, true);
   if (with_data && target) {
     // Providers in FI_RX_CQ_DATA mode deliver remote data through posted receives.
     for (uint32_t i = 0; i < f.cq.rx_pool.capacity(); ++i) {
@@ -243,16 +305,20 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     nlohmann::json peer;
     FP_RETURN_IF_ERROR(run_both_ways(
         f, window, run, f.mem.msg_size,
-        [&](uint64_t index, PostList& list) { return post_write(f, index, false, on, list); }, on,
-        &peer));
+        [&](uint64_t index, PostList& list) {
+          return post_write(f, route, index, false, on_tx_first, list);
+        },
+        on_tx_first, &peer));
     return check_written_slots(f, on, peer.value("sent", uint64_t{0}), false);
   }
   if (writing) {
     run.barrier = run.lists;  // the lists' start barrier (-b: both sides', above)
     FP_RETURN_IF_ERROR(run_window(
         f, window, run,
-        [&](uint64_t index, PostList& list) { return post_write(f, index, with_data, on, list); },
-        on));
+        [&](uint64_t index, PostList& list) {
+          return post_write(f, route, index, with_data, on_tx_first, list);
+        },
+        on_tx_first));
     uint64_t measured = run.measured(f.sync.warmup);
     ctx.stats.send_msgs = measured;
     ctx.stats.send_bytes = measured * f.mem.msg_size;
@@ -300,7 +366,8 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   FabricSession& f = **session;
   WindowRun run;
   run.lists = ctx.opts.bw_method == "lists";
-  Handler on = [&](const fi_cq_data_entry& e) {
+  const RmaRoute into_tx(f, true), into_rx(f, false);
+  auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
     f.cq.tx_pool.release(c);
@@ -314,7 +381,10 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
     // Both sides read the peer's rx slots (its pattern) into their own tx slots.
     return run_both_ways(
         f, window, run, f.mem.msg_size,
-        [&](uint64_t index, PostList& list) { return post_read(f, index, on, list, true); }, on);
+        [&](uint64_t index, PostList& list) {
+          return post_read(f, into_tx, index, on, list, true);
+        },
+        on);
   }
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
@@ -324,8 +394,8 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   }
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
-      f, window, run, [&](uint64_t index, PostList& list) { return post_read(f, index, on, list); },
-      on));
+      f, window, run,
+      [&](uint64_t index, PostList& list) { return post_read(f, into_rx, index, on, list); }, on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
@@ -346,7 +416,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   FabricSession& f = **session;
   if (!fill_tx(f)) return f.status();
   bool done_op = false;
-  Handler on = [&](const fi_cq_data_entry& e) {
+  auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
     f.cq.tx_pool.release(c);
@@ -362,16 +432,23 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   }
   ctx.latency.set_scale(1.0);
   uint64_t sent = 0;
+  const RmaRoute route(f, !read);  // reads land in rx slots, writes go from tx slots
+  // The sample starts with a clock read of its own, just before the post. Timed from the loop's
+  // t0 instead (read before its limit check), saving a read an operation, a 64-byte read over
+  // shm read 4% longer in alternating rounds (bench/README.md, "The RMA rows' own work").
   auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
     int64_t t0 = now_ns();
     PostList single;  // one operation at a time: no list
-    bool posted = read ? post_read(f, iter, on, single) : post_write(f, iter, false, on, single);
+    bool posted = read ? post_read(f, route, iter, on, single)
+                       : post_write(f, route, iter, false, on, single);
     if (!posted || !wait_for(
                        f, [&] { return done_op; }, on))
       return f.status();
     int64_t t1 = now_ns();
-    if (read && f.mem.verify && !f.mem.check_rx(f.mem.rx(0), f.mem.msg_size)) return f.status();
+    if (read && f.mem.verify &&
+        !f.mem.check_rx(route.local[route.local_slot(iter)], f.mem.msg_size))
+      return f.status();
     if (iter >= f.sync.warmup) {
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += f.mem.msg_size;

@@ -18,6 +18,7 @@
 #include "fabric/memory.h"
 #include "fabric/session_error.h"
 #include "fabric/session_needs.h"
+#include "fabric/slot_ring.h"
 #include "fabric/test_buffer.h"
 
 namespace fabperf {
@@ -134,7 +135,7 @@ class SessionMemory {
   // `slot` as a place among `count`: most posts name one already in range (a context's own
   // slot), and skip the division, which took a 64-bit divide on every address of every post
   // (an atomic post made two: bench/README.md, "rdm_atomic_bw over shm: fabperf's own work").
-  static size_t in_ring(size_t slot, size_t count) { return slot < count ? slot : slot % count; }
+  static size_t in_ring(size_t slot, size_t count) { return SlotRing::of(count).wrap(slot); }
 
   TestContext& ctx_;
   SessionError& error_;
