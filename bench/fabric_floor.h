@@ -17,12 +17,15 @@
 //   more=1        FI_MORE on every post of a refill but its last
 //   data=1        (write bw) writes carry remote CQ data and the target counts them
 //   warmup=N      operations before the measured phase (fabperf's --warmup, 10)
-//   target_gap=NS (one-sided bw) the target spins NS ns before each progress call
+//   target_gap=NS (one-sided) the target spins NS ns before each progress call
 //   client_work=NS (one-sided bw) the initiator spins NS ns on the clock after each post it
 //                 makes (two clock reads at least: about 50 ns on the 2-vCPU guest)
 //   client_spin=N (one-sided bw) N iterations of an empty loop after each post (0.3 ns each
 //                 on the 2-vCPU guest)
 //   refusal_clock=N (one-sided bw) N clock reads after each refused post
+//   sample_clock=1 (one-sided lat) each operation timed on its own, as fabperf's samples are:
+//                 the clock read before the post and after the completion, the mean of those
+//                 (the plain floor reads the clock every 16th operation, time over count)
 //   order=waw     ask for write-after-write ordering (tx msg_order FI_ORDER_WAW; fabperf asks
 //                 for none): libfabric 1.17's shm then leaves its fast RMA path (a
 //                 process_vm_writev per write) for commands its target copies
@@ -87,7 +90,8 @@ struct Config {
   uint64_t warmup = 10;
   uint64_t msg_order = 0;
   uint32_t refusal_clock = 0;
-  int64_t target_gap_ns = 0;   // one-sided bw: the target's wait between progress calls
+  bool sample_clock = false;
+  int64_t target_gap_ns = 0;   // one-sided: the target's wait between progress calls
   int64_t client_work_ns = 0;  // one-sided bw: the initiator's spin after each post
   uint32_t client_spin = 0;    // one-sided bw: empty loop iterations after each post
 };
@@ -133,6 +137,8 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
       c.msg_order = v == "waw" ? FI_ORDER_WAW : 0;
     else if (k == "refusal_clock")
       c.refusal_clock = std::strtoul(v.c_str(), nullptr, 10);
+    else if (k == "sample_clock")
+      c.sample_clock = v == "1";
     else if (k == "target_gap")
       c.target_gap_ns = std::strtoll(v.c_str(), nullptr, 10);
     else if (k == "client_work")
@@ -507,11 +513,19 @@ inline void post(Side& s, const char* what, Post&& op, On&& on) {
   }
 }
 
+// Spins for `ns` on the clock (the probes' stand-in for work between calls).
+inline void spin_ns(int64_t ns) {
+  const int64_t until = now_ns() + ns;
+  while (now_ns() < until) {
+  }
+}
+
 // A passive side (the target of one-sided operations, or a receiver): polls, handing every
 // completion to on(), until the client's record arrives on the control pair; returns it.
 template <typename On>
 inline uint64_t serve_until_word(Side& s, On&& on) {
   for (uint32_t polls = 1;; ++polls) {
+    if (s.cfg.target_gap_ns > 0) spin_ns(s.cfg.target_gap_ns);
     poll(s, on);
     if (polls % 1024 == 0 && waiting(s.ctl)) {
       uint64_t word = 0;
@@ -533,14 +547,6 @@ inline void close_side(Side& s) {
   if (s.info) fi_freeinfo(s.info);
 }
 
-// What the client reports: a latency (lat) or a bandwidth (bw), with the run's settings.
-// Spins for `ns` on the clock (the probes' stand-in for work between calls).
-inline void spin_ns(int64_t ns) {
-  const int64_t until = now_ns() + ns;
-  while (now_ns() < until) {
-  }
-}
-
 // `n` iterations of a loop the compiler keeps (one cycle or so each).
 inline void spin_iterations(uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) asm volatile("" : "+r"(i));
@@ -553,6 +559,7 @@ struct Result {
   uint64_t refused = 0;  // bw: posts the provider refused (-FI_EAGAIN)
 };
 
+// What the client reports: a latency (lat) or a bandwidth (bw), with the run's settings.
 inline void print(const Side& s, const Result& r, size_t window) {
   printf("{\"provider\": \"%s\", \"endpoint\": \"%s\", \"size\": %zu, ",
          s.info->fabric_attr->prov_name, s.cfg.ep_type == FI_EP_MSG ? "msg" : "rdm", s.cfg.size);
@@ -586,14 +593,16 @@ inline void one_sided_lat(Side& s, Post&& post_op) {
     return;
   }
   const int64_t limit = static_cast<int64_t>(s.cfg.seconds * 1e9);
-  int64_t start = 0, now = 0;
+  int64_t start = 0, now = 0, sampled = 0;
   uint64_t iters = 0;
   for (uint64_t i = 0;; ++i) {
     if (i == s.cfg.warmup) start = now_ns();
     done = false;
+    const int64_t t0 = s.cfg.sample_clock ? now_ns() : 0;
     post(
         s, "post", [&] { return post_op(i, &s.ctx[0]); }, on);
     while (!done) poll(s, on);
+    if (s.cfg.sample_clock && i >= s.cfg.warmup) sampled += now_ns() - t0;
     if (i >= s.cfg.warmup && (i - s.cfg.warmup) % 16 == 15) {
       now = now_ns();
       iters = i - s.cfg.warmup + 1;
@@ -603,7 +612,8 @@ inline void one_sided_lat(Side& s, Post&& post_op) {
   put(s.ctl, &word, sizeof word);
   Result r;
   r.ops = iters;
-  r.mean_ns = static_cast<double>(now - start) / static_cast<double>(iters);
+  r.mean_ns = static_cast<double>(s.cfg.sample_clock ? sampled : now - start) /
+              static_cast<double>(iters);
   print(s, r, 1);
 }
 
