@@ -23,6 +23,10 @@
 //   client_spin=N (one-sided bw) N iterations of an empty loop after each post (0.3 ns each
 //                 on the 2-vCPU guest)
 //   refusal_clock=N (one-sided bw) N clock reads after each refused post
+//   idle_thread=1 the client runs a second thread that only sleeps, as fabperf's client has
+//                 threads beside its loop (the stuck-call watch, the stall watchdog): while
+//                 a process's threads share one descriptor table, each system call on a
+//                 descriptor takes and drops a reference on its file (core/private_fds.h)
 //   sample_clock=1 (one-sided lat) each operation timed on its own, as fabperf's samples are:
 //                 the clock read before the post and after the completion, the mean of those
 //                 (the plain floor reads the clock every 16th operation, time over count)
@@ -56,6 +60,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "floor_pin.h"
@@ -91,6 +96,7 @@ struct Config {
   uint64_t msg_order = 0;
   uint32_t refusal_clock = 0;
   bool sample_clock = false;
+  bool idle_thread = false;
   int64_t target_gap_ns = 0;   // one-sided: the target's wait between progress calls
   int64_t client_work_ns = 0;  // one-sided bw: the initiator's spin after each post
   uint32_t client_spin = 0;    // one-sided bw: empty loop iterations after each post
@@ -139,6 +145,8 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
       c.refusal_clock = std::strtoul(v.c_str(), nullptr, 10);
     else if (k == "sample_clock")
       c.sample_clock = v == "1";
+    else if (k == "idle_thread")
+      c.idle_thread = v == "1";
     else if (k == "target_gap")
       c.target_gap_ns = std::strtoll(v.c_str(), nullptr, 10);
     else if (k == "client_work")
@@ -749,6 +757,11 @@ inline int run_pair(const Config& cfg, uint64_t caps, Run&& run) {
   s.ctl = s.client ? pair[0] : pair[1];
   close(s.client ? pair[1] : pair[0]);
   pin(s.client ? cfg.cpu_client : cfg.cpu_server);
+  if (s.client && cfg.idle_thread) {
+    std::thread([] {
+      for (;;) sleep(3600);
+    }).detach();
+  }
   run(s);
   close_side(s);
   if (!s.client) _exit(0);
