@@ -620,8 +620,8 @@ inline void one_sided_lat(Side& s, Post&& post_op) {
   put(s.ctl, &word, sizeof word);
   Result r;
   r.ops = iters;
-  r.mean_ns = static_cast<double>(s.cfg.sample_clock ? sampled : now - start) /
-              static_cast<double>(iters);
+  r.mean_ns =
+      static_cast<double>(s.cfg.sample_clock ? sampled : now - start) / static_cast<double>(iters);
   print(s, r, 1);
 }
 
