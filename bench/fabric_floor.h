@@ -24,7 +24,7 @@
 //                 on the 2-vCPU guest)
 //   refusal_clock=N (one-sided bw) N clock reads after each refused post
 //   idle_thread=1 the client runs a second thread that only sleeps, as fabperf's client has
-//                 threads beside its loop (the stuck-call watch, the stall watchdog): while
+//                 threads beside its loop (the signal thread, the stuck-call watch): while
 //                 a process's threads share one descriptor table, each system call on a
 //                 descriptor takes and drops a reference on its file (core/private_fds.h)
 //   sample_clock=1 (one-sided lat) each operation timed on its own, as fabperf's samples are:
