@@ -109,15 +109,9 @@ struct AtomicRoute {
     fi_ioc result{s.result, 1};
     fi_rma_ioc target{s.target, 1, key};
     fi_msg_atomic msg{};
-    msg.msg_iov = &operand;
-    msg.desc = &d;
-    msg.iov_count = 1;
-    msg.addr = peer;
-    msg.rma_iov = &target;
-    msg.rma_iov_count = 1;
+    address_one_sided_msg(msg, &operand, &d, peer, &target, c);
     msg.datatype = type;
     msg.op = op;
-    msg.context = c;
     switch (form) {
       case AtomicForm::kBase:
         return fi_atomicmsg(ep, &msg, more_flags);
@@ -192,10 +186,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   run.lists = ctx.opts.bw_method == "lists";
   auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
-    if (c == nullptr) return true;
-    f.cq.tx_pool.release(c);
-    run.completed++;
-    run.last_completion_ns = f.cq.completion_ns();
+    if (c != nullptr) tx_completed(f, run, c);
     return true;
   };
   // Operands that never change are written into every slot once, not before every post: over

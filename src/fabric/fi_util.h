@@ -38,6 +38,21 @@ struct InfoDeleter {
 };
 using InfoPtr = std::unique_ptr<fi_info, InfoDeleter>;
 
+// What every one-sided *msg post (fi_writemsg, fi_readmsg, fi_atomicmsg and the fetching
+// forms) addresses alike, with one local and one remote vector: fi_msg_rma and fi_msg_atomic
+// name these fields the same.
+template <typename Msg, typename Local, typename Remote>
+void address_one_sided_msg(Msg& msg, Local* local, void** desc, fi_addr_t peer, Remote* remote,
+                           void* context) {
+  msg.msg_iov = local;
+  msg.desc = desc;
+  msg.iov_count = 1;
+  msg.addr = peer;
+  msg.rma_iov = remote;
+  msg.rma_iov_count = 1;
+  msg.context = context;
+}
+
 // A copy of one entry, cut from its list.
 InfoPtr dup_one_info(const fi_info* info);
 

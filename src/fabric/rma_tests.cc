@@ -65,9 +65,7 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
   return [&f, &run, &counters, self](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c != nullptr && c->kind == OpKind::kTx) {
-      f.cq.tx_pool.release(c);
-      run.completed++;
-      run.last_completion_ns = f.cq.completion_ns();
+      tx_completed(f, run, c);
       return true;
     }
     if (c != nullptr) f.cq.rx_pool.release(c);
@@ -132,13 +130,7 @@ struct RmaRoute {
     void* d = desc;
     fi_rma_iov rma{remote_addr, size, key};
     fi_msg_rma msg{};
-    msg.msg_iov = &iov;
-    msg.desc = &d;
-    msg.iov_count = 1;
-    msg.addr = peer;
-    msg.rma_iov = &rma;
-    msg.rma_iov_count = 1;
-    msg.context = c;
+    address_one_sided_msg(msg, &iov, &d, peer, &rma, c);
     uint64_t flags = more_flags;
     if (with_data) {
       msg.data = data;
@@ -289,9 +281,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   auto on_tx_first = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr || c->kind != OpKind::kTx) return on(e);
-    f.cq.tx_pool.release(c);
-    run.completed++;
-    run.last_completion_ns = f.cq.completion_ns();
+    tx_completed(f, run, c);
     return true;
   };
   const RmaRoute route(f, true);
@@ -366,13 +356,12 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   FabricSession& f = **session;
   WindowRun run;
   run.lists = ctx.opts.bw_method == "lists";
-  const RmaRoute into_tx(f, true), into_rx(f, false);
+  // Reads land in rx slots; both sides reading, in tx slots (the rx slots are the peer's source).
+  const RmaRoute route(f, bidirectional);
   auto on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
-    f.cq.tx_pool.release(c);
-    run.completed++;
-    run.last_completion_ns = f.cq.completion_ns();
+    tx_completed(f, run, c);
     const uint8_t* landed = bidirectional ? f.mem.tx(c->slot) : f.mem.rx(c->slot);
     if (f.mem.verify && !f.mem.check_rx(landed, f.mem.msg_size)) return false;
     return true;
@@ -381,9 +370,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
     // Both sides read the peer's rx slots (its pattern) into their own tx slots.
     return run_both_ways(
         f, window, run, f.mem.msg_size,
-        [&](uint64_t index, PostList& list) {
-          return post_read(f, into_tx, index, on, list, true);
-        },
+        [&](uint64_t index, PostList& list) { return post_read(f, route, index, on, list, true); },
         on);
   }
   if (ctx.role == Role::kServer) {
@@ -395,7 +382,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
       f, window, run,
-      [&](uint64_t index, PostList& list) { return post_read(f, into_rx, index, on, list); }, on));
+      [&](uint64_t index, PostList& list) { return post_read(f, route, index, on, list); }, on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;

@@ -152,6 +152,14 @@ struct WindowRun {
   }
 };
 
+// One of a windowed run's own operations completed: its context freed, counted, and timed
+// with the completion batch's clock (the bandwidth tests' handlers).
+inline void tx_completed(FabricSession& f, WindowRun& run, OpContext* c) {
+  f.cq.tx_pool.release(c);
+  run.completed++;
+  run.last_completion_ns = f.cq.completion_ns();
+}
+
 // What is in flight when the run ends has to drain before the run is over: at most this much
 // of it, at the rate completions have come so far. A deep window on a slow provider ran for
 // seconds past -t otherwise (udp;ofi_rxd at ~8 MB/s: 1024 x 64 KiB is 8 s, and the server's
