@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/text.h"
 #include "core/units.h"
 
 namespace fabperf {
@@ -172,6 +173,14 @@ Result<OptionValue> parse_option_value(const OptionSpec& spec, std::string_view 
     }
     case OptType::kString: {
       if (text.size() > 4096) return Status::usage(who + ": value too long");
+      // A run option crosses the wire and may reach the peer's terminal or log: terminal
+      // controls and bytes that are not UTF-8 are refused here, on the command line and from a
+      // peer alike (the server refuses what the client would have let through otherwise), and
+      // shown escaped (core/text.h printable).
+      if (spec.is_run_option() && printable(text, text.size()) != text) {
+        return Status::usage(
+            who + " holds control characters or bytes that are not UTF-8: " + printable(text, 64));
+      }
       std::string value(text);
       if (!spec.choices.empty() && !value.empty()) {
         auto it = std::find_if(spec.choices.begin(), spec.choices.end(),

@@ -32,15 +32,7 @@ Result<RunOptions> run_options_from_json(const nlohmann::json& j) {
       return Status::failed("parameter " + name + " has the wrong type");
     }
     if (value.is_string()) {
-      text = value.get<std::string>();
-      // What a peer sends may reach a terminal or a log: terminal controls and bytes that are
-      // not UTF-8 are refused here, and escaped wherever shown (core/text.h printable).
-      if (printable(text, text.size()) != text) {
-        return Status::failed("parameter " + name +
-                              " holds control characters or bytes that are "
-                              "not UTF-8: " +
-                              printable(text, 64));
-      }
+      text = value.get<std::string>();  // controls and non-UTF-8 bytes: parse_option_value
     } else if (value.is_boolean()) {
       text = value.get<bool>() ? "1" : "0";
     } else if (value.is_number_unsigned() || value.is_number_integer()) {

@@ -182,6 +182,24 @@ TEST(CommandLine, HelpTakesATopic) {
   EXPECT_EQ(cl->help_topic, "tests");
 }
 
+// A run option crosses the wire, and the server refuses terminal controls and bytes that are
+// not UTF-8 in it: the client refuses them first, by name, rather than send a run the server
+// must turn away (the command-line fuzzer found "-sr" with a stray 0xd3 byte).
+TEST(CommandLine, RunOptionTextThatIsNotPrintableIsRefused) {
+  for (const char* bad : {"mms-p\xd3g", "\x1b[2Jx", "a\nb"}) {
+    auto cl = parse({"node1", "-sr", bad, "udp_bw"});
+    ASSERT_FALSE(cl.ok()) << bad;
+    EXPECT_NE(cl.status().message().find("-sr holds control characters or bytes that are not "
+                                         "UTF-8"),
+              std::string::npos)
+        << cl.status().message();
+    EXPECT_EQ(cl.status().message().find('\x1b'), std::string::npos);
+  }
+  EXPECT_TRUE(parse({"node1", "-sr", "caf\xc3\xa9", "udp_bw"}).ok());  // UTF-8 is text
+  // A program option (a local file name) is the user's own and not sent: left as typed.
+  EXPECT_TRUE(parse({"node1", "--json", "out\xd3.json", "udp_bw"}).ok());
+}
+
 TEST(RunOptionsJson, RoundTripAndRejection) {
   auto params = resolve_run(*all_tests().find("tcp_lat"), {}, {}, Dialect::kQperf, nullptr);
   ASSERT_TRUE(params.ok());
