@@ -35,6 +35,11 @@ bool take_private_fds(std::vector<int> keep) {
   return true;
 }
 
+bool take_fd_table_copy() {
+  if (close_fds(UINT_MAX, UINT_MAX) != 0) return false;  // drop_private_fds needs close_range
+  return unshare(CLONE_FILES) == 0;
+}
+
 void drop_private_fds() { close_fds(STDERR_FILENO + 1, UINT_MAX); }
 
 }  // namespace fabperf

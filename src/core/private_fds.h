@@ -24,6 +24,14 @@ namespace fabperf {
 // having changed nothing, where the kernel has no close_range (Linux < 5.9) or unshare fails.
 bool take_private_fds(std::vector<int> keep);
 
+// take_fd_table_copy: gives the calling thread a copy of the whole table and closes nothing:
+// for a thread that stands beside a measuring loop (the signal thread, the stuck-call watch)
+// and steps off its table so that the loop's calls borrow their files, but may still need any
+// descriptor open when it stepped off. What other threads open afterwards is not in the copy;
+// what they close stays open in it until the copy is dropped. Returns false, having changed
+// nothing, as take_private_fds does.
+bool take_fd_table_copy();
+
 // Closes the copy's descriptors above stderr. Call it last on a thread that took a private
 // table, so its copies are gone before a join on it returns: an exiting thread wakes its
 // joiner before the kernel releases its table.

@@ -17,7 +17,9 @@ class StuckCallWatch {
   // Once the owner has been inside one call (enter() without leave(), and no other call
   // finished meanwhile) for `limit_s`, `on_stuck` runs on the watch's thread, while the owner
   // is held: should the call ever return, leave() waits until on_stuck is over (it is meant
-  // to end the process: write what there is, then _exit).
+  // to end the process: write what there is, then _exit). The watch's thread runs on a copy
+  // of the descriptor table (core/private_fds.h take_fd_table_copy): on_stuck may use only
+  // descriptors open when the watch was made.
   StuckCallWatch(double limit_s, std::function<void()> on_stuck);
   ~StuckCallWatch();
   StuckCallWatch(const StuckCallWatch&) = delete;
@@ -56,6 +58,7 @@ class StuckCallWatch {
   std::atomic<bool> taking_over_{false};
   std::mutex mu_;
   std::condition_variable wake_;
+  bool started_ = false;  // the watch's thread is off the owner's descriptor table
   bool stop_ = false;
   std::thread thread_;
 };

@@ -29,6 +29,7 @@ void Completions::spin_for_good() {
 
 void Completions::watch_calls() {
   if (ctx_.role != Role::kClient || !ctx_.on_stuck) return;
+  signals_off_table_.emplace();
   stuck_watch_ = std::make_unique<StuckCallWatch>(ctx_.timeout_s(), ctx_.on_stuck);
   stuck_after_ = environment().test_stuck_call_after;
 }

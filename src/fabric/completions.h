@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/signals.h"
 #include "core/status.h"
 #include "engine/stuck_call_watch.h"
 #include "engine/test_context.h"
@@ -85,6 +87,8 @@ class Completions {
   Completions& operator=(const Completions&) = delete;
 
   // The client's watch on its calls into the provider (review N4), where the run has one.
+  // Its thread and the signal thread leave the loop's descriptor table while the session
+  // lives (core/signals.h SignalsOffTable): the loop is then alone on it, as the floor is.
   void watch_calls();
   // The endpoint whose queues this engine serves, its windows (no deeper than the provider's
   // queues: a deeper one never fills) and the time the session came up.
@@ -216,6 +220,7 @@ class Completions {
   // A client's watch on its calls into the provider (review N4: a client spun for minutes in
   // fi_write on the lock of a server's killed session process).
   std::unique_ptr<StuckCallWatch> stuck_watch_;
+  std::optional<SignalsOffTable> signals_off_table_;
   uint64_t stuck_after_ = 0;
   int64_t last_progress_ns_ = 0;
   int64_t batch_ns_ = 0;           // completion_ns() of the batch progress() hands out

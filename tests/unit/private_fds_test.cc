@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <future>
+#include <memory>
 #include <thread>
 
 #include "socket_pair.h"
@@ -97,6 +98,43 @@ TEST(PrivateFds, DescriptorsBelowStderrAndDuplicatesInKeepAreHarmless) {
   }).join();
   EXPECT_TRUE(took);
   EXPECT_TRUE(open_after);
+}
+
+// The signal thread and the stuck-call watch step off a loop's table this way: they keep
+// what was open (a callback may need it), miss what opens later, and hold a socket the process
+// closes open until they drop the copy.
+TEST(PrivateFds, ATableCopyKeepsWhatWasOpenMissesWhatOpensLaterAndDropsAtTheEnd) {
+  auto before = std::make_unique<SocketPair>();
+  int later_fd = -1;
+  bool took = false, before_open = false, later_open = true;
+  std::promise<void> copied, opened, closed, dropped;
+  std::thread t([&] {
+    took = take_fd_table_copy();
+    before_open = open_here(before->a);
+    copied.set_value();
+    opened.get_future().wait();
+    later_open = open_here(later_fd);
+    closed.get_future().wait();
+    drop_private_fds();
+    dropped.set_value();
+  });
+  copied.get_future().wait();
+  SocketPair later;
+  later_fd = later.a;
+  opened.set_value();
+  // The process closes its end; the copy holds it open until dropped.
+  close(before->a);
+  before->a = -1;
+  pollfd p{before->b, POLLIN, 0};
+  EXPECT_EQ(poll(&p, 1, 100), 0) << "the copy did not hold the socket open";
+  closed.set_value();
+  dropped.get_future().wait();
+  EXPECT_TRUE(sees_eof(before->b)) << "drop_private_fds left the copy's socket open";
+  t.join();
+  ASSERT_TRUE(took);
+  EXPECT_TRUE(before_open);
+  EXPECT_FALSE(later_open) << "a descriptor opened after the copy showed in it";
+  EXPECT_TRUE(open_here(later.a));
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "socket_pair.h"
+#include "thread_tables.h"
 
 namespace fabperf {
 namespace {
@@ -64,6 +66,21 @@ TEST(StuckCallWatch, AnOwnerOutsideAnyCallIsNeverTakenOver) {
     std::this_thread::sleep_for(std::chrono::milliseconds(800));  // 4 limits, nothing inside
   }
   EXPECT_FALSE(stuck.load()) << "an owner between calls was taken for stuck";
+}
+
+// The owner (a fabric client's loop) is alone on its descriptor table while the watch runs,
+// so its calls borrow their files; the watch keeps what was open when it began (on_stuck
+// writes the run's results through it).
+TEST(StuckCallWatch, ItsThreadLeavesTheOwnersDescriptorTable) {
+  SocketPair before;
+  const std::set<pid_t> threads = process_threads();
+  StuckCallWatch watch(60, [] {});
+  const pid_t watcher = new_thread(threads, process_threads());
+  ASSERT_NE(watcher, -1) << "the watch's thread was not found";
+  SocketPair after;
+  EXPECT_TRUE(open_in_thread(watcher, before.a));
+  EXPECT_FALSE(open_in_thread(watcher, after.a)) << "the watch shares its owner's table";
+  EXPECT_TRUE(open_in_thread(static_cast<pid_t>(gettid()), after.a));
 }
 
 }  // namespace
