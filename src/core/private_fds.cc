@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <future>
+#include <utility>
 
 namespace fabperf {
 namespace {
@@ -38,6 +40,20 @@ bool take_private_fds(std::vector<int> keep) {
 bool take_fd_table_copy() {
   if (close_fds(UINT_MAX, UINT_MAX) != 0) return false;  // drop_private_fds needs close_range
   return unshare(CLONE_FILES) == 0;
+}
+
+std::thread start_thread_off_table(std::function<void()> body) {
+  std::promise<void> off;
+  std::future<void> taken = off.get_future();
+  // The thread owns the promise: the caller may return while set_value is still finishing.
+  std::thread thread([off = std::move(off), body = std::move(body)]() mutable {
+    const bool copied = take_fd_table_copy();
+    off.set_value();
+    body();
+    if (copied) drop_private_fds();  // closed before a join returns
+  });
+  taken.wait();
+  return thread;
 }
 
 void drop_private_fds() { close_fds(STDERR_FILENO + 1, UINT_MAX); }

@@ -1,6 +1,8 @@
 // A measuring thread's own descriptor table.
 #pragma once
 
+#include <functional>
+#include <thread>
 #include <vector>
 
 namespace fabperf {
@@ -31,6 +33,12 @@ bool take_private_fds(std::vector<int> keep);
 // what they close stays open in it until the copy is dropped. Returns false, having changed
 // nothing, as take_private_fds does.
 bool take_fd_table_copy();
+
+// Starts `body` on a new thread that first takes a copy of the table (take_fd_table_copy) and
+// drops it (drop_private_fds) once `body` returns; returns once the copy is taken, so the
+// caller's next calls already borrow their files. Where no copy can be taken, `body` runs on
+// the shared table.
+std::thread start_thread_off_table(std::function<void()> body);
 
 // Closes the copy's descriptors above stderr. Call it last on a thread that took a private
 // table, so its copies are gone before a join on it returns: an exiting thread wakes its

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -41,12 +40,11 @@ sigset_t owned_signals() {
 // One signal thread: on the process's descriptor table, or on a copy of it (SignalsOffTable).
 class SignalThread {
  public:
-  explicit SignalThread(bool own_table) : own_table_(own_table) {
-    thread_ = std::thread([this] { loop(); });
-    // Off the table before the caller goes on: its next calls borrow their files.
-    std::unique_lock<std::mutex> lock(mu_);
-    started_cv_.wait(lock, [this] { return started_; });
-  }
+  // Off the table (SignalsOffTable) before the caller goes on: its next calls borrow their
+  // files.
+  explicit SignalThread(bool own_table)
+      : thread_(own_table ? start_thread_off_table([this] { loop(); })
+                          : std::thread([this] { loop(); })) {}
   // Ends the thread once it has run any callbacks it is in.
   void retire() {
     retired_.store(true);
@@ -56,12 +54,6 @@ class SignalThread {
 
  private:
   void loop() {
-    const bool copied = own_table_ && take_fd_table_copy();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      started_ = true;
-    }
-    started_cv_.notify_all();
     sigset_t set = owned_signals();
     for (;;) {
       int sig = 0;
@@ -79,17 +71,10 @@ class SignalThread {
       }
       for (auto& [id, fn] : to_run) fn();
     }
-    // The copy's files closed before the join returns (an exiting thread wakes its joiner
-    // before the kernel releases its table).
-    if (copied) drop_private_fds();
   }
 
-  const bool own_table_;
-  std::mutex mu_;
-  std::condition_variable started_cv_;
-  bool started_ = false;
   std::atomic<bool> retired_{false};
-  std::thread thread_;
+  std::thread thread_;  // last: it runs loop(), which reads the members above
 };
 
 // The thread taking the signals now; never destroyed while running (a process ends with it).

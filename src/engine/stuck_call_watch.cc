@@ -15,20 +15,9 @@ int64_t StuckCallWatch::period_ns(int64_t limit_ns) {
 
 StuckCallWatch::StuckCallWatch(double limit_s, std::function<void()> on_stuck)
     : limit_ns_(static_cast<int64_t>(limit_s * 1e9)), on_stuck_(std::move(on_stuck)) {
-  thread_ = std::thread([this] {
-    // Off the owner's descriptor table (take_fd_table_copy), so that the owner's calls
-    // borrow their files; on_stuck still has every descriptor open when the watch began.
-    const bool copied = take_fd_table_copy();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      started_ = true;
-    }
-    wake_.notify_all();
-    watch();
-    if (copied) drop_private_fds();  // closed before the join returns
-  });
-  std::unique_lock<std::mutex> lock(mu_);
-  wake_.wait(lock, [this] { return started_; });
+  // Off the owner's descriptor table, so that the owner's calls borrow their files;
+  // on_stuck still has every descriptor open when the watch began.
+  thread_ = start_thread_off_table([this] { watch(); });
 }
 
 StuckCallWatch::~StuckCallWatch() {

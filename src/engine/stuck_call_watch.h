@@ -58,7 +58,6 @@ class StuckCallWatch {
   std::atomic<bool> taking_over_{false};
   std::mutex mu_;
   std::condition_variable wake_;
-  bool started_ = false;  // the watch's thread is off the owner's descriptor table
   bool stop_ = false;
   std::thread thread_;
 };

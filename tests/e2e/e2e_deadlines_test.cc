@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "e2e_util.h"
 #include "fabric/provider.h"
 #include "session_child_util.h"
+#include "thread_tables.h"
 
 namespace fabperf::testing {
 namespace {
@@ -180,43 +182,21 @@ TEST(E2eDeadlines, AClientStuckInItsProviderWritesItsResultsAndExits) {
   }()) << "the client's shm region was left behind";
 }
 
-// The descriptor numbers open in thread `tid` of process `pid` ("" when it cannot be read:
-// the thread has ended).
-std::string fd_list(pid_t pid, const std::string& tid) {
-  std::vector<int> fds;
-  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + tid + "/fd";
-  DIR* d = opendir(path.c_str());
-  if (d == nullptr) return "";
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] != '.') fds.push_back(std::atoi(e->d_name));
-  }
-  closedir(d);
-  std::sort(fds.begin(), fds.end());
-  std::string out;
-  for (int fd : fds) out += std::to_string(fd) + " ";
-  return out;
-}
-
 // Whether the main thread of `pid` (a fabric client's loop) is alone on its descriptor table
 // while other threads run: each of at least `others` other threads lists other descriptors
 // (a thread on the same table lists the same ones).
 bool loop_alone_on_its_table(pid_t pid, size_t others) {
-  const std::string mine = fd_list(pid, std::to_string(pid));
+  const std::set<int> mine = thread_fds(pid, pid);
   if (mine.empty()) return false;
   size_t apart = 0;
-  DIR* d = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
-  if (d == nullptr) return false;
-  bool shared = false;
-  while (dirent* e = readdir(d)) {
-    const std::string tid = e->d_name;
-    if (tid[0] == '.' || tid == std::to_string(pid)) continue;
-    const std::string theirs = fd_list(pid, tid);
-    if (theirs.empty()) continue;
-    if (theirs == mine) shared = true;
+  for (pid_t tid : process_threads(pid)) {
+    if (tid == pid) continue;
+    const std::set<int> theirs = thread_fds(pid, tid);
+    if (theirs.empty()) continue;  // ended meanwhile
+    if (theirs == mine) return false;
     ++apart;
   }
-  closedir(d);
-  return !shared && apart >= others;
+  return apart >= others;
 }
 
 // The fabric client's loop is alone on its descriptor table while it measures, as the bare

@@ -1,5 +1,5 @@
-// Unit-test support: a process's threads and what each one's descriptor table holds, read from
-// /proc/self/task (a thread that left the process's table shows its own there).
+// Test support: a process's threads and what each one's descriptor table holds, read from
+// /proc/PID/task (a thread that left the process's table shows its own there).
 #pragma once
 
 #include <dirent.h>
@@ -12,15 +12,27 @@
 
 namespace fabperf {
 
-inline std::set<pid_t> process_threads() {
-  std::set<pid_t> out;
-  DIR* dir = opendir("/proc/self/task");
+// The names in a /proc directory that are numbers: thread ids, descriptors ({} when the
+// directory cannot be read: the process or thread has ended).
+inline std::set<int> proc_numbers(const std::string& dir_path) {
+  std::set<int> out;
+  DIR* dir = opendir(dir_path.c_str());
   if (dir == nullptr) return out;
   while (dirent* e = readdir(dir)) {
-    if (e->d_name[0] != '.') out.insert(static_cast<pid_t>(std::atoi(e->d_name)));
+    if (e->d_name[0] != '.') out.insert(std::atoi(e->d_name));
   }
   closedir(dir);
   return out;
+}
+
+// The threads of process `pid` (this process by default).
+inline std::set<pid_t> process_threads(pid_t pid = getpid()) {
+  return proc_numbers("/proc/" + std::to_string(pid) + "/task");
+}
+
+// The descriptors open in thread `tid` of process `pid`.
+inline std::set<int> thread_fds(pid_t pid, pid_t tid) {
+  return proc_numbers("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/fd");
 }
 
 // The one thread in `after` and not in `before`; -1 unless there is exactly one.
