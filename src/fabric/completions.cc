@@ -12,6 +12,7 @@ void ContextPool::init(OpKind kind, size_t count) {
   free_.assign(count, 0);
   capacity_ = count;
   free_count_ = count;
+  peak_ = 0;
   // Taken from the back: context 0 first.
   for (size_t i = 0; i < count; ++i) {
     contexts_[i].kind = kind;

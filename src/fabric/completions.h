@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/clock.h"
@@ -58,22 +59,29 @@ class ContextPool {
   }
   size_t in_flight() const { return capacity_ - free_count_; }
   size_t capacity() const { return capacity_; }
+  // The most contexts in flight at once (JSON in_flight_max): noted where the count may be at
+  // a peak, before completions release any (Completions::progress), not on every acquire.
+  void note_peak() {
+    if (in_flight() > peak_) peak_ = in_flight();
+  }
+  size_t peak() const { return peak_; }
 
  private:
   std::vector<OpContext> contexts_;
   std::vector<uint32_t> free_;  // free_[0, free_count_) are free
   size_t free_count_ = 0;
   size_t capacity_ = 0;
+  size_t peak_ = 0;
 };
 
 // One post's place in a --bw_method list, between run_window and the post function it calls
-// (and Completions::post, which the post function hands it to). run_window says whether
-// another operation of the same list follows this one at once: then the post may carry
-// FI_MORE and leave the doorbell to the list's last, as the originals ring once a list. The
-// post function says whether its post did carry FI_MORE: run_window counts a doorbell for
-// each post that did not. A refused post (-FI_EAGAIN) rings: post() drops more_follows
-// before the retry, and sets more_sent from it once the post goes through. Posts outside a
-// list leave it as it starts, neither set.
+// (and Completions::post, which the post function hands it to). Posts outside a list have
+// none (nullptr): then the post function's FI_MORE form is never looked at, and the window
+// loop for streams is compiled without it. run_window says whether another operation of the
+// same list follows this one at once: then the post may carry FI_MORE and leave the doorbell
+// to the list's last, as the originals ring once a list. Completions::post says whether the
+// post that went through did carry FI_MORE: run_window counts a doorbell for each post that
+// did not. A refused post (-FI_EAGAIN) rings: post() drops more_follows before the retry.
 struct PostList {
   bool more_follows = false;  // in: this post may carry FI_MORE
   bool more_sent = false;     // out: the post that went through carried FI_MORE
@@ -117,6 +125,7 @@ class Completions {
   template <typename Fn>
   bool progress(Fn&& fn, int slice_ms) {
     fi_cq_data_entry entries[kCqBatch];
+    tx_pool.note_peak();  // only completions lower it, and they come from here
     ssize_t n = watched([&] { return endpoint_->wait(entries, kCqBatch, slice_ms); });
     if (n < 0) {
       if (n == -FI_EAVAIL && endpoint_->discard_canceled()) return true;
@@ -136,43 +145,31 @@ class Completions {
     if (batch_ns_ == 0) batch_ns_ = now_ns();
     return batch_ns_;
   }
-  // Runs post() until the provider accepts it, progressing through fn while it says EAGAIN.
-  // A post of a --bw_method list hands its `list`: once refused, the retry must not carry
-  // FI_MORE (it rings the doorbell), so its more_follows is dropped; post_op must carry
-  // FI_MORE exactly where list->more_follows says, and more_sent says whether it did.
+  // Runs post_op until the provider accepts it, progressing through fn while it says EAGAIN.
+  // post_op takes whether this post may carry FI_MORE (a --bw_method list's `list` says; false
+  // outside a list, with list nullptr), or nothing where it never does. Once refused, the
+  // retry must not carry FI_MORE (it rings the doorbell): list->more_follows is dropped, and
+  // list->more_sent says whether the post that went through carried it. The post that goes
+  // through at once is inline; a refused one retries out of line, so the test's post function
+  // stays small enough to inline into the window loop (bench/README.md, "The window loop's
+  // own work").
   template <typename Post, typename Fn>
-  bool post(const char* what, Post&& post_op, Fn&& fn, PostList* list = nullptr) {
-    bool refused = false;
-    while (true) {
-      ssize_t ret = watched(post_op);
-      if (ret == 0) {
-        // The post function posts with FI_MORE exactly where more_follows says it may. Stored
-        // only where it changes: outside a list both stay unset, and a post's own stores
-        // cost where the provider serializes posts (bench/README.md, "rdm_atomic_bw over shm:
-        // fabperf's own work").
-        if (list != nullptr && list->more_sent != list->more_follows) {
-          list->more_sent = list->more_follows;
-        }
-        return true;
-      }
-      if (ret != -FI_EAGAIN) return error_.fail(fi_status(what, ret));
-      if (!refused && tx_pool.in_flight() > 1) ++posts_refused;
-      refused = true;
-      if (list != nullptr) list->more_follows = false;
-      if (!progress(fn, 0)) return false;
-      // A post refused again and again must not outlive the peer or the deadline.
-      int64_t now = now_ns();
-      if (!not_stalled(now) || !sync_.while_refused(now)) return false;
+  [[gnu::always_inline]] bool post(const char* what, Post&& post_op, Fn&& fn,
+                                   PostList* list = nullptr) {
+    const ssize_t ret = watched([&] { return call_post(post_op, list); });
+    if (ret != 0) [[unlikely]] {
+      return post_refused(what, ret, post_op, fn, list);
     }
+    if (list != nullptr) list->more_sent = list->more_follows;
+    return true;
   }
   // An operation's context from `pool`, progressing through fn until one is free; nullptr
   // (the session's error set) when progress fails.
   template <typename Fn>
-  OpContext* context(ContextPool& pool, uint32_t slot, Fn&& fn) {
+  [[gnu::always_inline]] OpContext* context(ContextPool& pool, uint32_t slot, Fn&& fn) {
     OpContext* c = pool.acquire(slot);
-    while (c == nullptr) {
-      if (!progress(fn, 0)) return nullptr;
-      c = pool.acquire(slot);
+    if (c == nullptr) [[unlikely]] {
+      return wait_for_context(pool, slot, fn);
     }
     return c;
   }
@@ -194,12 +191,13 @@ class Completions {
 
   // A call into the provider, under the client's stuck-call watch where there is one.
   template <typename Call>
-  ssize_t watched(Call&& call) {
-    if (!stuck_watch_) return call();
-    stuck_watch_->enter();
+  [[gnu::always_inline]] ssize_t watched(Call&& call) {
+    StuckCallWatch* const watch = stuck_watch_.get();  // in a register across the call
+    if (watch == nullptr) return call();
+    watch->enter();
     if (stuck_after_ > 0 && --stuck_after_ == 0) spin_for_good();
     ssize_t n = call();
-    stuck_watch_->leave();
+    watch->leave();
     return n;
   }
   // The watch around calls that are not posts (closing may block on a dead peer as a post
@@ -207,6 +205,45 @@ class Completions {
   StuckCallWatch* call_watch() const { return stuck_watch_.get(); }
 
  private:
+  template <typename Post>
+  [[gnu::always_inline]] static ssize_t call_post(Post& post_op, const PostList* list) {
+    if constexpr (std::is_invocable_v<Post&, bool>) {
+      return post_op(list != nullptr && list->more_follows);
+    } else {
+      return post_op();
+    }
+  }
+  // post()'s refused post (first result `ret`): retried, with progress between, until the
+  // provider takes it, the peer or the deadline ends the run, or the provider fails it.
+  template <typename Post, typename Fn>
+  [[gnu::noinline]] bool post_refused(const char* what, ssize_t ret, Post& post_op, Fn& fn,
+                                      PostList* list) {
+    bool counted = false;
+    while (ret != 0) {
+      if (ret != -FI_EAGAIN) return error_.fail(fi_status(what, ret));
+      if (!counted && tx_pool.in_flight() > 1) ++posts_refused;
+      counted = true;
+      if (list != nullptr) list->more_follows = false;
+      if (!progress(fn, 0)) return false;
+      // A post refused again and again must not outlive the peer or the deadline.
+      int64_t now = now_ns();
+      if (!not_stalled(now) || !sync_.while_refused(now)) return false;
+      ret = watched([&] { return call_post(post_op, list); });
+    }
+    if (list != nullptr) list->more_sent = list->more_follows;
+    return true;
+  }
+  // context()'s wait: progress until `pool` has a free context.
+  template <typename Fn>
+  [[gnu::noinline]] OpContext* wait_for_context(ContextPool& pool, uint32_t slot, Fn& fn) {
+    OpContext* c = nullptr;
+    while (c == nullptr) {
+      if (!progress(fn, 0)) return nullptr;
+      c = pool.acquire(slot);
+    }
+    return c;
+  }
+
   // Test hook (tests/e2e/e2e_deadlines_test.cc): FABPERF_TEST_STUCK_CALL_AFTER=N makes the
   // client's Nth watched provider call spin for good, as libfabric shm did on a dead peer's
   // lock (review N4), which no run here reproduces on demand. Unset in normal use.

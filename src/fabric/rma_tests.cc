@@ -101,7 +101,8 @@ struct RmaRoute {
         key(f.mem.remote_key()),
         desc(f.mem.desc()),
         size(f.mem.msg_size),
-        more_flags(f.link.more_flags()) {
+        more_flags(f.link.more_flags()),
+        verify(f.mem.verify) {
     const size_t locals = local_is_tx ? f.mem.tx_slots() : f.mem.rx_slots();
     for (size_t i = 0; i < locals; ++i) local.push_back(local_is_tx ? f.mem.tx(i) : f.mem.rx(i));
     for (size_t i = 0; i < f.mem.peer_rx_slots(); ++i) remote.push_back(f.mem.remote_rx(i));
@@ -109,9 +110,15 @@ struct RmaRoute {
     if (remote.empty()) remote.push_back(f.mem.remote_rx(0));
     local_ring = SlotRing::of(local.size());
     remote_ring = SlotRing::of(remote.size());
+    paired = local.size() == remote.size();
   }
   uint32_t local_slot(uint64_t index) const { return local_ring.wrap(index); }
   uint64_t remote_at(uint64_t index) const { return remote[remote_ring.wrap(index)]; }
+  // The peer's slot of `index`, whose local slot is `slot` (local_slot(index)): the same
+  // slot where both sides have as many (one wrap a post, not two).
+  uint64_t remote_for(uint64_t index, uint32_t slot) const {
+    return paired ? remote[slot] : remote_at(index);
+  }
 
   ssize_t write(uint8_t* buf, uint64_t to, OpContext* c, bool with_data, uint64_t data) const {
     if (with_data) return fi_writedata(ep, buf, size, desc, data, peer, to, key, c);
@@ -145,57 +152,67 @@ struct RmaRoute {
   void* desc;
   size_t size;
   uint64_t more_flags;  // a *msg post's (SessionLink::more_flags)
+  bool verify;          // --verify: reads poison their slot first
   std::vector<uint8_t*> local;
   std::vector<uint64_t> remote;
   SlotRing local_ring, remote_ring;
+  bool paired = false;  // as many local slots as the peer's
 };
 
 // Write `index` from its tx slot to the peer's rx slot of the same index (with the index as
 // remote CQ data when `with_data`). `list`: the post's place in a --bw_method list
-// (run_window's PostList; a single post's stays unset). `on` is the test's completion handler,
-// inlined into the retry loop (a template, as everywhere on the hot path).
+// (run_window's PostList; nullptr outside one). `on` is the test's completion handler,
+// inlined into the retry loop (a template, as everywhere on the hot path). Inlined into the
+// window loop: a call and the registers it saves were 20 instructions a post (bench/README.md,
+// "The window loop's own work").
 template <typename On>
-bool post_write(FabricSession& f, const RmaRoute& route, uint64_t index, bool with_data, On&& on,
-                PostList& list) {
+[[gnu::always_inline]] inline bool post_write(FabricSession& f, const RmaRoute& route,
+                                              uint64_t index, bool with_data, On&& on,
+                                              PostList* list) {
   const uint32_t slot = route.local_slot(index);
   // A window never asks for more contexts than the pool holds; should one ever, the post
   // waits for a completion rather than post without a context.
   OpContext* c = f.cq.context(f.cq.tx_pool, slot, on);
   if (c == nullptr) return false;
   uint8_t* buf = route.local[slot];
-  const uint64_t to = route.remote_at(index);
+  const uint64_t to = route.remote_for(index, slot);
   return f.cq.post(
       "fi_write",
-      [&]() -> ssize_t {
-        return list.more_follows ? route.post_more(false, buf, to, c, with_data, index)
-                                 : route.write(buf, to, c, with_data, index);
+      // By value: the out-of-line retry takes the lambda by reference, and captured
+      // references would keep these in memory on every post.
+      [=, &route](bool more) -> ssize_t {
+        return more ? route.post_more(false, buf, to, c, with_data, index)
+                    : route.write(buf, to, c, with_data, index);
       },
-      on, &list);
+      on, list);
 }
 
 // Reads the peer's rx slot of `index` into the route's local slot (rx slots; or, both sides
 // reading, when the rx slots are the peer's source, tx slots: `own_slot`), poisoned first
 // under --verify.
 template <typename On>
-bool post_read(FabricSession& f, const RmaRoute& route, uint64_t index, On&& on, PostList& list,
-               bool own_slot = false) {
+[[gnu::always_inline]] inline bool post_read(FabricSession& f, const RmaRoute& route,
+                                             uint64_t index, On&& on, PostList* list,
+                                             bool own_slot = false) {
   // Into tx slots: the context's own slot, so no read lands where one still in flight (a
   // provider may complete them out of order) is about to be checked.
-  OpContext* c =
-      f.cq.context(f.cq.tx_pool, own_slot ? ContextPool::kOwnSlot : route.local_slot(index), on);
+  const uint32_t wanted = own_slot ? ContextPool::kOwnSlot : route.local_slot(index);
+  OpContext* c = f.cq.context(f.cq.tx_pool, wanted, on);
   if (c == nullptr) return false;
-  if (own_slot) c->slot = route.local_slot(c->slot);
-  const uint32_t slot = c->slot;
-  if (f.mem.verify && !(own_slot ? f.mem.poison_tx(slot) : f.mem.poison_rx(slot))) return false;
+  uint32_t slot = wanted;
+  if (own_slot) {
+    slot = route.local_slot(c->slot);
+    c->slot = slot;
+  }
+  if (route.verify && !(own_slot ? f.mem.poison_tx(slot) : f.mem.poison_rx(slot))) return false;
   uint8_t* into = route.local[slot];
-  const uint64_t from = route.remote_at(index);
+  const uint64_t from = own_slot ? route.remote_at(index) : route.remote_for(index, slot);
   return f.cq.post(
       "fi_read",
-      [&]() -> ssize_t {
-        return list.more_follows ? route.post_more(true, into, from, c, false, 0)
-                                 : route.read(into, from, c);
+      [=, &route](bool more) -> ssize_t {  // by value, as post_write's
+        return more ? route.post_more(true, into, from, c, false, 0) : route.read(into, from, c);
       },
-      on, &list);
+      on, list);
 }
 
 bool fill_tx(FabricSession& f) {
@@ -295,7 +312,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     nlohmann::json peer;
     FP_RETURN_IF_ERROR(run_both_ways(
         f, window, run, f.mem.msg_size,
-        [&](uint64_t index, PostList& list) {
+        [&](uint64_t index, PostList* list) {
           return post_write(f, route, index, false, on_tx_first, list);
         },
         on_tx_first, &peer));
@@ -305,7 +322,7 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
     run.barrier = run.lists;  // the lists' start barrier (-b: both sides', above)
     FP_RETURN_IF_ERROR(run_window(
         f, window, run,
-        [&](uint64_t index, PostList& list) {
+        [&](uint64_t index, PostList* list) {
           return post_write(f, route, index, with_data, on_tx_first, list);
         },
         on_tx_first));
@@ -362,15 +379,19 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c == nullptr) return true;
     tx_completed(f, run, c);
-    const uint8_t* landed = bidirectional ? f.mem.tx(c->slot) : f.mem.rx(c->slot);
-    if (f.mem.verify && !f.mem.check_rx(landed, f.mem.msg_size)) return false;
+    // Where the read landed is worked out under --verify only: a dozen instructions a
+    // completion otherwise (bench/README.md, "The window loop's own work").
+    if (f.mem.verify) [[unlikely]] {
+      const uint8_t* landed = bidirectional ? f.mem.tx(c->slot) : f.mem.rx(c->slot);
+      if (!f.mem.check_rx(landed, f.mem.msg_size)) return false;
+    }
     return true;
   };
   if (bidirectional) {
     // Both sides read the peer's rx slots (its pattern) into their own tx slots.
     return run_both_ways(
         f, window, run, f.mem.msg_size,
-        [&](uint64_t index, PostList& list) { return post_read(f, route, index, on, list, true); },
+        [&](uint64_t index, PostList* list) { return post_read(f, route, index, on, list, true); },
         on);
   }
   if (ctx.role == Role::kServer) {
@@ -382,7 +403,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   run.barrier = run.lists;
   FP_RETURN_IF_ERROR(run_window(
       f, window, run,
-      [&](uint64_t index, PostList& list) { return post_read(f, route, index, on, list); }, on));
+      [&](uint64_t index, PostList* list) { return post_read(f, route, index, on, list); }, on));
   ctx.mark_end();
   uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
@@ -426,9 +447,9 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
     done_op = false;
     int64_t t0 = now_ns();
-    PostList single;  // one operation at a time: no list
-    bool posted = read ? post_read(f, route, iter, on, single)
-                       : post_write(f, route, iter, false, on, single);
+    // One operation at a time: no list.
+    bool posted = read ? post_read(f, route, iter, on, nullptr)
+                       : post_write(f, route, iter, false, on, nullptr);
     if (!posted || !wait_for(
                        f, [&] { return done_op; }, on))
       return f.status();

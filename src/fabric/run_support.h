@@ -141,9 +141,6 @@ struct WindowRun {
   uint64_t answers = 0;       // answers received (the caller's handler counts them)
   uint64_t lists_posted = 0;
   uint64_t doorbells = 0;  // lists: posts without FI_MORE (each rings the provider)
-  // The most operations in flight at once, as counted after each post: what the provider
-  // really took, not the window asked for (JSON in_flight_max).
-  size_t in_flight_peak = 0;
 
   uint64_t measured(uint64_t warmup) const { return posted > warmup ? posted - warmup : 0; }
   // Lists: the next one may start once the last has completed (and been answered).
@@ -180,18 +177,20 @@ inline size_t paced_window(const WindowRun& run, size_t window, int64_t now) {
 
 // How a windowed run issued its operations, for the JSON (the two methods' figures differ).
 // in_flight_max is the peak measured; in_flight_cap what the provider's queue allows.
+// in_flight_max: the most operations in flight at once (ContextPool::peak), what the
+// provider really took, not the window asked for.
 inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t window,
-                                    uint64_t warmup) {
+                                    uint64_t warmup, size_t in_flight_max) {
   if (!run.lists) {
     return {{"method", "stream"},
             {"window", window},
-            {"in_flight_max", run.in_flight_peak},
+            {"in_flight_max", in_flight_max},
             {"warmup", warmup}};
   }
   return {{"method", "lists"},
           {"list_size", list},
           {"lists", run.lists_posted},
-          {"in_flight_max", run.in_flight_peak},
+          {"in_flight_max", in_flight_max},
           {"in_flight_cap", window},
           {"doorbells", run.doorbells},
           {"answered", run.list_answers},
@@ -289,47 +288,56 @@ inline bool server_wants_more(FabricSession& f, const WindowRun& run, bool measu
 
 // Posts until the window is full (`paced` in flight), the limit is reached, or a millisecond
 // has passed (the outer loop's looks at the peer and the clock must not wait on a trickle of
-// slots). False when a post fails.
-template <typename PostOne>
-inline bool post_burst(FabricSession& f, WindowRun& run, PostOne&& post_one, size_t paced,
-                       bool more, bool measuring, bool client, uint64_t& list_left, int64_t now) {
-  const int64_t look_again = now + 1'000'000;
-  // Outside a list every post's PostList stays unset: one for the burst. Read into locals
-  // once: each post calls into the provider, after which run's fields are read again (a
-  // post's own loads and stores show in the rates of providers that serialize posts:
-  // bench/README.md, "rdm_atomic_bw over shm: fabperf's own work").
-  const bool lists = run.lists;
-  PostList list_post;
-  for (uint32_t posts = 0; more && f.cq.tx_pool.in_flight() < paced; ++posts) {
-    // A list's next operation follows at once while the list and the queue have room:
-    // this one may carry FI_MORE (where the post function has a *msg form).
-    if (lists) {
-      list_post.more_follows = list_left > 1 && f.cq.tx_pool.in_flight() + 1 < paced;
+// slots). False when a post fails. kLists: a --bw_method list's posts, each with its PostList;
+// a stream's have none (nullptr), and this loop is compiled for them without the list's
+// checks. What runs between two posts here decides how often the provider's lock goes to the
+// target between them (shm reads: bench/README.md, "The window loop's own work"), so a
+// stream's burst works out once how many it may post (the room in the window, the warm-up's
+// or the count's rest) and then only counts; the clock is read every 16th post.
+// Flattened: the test's post function, its context and its post are inlined into this loop
+// (their cold paths, Completions::post_refused and wait_for_context, stay out of line).
+template <bool kLists, typename PostOne>
+[[gnu::flatten]] inline bool post_burst(FabricSession& f, WindowRun& run, PostOne&& post_one,
+                                        size_t paced, bool more, bool measuring, bool client,
+                                        uint64_t& list_left, int64_t now) {
+  if (!more) return true;
+  const size_t in_flight = f.cq.tx_pool.in_flight();
+  uint64_t room = paced > in_flight ? paced - in_flight : 0;
+  if constexpr (kLists) {
+    PostList list_post;
+    for (; room > 0; --room) {
+      // A list's next operation follows at once while the list and the queue have room:
+      // this one may carry FI_MORE (where the post function has a *msg form).
+      list_post.more_follows = list_left > 1 && room > 1;
       list_post.more_sent = false;
+      const bool posted = post_one(run.posted, &list_post);
+      if (!list_post.more_sent) ++run.doorbells;
+      if (!posted) return false;
+      ++run.posted;
+      if (--list_left == 0) break;  // the limit and the clock are looked at between lists only
     }
-    const bool posted = post_one(run.posted, list_post);
-    if (lists && !list_post.more_sent) ++run.doorbells;
-    if (!posted) return false;
-    ++run.posted;
-    // Stored only where it grows: past the first window it seldom does.
-    const size_t in_flight = f.cq.tx_pool.in_flight();
-    if (in_flight > run.in_flight_peak) run.in_flight_peak = in_flight;
-    if (lists) {  // the limit and the clock are looked at between lists only
-      if (--list_left == 0) break;
-      continue;
-    }
+    return true;
+  } else {
+    const uint64_t warmup = f.sync.warmup;
+    const bool timed = measuring && f.sync.count_limit() == 0;
     if (!measuring) {
-      more = run.posted < f.sync.warmup;
-    } else if (f.sync.count_limit() > 0) {
-      more = run.posted - f.sync.warmup < f.sync.count_limit();
-    } else if (posts % 16 == 15) {
-      int64_t t = now_ns();
-      more =
-          client ? !f.sync.limit_reached(run.posted - f.sync.warmup, t) && !f.sync.stopped() : more;
-      if (t >= look_again) break;
+      room = std::min(room, warmup > run.posted ? warmup - run.posted : 0);
+    } else if (!timed) {
+      const uint64_t last = warmup + f.sync.count_limit();
+      room = std::min(room, last > run.posted ? last - run.posted : 0);
     }
+    const int64_t look_again = now + 1'000'000;
+    for (uint64_t posts = 0; posts < room; ++posts) {
+      if (!post_one(run.posted, nullptr)) return false;
+      ++run.posted;
+      if (timed && posts % 16 == 15) {
+        int64_t t = now_ns();
+        if (client && (f.sync.limit_reached(run.posted - warmup, t) || f.sync.stopped())) break;
+        if (t >= look_again) break;
+      }
+    }
+    return true;
   }
-  return true;
 }
 
 // The client's read of the server's start barrier message, when the server reached the
@@ -363,14 +371,16 @@ Status drain_window(FabricSession& f, WindowRun& run, size_t list, size_t window
       },
       false);
   if (drained.ok()) f.ctx.interval.finish(now_ns(), counts(true), nullptr);
-  f.ctx.stats.info["bw_method"] = window_method(run, list, window, f.sync.warmup);
+  f.ctx.stats.info["bw_method"] =
+      window_method(run, list, window, f.sync.warmup, f.cq.tx_pool.peak());
   f.ctx.stats.info["bw_method"]["posts_refused"] = f.cq.posts_refused;
   return drained;
 }
 
 // Keeps up to `window` operations in flight through post_one(index, list) (which takes a tx
-// context and posts; `list`, a PostList, says whether the next operation of a --bw_method list
-// follows at once, and post_one whether its post carried FI_MORE), first the warm-up ones,
+// context and posts; `list`, a PostList* (nullptr outside a --bw_method list), says whether
+// the next operation of the list follows at once, and the post whether it carried FI_MORE;
+// post_one is called with a constant nullptr for a stream), first the warm-up ones,
 // then the measured phase. The client stops at its time or count; a server at its count (-n)
 // or when the client's end message arrives (-t). The run limit is looked at between posts, not
 // only once the window is full: a provider whose queue is shallower than the window frees one
@@ -434,9 +444,11 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
     // A list is posted whole (as far as the provider's queue goes), as the originals post
     // theirs; the stream's window grows with the completion rate.
     const size_t paced = run.lists ? window : paced_window(run, window, now);
-    if (!post_burst(f, run, post_one, paced, more, measuring, client, list_left, now)) {
-      return f.status();
-    }
+    const bool posted =
+        run.lists
+            ? post_burst<true>(f, run, post_one, paced, more, measuring, client, list_left, now)
+            : post_burst<false>(f, run, post_one, paced, more, measuring, client, list_left, now);
+    if (!posted) return f.status();
     // Something to wait for: operations in flight, or (lists) the receiver's answer.
     const bool waiting = f.cq.tx_pool.in_flight() > 0 || (run.lists && !list_done());
     if (!f.cq.progress(on, waiting ? kSliceMs : 0)) return f.status();

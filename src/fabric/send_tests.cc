@@ -174,7 +174,7 @@ template <typename Fn>
 Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool receiving,
                     WindowRun& run, Fn& on, int64_t& tx_last) {
   // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
-  auto post_one = [&](uint64_t index, PostList&) {
+  auto post_one = [&](uint64_t index, PostList*) {
     uint32_t slot = static_cast<uint32_t>(index % f.mem.tx_slots());
     if (f.link.inject_bw) {
       // Copied at once and no completion to come: complete as posted.

@@ -27,6 +27,25 @@ TEST(FabricContextPool, HandsOutEachContextOnceThenNone) {
   EXPECT_EQ(pool.in_flight(), 4u);
 }
 
+TEST(FabricContextPool, ThePeakIsTheMostInFlightAtAnyNoteAndANewRunStartsAtNone) {
+  ContextPool pool;
+  pool.init(OpKind::kTx, 4);
+  EXPECT_EQ(pool.peak(), 0u);
+  OpContext* a = pool.acquire(0);
+  OpContext* b = pool.acquire(0);
+  OpContext* c = pool.acquire(0);
+  EXPECT_EQ(pool.peak(), 0u);  // noted where completions may lower it, not on each acquire
+  pool.note_peak();
+  EXPECT_EQ(pool.peak(), 3u);
+  pool.release(a);
+  pool.release(b);
+  pool.note_peak();
+  EXPECT_EQ(pool.peak(), 3u);  // the most, not the latest
+  pool.release(c);
+  pool.init(OpKind::kTx, 4);
+  EXPECT_EQ(pool.peak(), 0u);
+}
+
 TEST(FabricContextPool, TheFirstContextIsTheFirstOneAndAReleasedOneComesBackNext) {
   ContextPool pool;
   pool.init(OpKind::kRx, 3);
