@@ -215,9 +215,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   };
   if (bidirectional) return run_both_ways(f, window, run, spec.type_size, post_one, on);
   // Both sides name the target's pace (-v, JSON); the server keeps it.
-  const TargetPace pace = target_pace(f.link.provider(), WindowedOp::kAtomic);
-  ctx.stats.info["target_pace"] = pace.why;
-  ctx.stats.info["target_gap_ns"] = pace.gap_ns;  // the floor's target_gap (bench/)
+  const TargetPace pace = announce_target_pace(f, WindowedOp::kAtomic);
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
     FP_RETURN_IF_ERROR(serve_target(f, on, nullptr, pace.gap_ns));

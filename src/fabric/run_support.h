@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/status.h"
 #include "fabric/session.h"
+#include "fabric/window_defaults.h"
 
 namespace fabperf {
 
@@ -103,6 +104,16 @@ Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) 
     if (!f.cq.not_stalled(now)) return f.status();
   }
   return Status::success();
+}
+
+// The pace of a one-sided bandwidth run's target (target_pace), named on both sides (-v,
+// JSON: target_pace, and target_gap_ns, the floor's target_gap in bench/); the target waits
+// gap_ns before each call into the provider (serve_until_peer_done).
+inline TargetPace announce_target_pace(FabricSession& f, WindowedOp op) {
+  TargetPace pace = target_pace(f.link.provider(), op);
+  f.ctx.stats.info["target_pace"] = pace.why;
+  f.ctx.stats.info["target_gap_ns"] = pace.gap_ns;
+  return pace;
 }
 
 // A reliable server side's end once the client's end message is waiting: reads it, lets its

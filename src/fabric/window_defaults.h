@@ -9,8 +9,9 @@
 
 namespace fabperf {
 
-// What a windowed bandwidth test posts.
-enum class WindowedOp { kSend, kWrite, kAtomic };
+// What a windowed bandwidth test posts (kRead: rdm_read_bw, whose window is --rd_atomic's;
+// only its target's pace is looked up).
+enum class WindowedOp { kSend, kWrite, kRead, kAtomic };
 
 // The window a run keeps in flight and the largest message it injects (fi_inject: copied at
 // once, no completion; 0: none), with where they came from, for -v and JSON.
@@ -26,9 +27,10 @@ WindowChoice window_choice(const std::string& provider, WindowedOp op, uint64_t 
                            bool tx_depth_given, uint64_t tx_depth);
 
 // How often the passive side of a one-sided bandwidth run (the target of rdm_atomic_bw and
-// its fetching forms) calls into the provider: every gap_ns, 0 as often as it can. Over shm
-// each progress call and each of the initiator's posts take the same lock in the target's
-// region, and a target that polls without pause takes it away from every post.
+// its fetching forms, of rdm_read_bw and of rdm_write_bw) calls into the provider: every
+// gap_ns, 0 as often as it can. Over shm each progress call and each of the initiator's posts
+// take the same lock in the target's region, and a target that polls without pause takes it
+// away from the posts.
 struct TargetPace {
   int64_t gap_ns = 0;
   std::string why;

@@ -57,6 +57,27 @@ TEST(E2eFabricWindow, EachProviderTakesItsWindowAndSaysSo) {
   }
 }
 
+// The one-way read and write runs' target paces its progress calls where the provider's row
+// says so (shm), both sides say how, and every operation is still counted; a write that brings
+// remote CQ data (rc_rdma_write_bw's target takes it through its receives) is not paced.
+TEST(E2eFabricWindow, ReadAndWriteTargetsTakeTheirPaceAndSaySo) {
+  for (const auto& [test, op] : {std::pair{"rdm_read_bw", WindowedOp::kRead},
+                                 std::pair{"rdm_write_bw", WindowedOp::kWrite}}) {
+    for (const std::string& provider : rdm_providers(FI_RMA)) {
+      json r = run_result(
+          {"--loopback", "-n", "2000", "-m", "64", "--provider", provider, "--json", "-", test},
+          provider, test);
+      if (r.empty()) continue;
+      TargetPace want = target_pace(provider, op);
+      for (const char* side : {"loc", "rem"}) {
+        EXPECT_EQ(r["info"][side]["target_pace"], want.why) << provider << ": " << r["info"];
+        EXPECT_EQ(r["info"][side]["target_gap_ns"], want.gap_ns) << provider << ": " << r["info"];
+      }
+      EXPECT_EQ(r["messages"]["sent"], 2000) << provider << " " << test << ": " << r;
+    }
+  }
+}
+
 // The atomic rate's target paces its progress calls where the provider's row says so (shm),
 // both sides say how, and every operation, fetching or not, is still counted.
 TEST(E2eFabricWindow, AtomicTargetsTakeTheirPaceAndSaySo) {
