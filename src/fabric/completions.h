@@ -158,7 +158,7 @@ class Completions {
                                    PostList* list = nullptr) {
     const ssize_t ret = watched([&] { return call_post(post_op, list); });
     if (ret != 0) [[unlikely]] {
-      return post_refused(what, ret, post_op, fn, list);
+      if (!post_refused(what, ret, post_op, fn, list)) return false;
     }
     if (list != nullptr) list->more_sent = list->more_follows;
     return true;
@@ -214,7 +214,8 @@ class Completions {
     }
   }
   // post()'s refused post (first result `ret`): retried, with progress between, until the
-  // provider takes it, the peer or the deadline ends the run, or the provider fails it.
+  // provider takes it (true; post() notes the list's more_sent), the peer or the deadline
+  // ends the run, or the provider fails it.
   template <typename Post, typename Fn>
   [[gnu::noinline]] bool post_refused(const char* what, ssize_t ret, Post& post_op, Fn& fn,
                                       PostList* list) {
@@ -230,7 +231,6 @@ class Completions {
       if (!not_stalled(now) || !sync_.while_refused(now)) return false;
       ret = watched([&] { return call_post(post_op, list); });
     }
-    if (list != nullptr) list->more_sent = list->more_follows;
     return true;
   }
   // context()'s wait: progress until `pool` has a free context.

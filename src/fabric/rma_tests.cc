@@ -321,14 +321,9 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   // A one-way run's target paces its progress calls where the provider's row says so (both
   // sides name it); not where each write brings remote CQ data the target has to take (its
   // receives, the provider's slower path), which was not measured paced.
-  TargetPace pace;
-  if (with_data) {
-    pace.why = "progress calls without pause (remote CQ data)";
-    ctx.stats.info["target_pace"] = pace.why;
-    ctx.stats.info["target_gap_ns"] = pace.gap_ns;
-  } else {
-    pace = announce_target_pace(f, WindowedOp::kWrite);
-  }
+  const TargetPace pace =
+      with_data ? announce_target_pace(f, {0, "progress calls without pause (remote CQ data)"})
+                : announce_target_pace(f, WindowedOp::kWrite);
   if (writing) {
     run.barrier = run.lists;  // the lists' start barrier (-b: both sides', above)
     FP_RETURN_IF_ERROR(run_window(

@@ -106,14 +106,17 @@ Status drain_until(FabricSession& f, Fn&& on, Enough&& enough, bool unreliable) 
   return Status::success();
 }
 
-// The pace of a one-sided bandwidth run's target (target_pace), named on both sides (-v,
-// JSON: target_pace, and target_gap_ns, the floor's target_gap in bench/); the target waits
-// gap_ns before each call into the provider (serve_until_peer_done).
-inline TargetPace announce_target_pace(FabricSession& f, WindowedOp op) {
-  TargetPace pace = target_pace(f.link.provider(), op);
+// The pace of a one-sided bandwidth run's target, named on both sides (-v, JSON: target_pace,
+// and target_gap_ns, the floor's target_gap in bench/); the target waits gap_ns before each
+// call into the provider (serve_until_peer_done).
+inline TargetPace announce_target_pace(FabricSession& f, TargetPace pace) {
   f.ctx.stats.info["target_pace"] = pace.why;
   f.ctx.stats.info["target_gap_ns"] = pace.gap_ns;
   return pace;
+}
+// The provider's pace for `op` (target_pace), announced.
+inline TargetPace announce_target_pace(FabricSession& f, WindowedOp op) {
+  return announce_target_pace(f, target_pace(f.link.provider(), op));
 }
 
 // A reliable server side's end once the client's end message is waiting: reads it, lets its
@@ -187,9 +190,8 @@ inline size_t paced_window(const WindowRun& run, size_t window, int64_t now) {
 }
 
 // How a windowed run issued its operations, for the JSON (the two methods' figures differ).
-// in_flight_max is the peak measured; in_flight_cap what the provider's queue allows.
-// in_flight_max: the most operations in flight at once (ContextPool::peak), what the
-// provider really took, not the window asked for.
+// in_flight_max: the most operations in flight at once (ContextPool::peak), what the provider
+// really took, not the window asked for; in_flight_cap what the provider's queue allows.
 inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t window,
                                     uint64_t warmup, size_t in_flight_max) {
   if (!run.lists) {
