@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/latency_loop.h"
@@ -76,7 +77,6 @@ struct AtomicRoute {
         desc(f.mem.desc()),
         type(spec.type),
         op(spec.op),
-        form(spec.form),
         more_flags(f.link.more_flags()) {
     // Every context's slot, wrapped where the session has fewer (as SessionMemory wraps).
     const size_t count = std::max<size_t>(1, f.cq.tx_pool.capacity());
@@ -86,22 +86,24 @@ struct AtomicRoute {
                        f.mem.remote_atomic(i)});
     }
   }
-  ssize_t post(const Slot& s, OpContext* c) const {
-    switch (form) {
-      case AtomicForm::kBase:
-        return fi_atomic(ep, s.operand, 1, desc, peer, s.target, key, type, op, c);
-      case AtomicForm::kFetch:
-        return fi_fetch_atomic(ep, s.operand, 1, desc, s.result, desc, peer, s.target, key, type,
-                               op, c);
-      case AtomicForm::kCompare:
-        return fi_compare_atomic(ep, s.operand, 1, desc, s.compare, desc, s.result, desc, peer,
-                                 s.target, key, type, op, c);
+  // One post of the form kForm, chosen once for a run (with_atomic_form), not per post: a switch
+  // and a call a post were some fourteen of the atomics' own instructions over the floor's.
+  template <AtomicForm kForm>
+  [[gnu::always_inline]] ssize_t post(const Slot& s, OpContext* c) const {
+    if constexpr (kForm == AtomicForm::kBase) {
+      return fi_atomic(ep, s.operand, 1, desc, peer, s.target, key, type, op, c);
+    } else if constexpr (kForm == AtomicForm::kFetch) {
+      return fi_fetch_atomic(ep, s.operand, 1, desc, s.result, desc, peer, s.target, key, type, op,
+                             c);
+    } else {
+      return fi_compare_atomic(ep, s.operand, 1, desc, s.compare, desc, s.result, desc, peer,
+                               s.target, key, type, op, c);
     }
-    return -FI_EINVAL;
   }
   // The same through fi_atomicmsg, fi_fetch_atomicmsg or fi_compare_atomicmsg with FI_MORE:
   // a list's operation that another follows at once (run_window's list.more_follows), so the
   // provider may wait for the list's last to ring.
+  template <AtomicForm kForm>
   ssize_t post_more(const Slot& s, OpContext* c) const {
     void* d = desc;
     fi_ioc operand{s.operand, 1};
@@ -112,15 +114,13 @@ struct AtomicRoute {
     address_one_sided_msg(msg, &operand, &d, peer, &target, c);
     msg.datatype = type;
     msg.op = op;
-    switch (form) {
-      case AtomicForm::kBase:
-        return fi_atomicmsg(ep, &msg, more_flags);
-      case AtomicForm::kFetch:
-        return fi_fetch_atomicmsg(ep, &msg, &result, &d, 1, more_flags);
-      case AtomicForm::kCompare:
-        return fi_compare_atomicmsg(ep, &msg, &compare, &d, 1, &result, &d, 1, more_flags);
+    if constexpr (kForm == AtomicForm::kBase) {
+      return fi_atomicmsg(ep, &msg, more_flags);
+    } else if constexpr (kForm == AtomicForm::kFetch) {
+      return fi_fetch_atomicmsg(ep, &msg, &result, &d, 1, more_flags);
+    } else {
+      return fi_compare_atomicmsg(ep, &msg, &compare, &d, 1, &result, &d, 1, more_flags);
     }
-    return -FI_EINVAL;
   }
 
   fid_ep* ep;
@@ -129,10 +129,27 @@ struct AtomicRoute {
   void* desc;
   fi_datatype type;
   fi_op op;
-  AtomicForm form;
   uint64_t more_flags;  // a *msg post's (SessionLink::more_flags)
   std::vector<Slot> slots;
 };
+
+template <AtomicForm kForm>
+using AtomicFormTag = std::integral_constant<AtomicForm, kForm>;
+
+// Calls fn with the run's form as a type (AtomicFormTag), so that what fn compiles posts that
+// one form with no switch: the form is looked at once, here, not on every post.
+template <typename Fn>
+decltype(auto) with_atomic_form(AtomicForm form, Fn&& fn) {
+  switch (form) {
+    case AtomicForm::kFetch:
+      return fn(AtomicFormTag<AtomicForm::kFetch>{});
+    case AtomicForm::kCompare:
+      return fn(AtomicFormTag<AtomicForm::kCompare>{});
+    case AtomicForm::kBase:
+      break;
+  }
+  return fn(AtomicFormTag<AtomicForm::kBase>{});
+}
 
 // Operation `iteration`: its own operands, its own target slot at the peer (`slot`, where
 // the caller wrote them; otherwise its context's own). `list`: the post's place in a
@@ -140,20 +157,22 @@ struct AtomicRoute {
 // completion handler, inlined into the retry loop (a template, as everywhere on the hot
 // path). Inlined into the window loop, as the RMA posts are (bench/README.md, "The window
 // loop's own work").
-template <typename On>
+// kForm is spec.form (with_atomic_form); kOperands says who writes the operands.
+template <AtomicForm kForm, Operands kOperands, typename On>
 [[gnu::always_inline]] inline bool post_atomic(FabricSession& f, const AtomicSpec& spec,
                                                const AtomicRoute& route, uint32_t slot,
-                                               uint64_t iteration, On&& on, PostList* list,
-                                               Operands operands = Operands::kEachPost) {
+                                               uint64_t iteration, On&& on, PostList* list) {
   // A window never asks for more contexts than the pool holds; should one ever, the post
   // waits for a completion rather than post without a context.
   // In flight at once, operations never share operands or results: the context's own slot
   // (a provider may complete them out of order), where the caller names none.
   OpContext* c = f.cq.context(f.cq.tx_pool,
-                              operands == Operands::kByCaller ? slot : ContextPool::kOwnSlot, on);
+                              kOperands == Operands::kByCaller ? slot : ContextPool::kOwnSlot, on);
   if (c == nullptr) return false;
   slot = c->slot;
-  if (operands == Operands::kEachPost && !set_operands(f, spec, slot, iteration)) return false;
+  if constexpr (kOperands == Operands::kEachPost) {
+    if (!set_operands(f, spec, slot, iteration)) return false;
+  }
   if (slot >= route.slots.size()) [[unlikely]] {  // the route holds every context's slot
     return f.fail(Status::failed("internal: atomic slot " + std::to_string(slot) +
                                  " outside the run's " + std::to_string(route.slots.size())));
@@ -164,9 +183,20 @@ template <typename On>
       // By value (but the route): the out-of-line retry takes the lambda by reference, and
       // captured references would keep these in memory on every post.
       [=, &route](bool more) -> ssize_t {
-        return more ? route.post_more(*s, c) : route.post(*s, c);
+        return more ? route.post_more<kForm>(*s, c) : route.post<kForm>(*s, c);
       },
       on, list);
+}
+
+// One atomic of spec's form outside a list, its operands written by the caller into `slot`: the
+// latency tests' post, one operation at a time.
+template <typename On>
+bool post_atomic_at(FabricSession& f, const AtomicSpec& spec, const AtomicRoute& route,
+                    uint32_t slot, uint64_t iteration, On&& on) {
+  return with_atomic_form(spec.form, [&](auto form) {
+    return post_atomic<decltype(form)::value, Operands::kByCaller>(f, spec, route, slot, iteration,
+                                                                   on, nullptr);
+  });
 }
 
 // The target side of every atomic test: serve until the client is done, then answer. A rate
@@ -199,21 +229,36 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   // Operands that never change are written into every slot once, not before every post: over
   // shm the initiator's work between posts costs the row several times its own time
   // (bench/README.md, "rdm_atomic_bw over shm: the target's pace").
-  Operands operands = Operands::kEachPost;
-  if (!atomic_operands_vary(spec)) {
+  const bool written_once = !atomic_operands_vary(spec);
+  if (written_once) {
     for (size_t slot = 0; slot < f.cq.tx_pool.capacity(); ++slot) {
       if (!set_operands(f, spec, static_cast<uint32_t>(slot), 0)) return f.status();
     }
-    operands = Operands::kWrittenOnce;
     ctx.stats.info["atomic_targets"] =
         std::to_string(f.mem.atomic_slots()) + " 64-byte slots, operands the same every operation";
   }
   const AtomicRoute route(f, spec);
-  // Each post takes its context's own slot (post_atomic).
-  auto post_one = [&](uint64_t index, PostList* list) {
-    return post_atomic(f, spec, route, 0, index, on, list, operands);
+  // Runs `loop` (run_window or run_both_ways) with a post function compiled for this run's
+  // form and operands: each post takes its context's own slot (post_atomic), and neither choice
+  // is looked at again on the way.
+  auto with_post_one = [&](auto&& loop) -> Status {
+    return with_atomic_form(spec.form, [&](auto form) -> Status {
+      constexpr AtomicForm kForm = decltype(form)::value;
+      if (written_once) {
+        return loop([&](uint64_t index, PostList* list) {
+          return post_atomic<kForm, Operands::kWrittenOnce>(f, spec, route, 0, index, on, list);
+        });
+      }
+      return loop([&](uint64_t index, PostList* list) {
+        return post_atomic<kForm, Operands::kEachPost>(f, spec, route, 0, index, on, list);
+      });
+    });
   };
-  if (bidirectional) return run_both_ways(f, window, run, spec.type_size, post_one, on);
+  if (bidirectional) {
+    return with_post_one([&](auto&& post_one) {
+      return run_both_ways(f, window, run, spec.type_size, post_one, on);
+    });
+  }
   // Both sides name the target's pace (-v, JSON); the server keeps it.
   const TargetPace pace = announce_target_pace(f, WindowedOp::kAtomic);
   if (ctx.role == Role::kServer) {
@@ -222,7 +267,8 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
     return f.sync.send_done({{"served", true}});
   }
   run.barrier = run.lists;
-  FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
+  FP_RETURN_IF_ERROR(
+      with_post_one([&](auto&& post_one) { return run_window(f, window, run, post_one, on); }));
   ctx.mark_end();
   uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
@@ -274,9 +320,8 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     }
     done_op = false;
     // One operation at a time: no list.
-    if (!post_atomic(f, *spec, route, 0, iter, on, nullptr, Operands::kByCaller) ||
-        !wait_for(
-            f, [&] { return done_op; }, on)) {
+    if (!post_atomic_at(f, *spec, route, 0, iter, on) || !wait_for(
+                                                             f, [&] { return done_op; }, on)) {
       return f.status();
     }
     uint64_t old = 0;
@@ -331,9 +376,8 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
     // One operation at a time: no list.
     int64_t t0 = now_ns();
-    if (!post_atomic(f, *spec, route, 0, iter, on, nullptr, Operands::kByCaller) ||
-        !wait_for(
-            f, [&] { return done_op; }, on)) {
+    if (!post_atomic_at(f, *spec, route, 0, iter, on) || !wait_for(
+                                                             f, [&] { return done_op; }, on)) {
       return f.status();
     }
     int64_t t1 = now_ns();
