@@ -199,18 +199,6 @@ bool post_atomic_at(FabricSession& f, const AtomicSpec& spec, const AtomicRoute&
   });
 }
 
-// The target side of every atomic test: serve until the client is done, then answer. A rate
-// test's target calls into the provider every `gap_ns` (target_pace).
-template <typename On>
-Status serve_target(FabricSession& f, On&& on, nlohmann::json* client_msg, int64_t gap_ns = 0) {
-  f.ctx.mark_start();
-  auto msg = serve_until_peer_done(f, on, gap_ns);
-  f.ctx.mark_end();
-  if (!msg.ok()) return msg.status();
-  if (client_msg != nullptr) *client_msg = *msg;
-  return Status::success();
-}
-
 // Keeps `window` atomics in flight for the test time or count (rate tests); both sides at
 // once when `bidirectional`.
 Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, size_t window,
@@ -263,7 +251,7 @@ Status atomic_rate(TestContext& ctx, fi_ep_type type, const AtomicSpec& spec, si
   const TargetPace pace = announce_target_pace(f, WindowedOp::kAtomic);
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
-    FP_RETURN_IF_ERROR(serve_target(f, on, nullptr, pace.gap_ns));
+    FP_RETURN_IF_ERROR(serve_target(f, on, pace.gap_ns).status());
     return f.sync.send_done({{"served", true}});
   }
   run.barrier = run.lists;
@@ -296,9 +284,9 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
     return true;
   };
   if (ctx.role == Role::kServer) {
-    nlohmann::json msg;
-    FP_RETURN_IF_ERROR(serve_target(f, on, &msg));
-    uint64_t expected = msg.value("sent", uint64_t{0});
+    auto msg = serve_target(f, on);
+    if (!msg.ok()) return msg.status();
+    uint64_t expected = msg->value("sent", uint64_t{0});
     uint64_t word = 0;
     if (!f.mem.get(&word, f.mem.atomic_target(), sizeof(word))) return f.status();
     ctx.stats.verify_checked++;
@@ -365,7 +353,7 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
     return true;
   };
   if (ctx.role == Role::kServer) {
-    FP_RETURN_IF_ERROR(serve_target(f, on, nullptr));
+    FP_RETURN_IF_ERROR(serve_target(f, on).status());
     return f.sync.send_done({{"served", true}});
   }
   ctx.latency.set_scale(1.0);  // issue to completion, not half a round trip

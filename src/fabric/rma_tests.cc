@@ -222,16 +222,6 @@ bool fill_tx(FabricSession& f) {
   return true;
 }
 
-// A side that only serves (the target of one-sided operations): completions keep flowing
-// until the client's end message.
-template <typename On>
-Result<nlohmann::json> serve(FabricSession& f, On&& on, int64_t gap_ns = 0) {
-  f.ctx.mark_start();
-  auto msg = serve_until_peer_done(f, on, gap_ns);
-  f.ctx.mark_end();
-  return msg;
-}
-
 }  // namespace
 
 SessionNeeds rma_write_bw_needs(const RunOptions& opts, fi_ep_type type, bool count_at_target) {
@@ -404,7 +394,7 @@ Status rma_read_bw(TestContext& ctx, fi_ep_type type, bool bidirectional) {
   const TargetPace pace = announce_target_pace(f, WindowedOp::kRead);
   if (ctx.role == Role::kServer) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
-    auto done = serve(f, on, pace.gap_ns);
+    auto done = serve_target(f, on, pace.gap_ns);
     if (!done.ok()) return done.status();
     return f.sync.send_done({{"served", true}});
   }
@@ -440,7 +430,7 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
     return true;
   };
   if (ctx.role == Role::kServer) {
-    auto done = serve(f, on);
+    auto done = serve_target(f, on);
     if (!done.ok()) return done.status();
     if (!read)
       FP_RETURN_IF_ERROR(check_written_slots(f, on, done->value("sent", uint64_t{0}), false));

@@ -70,6 +70,16 @@ Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on, int64_t 
   }
 }
 
+// A side that only serves (the target of one-sided operations and atomics): its run's time is
+// from here to the client's end message, which it returns (serve_until_peer_done, at its pace).
+template <typename Fn>
+Result<nlohmann::json> serve_target(FabricSession& f, Fn&& on, int64_t gap_ns = 0) {
+  f.ctx.mark_start();
+  auto msg = serve_until_peer_done(f, on, gap_ns);
+  f.ctx.mark_end();
+  return msg;
+}
+
 // An active side's wait for its own operation in a latency loop: serves completions until
 // done(), looking at the clock, the peer and the stall limit after every wait, or when
 // busy-polling every 64th empty poll only (as the send ping-pong does): a clock read took
