@@ -29,6 +29,23 @@ StuckCallWatch::~StuckCallWatch() {
   thread_.join();
 }
 
+void StuckCallWatch::spin_inside_call_after(uint64_t calls) {
+  if (calls == 0) return;
+  spin_after_ = calls;
+  hook_armed_.store(true, std::memory_order_relaxed);
+  attention_.store(true, std::memory_order_relaxed);
+}
+
+void StuckCallWatch::attend() {
+  if (spin_after_ > 0 && --spin_after_ == 0) {
+    step();  // inside a call again, and for good
+    // A spin lock's wait: no system call, nothing a signal handler could end. The empty asm
+    // is a side effect the compiler must keep (an empty loop it may not assume ends).
+    for (;;) asm volatile("" ::: "memory");
+  }
+  if (taking_over_.load(std::memory_order_relaxed)) hold();
+}
+
 void StuckCallWatch::hold() {
   // Until the watch has looked again and let go (the call was not stuck after all), or for
   // as long as on_stuck takes to end the process.
@@ -54,11 +71,13 @@ void StuckCallWatch::watch() {
     // Decided; a call returning at this very moment shows itself within the grace and is let
     // go (its owner, should it have seen the flag, waits in hold() until then).
     taking_over_.store(true, std::memory_order_release);
+    attention_.store(true, std::memory_order_release);
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::nanoseconds(kGraceNs));
     lock.lock();
     if (stop_ || state_.load(std::memory_order_relaxed) != seen) {
       taking_over_.store(false, std::memory_order_release);
+      attention_.store(hook_armed_.load(std::memory_order_relaxed), std::memory_order_relaxed);
       seen = state_.load(std::memory_order_relaxed);
       still_since = now_ns();
       continue;
@@ -68,6 +87,7 @@ void StuckCallWatch::watch() {
     lock.lock();
     // on_stuck came back (it did not end the process): the owner may go on if it ever can.
     taking_over_.store(false, std::memory_order_release);
+    attention_.store(hook_armed_.load(std::memory_order_relaxed), std::memory_order_relaxed);
     still_since = now_ns();
   }
 }

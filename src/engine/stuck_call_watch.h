@@ -31,8 +31,16 @@ class StuckCallWatch {
   void enter() { step(); }
   void leave() {
     step();
-    if (taking_over_.load(std::memory_order_relaxed)) hold();
+    // One flag for what is rare (the watch taking over, the test hook's countdown), so that
+    // a call's leave looks at one word.
+    if (attention_.load(std::memory_order_relaxed)) [[unlikely]]
+      attend();
   }
+  // Test hook (FABPERF_TEST_STUCK_CALL_AFTER, tests/e2e/e2e_deadlines_test.cc): once `calls`
+  // more calls have left, the owner spins for good as if inside the next one, as libfabric shm
+  // did on a dead peer's lock (review N4), which no run here reproduces on demand. The
+  // owner's thread only, before its calls.
+  void spin_inside_call_after(uint64_t calls);
 
   // How often the watch looks: a quarter of the limit, at least every 100 ms apart.
   static int64_t period_ns(int64_t limit_ns);
@@ -48,7 +56,8 @@ class StuckCallWatch {
     state_.store(state_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   void watch();
-  void hold();  // the owner, come back while the watch decides or after it took over
+  void attend();  // leave()'s rare path: the hook's countdown, then hold() if taking over
+  void hold();    // the owner, come back while the watch decides or after it took over
 
   const int64_t limit_ns_;
   std::function<void()> on_stuck_;
@@ -56,6 +65,9 @@ class StuckCallWatch {
   // stays there.
   std::atomic<uint64_t> state_{0};
   std::atomic<bool> taking_over_{false};
+  std::atomic<bool> hook_armed_{false};  // spin_inside_call_after was called
+  std::atomic<bool> attention_{false};   // taking_over_ or hook_armed_: leave() looks further
+  uint64_t spin_after_ = 0;              // the hook's countdown, the owner's own
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;

@@ -21,18 +21,13 @@ void ContextPool::init(OpKind kind, size_t count) {
   }
 }
 
-void Completions::spin_for_good() {
-  // A spin lock's wait: no system call, nothing a signal handler could end.
-  // The empty asm is a side effect the compiler must keep (an empty loop it may not assume
-  // ends), without C++20's deprecated volatile arithmetic.
-  for (;;) asm volatile("" ::: "memory");
-}
-
 void Completions::watch_calls() {
   if (ctx_.role != Role::kClient || !ctx_.on_stuck) return;
   signals_off_table_.emplace();
   stuck_watch_ = std::make_unique<StuckCallWatch>(ctx_.timeout_s(), ctx_.on_stuck);
-  stuck_after_ = environment().test_stuck_call_after;
+  // Test hook: FABPERF_TEST_STUCK_CALL_AFTER=N, the client spins for good in a provider call
+  // once N have returned (StuckCallWatch::spin_inside_call_after). Unset in normal use.
+  stuck_watch_->spin_inside_call_after(environment().test_stuck_call_after);
 }
 
 void Completions::attach(FabricEndpoint& endpoint, const std::string& provider, size_t tx_window,

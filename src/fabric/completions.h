@@ -195,7 +195,6 @@ class Completions {
     StuckCallWatch* const watch = stuck_watch_.get();  // in a register across the call
     if (watch == nullptr) return call();
     watch->enter();
-    if (stuck_after_ > 0 && --stuck_after_ == 0) spin_for_good();
     ssize_t n = call();
     watch->leave();
     return n;
@@ -244,11 +243,6 @@ class Completions {
     return c;
   }
 
-  // Test hook (tests/e2e/e2e_deadlines_test.cc): FABPERF_TEST_STUCK_CALL_AFTER=N makes the
-  // client's Nth watched provider call spin for good, as libfabric shm did on a dead peer's
-  // lock (review N4), which no run here reproduces on demand. Unset in normal use.
-  [[noreturn]] static void spin_for_good();
-
   TestContext& ctx_;
   SessionError& error_;
   PeerSync& sync_;
@@ -258,7 +252,6 @@ class Completions {
   // fi_write on the lock of a server's killed session process).
   std::unique_ptr<StuckCallWatch> stuck_watch_;
   std::optional<SignalsOffTable> signals_off_table_;
-  uint64_t stuck_after_ = 0;
   int64_t last_progress_ns_ = 0;
   int64_t batch_ns_ = 0;           // completion_ns() of the batch progress() hands out
   uint64_t completions_ = 0;       // completions served, ever

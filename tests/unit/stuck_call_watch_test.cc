@@ -3,6 +3,9 @@
 #include "engine/stuck_call_watch.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +42,37 @@ TEST(StuckCallWatch, TakesOverACallThatNeverReturnsAndHoldsItsOwnerUntilDone) {
   ASSERT_TRUE(wait_until(stuck, 30.0)) << "the watch never took over a call stuck for good";
   watch.leave();  // returns once on_stuck is over
   left = true;
+}
+
+// The test hook (FABPERF_TEST_STUCK_CALL_AFTER): after the calls it names have returned, the
+// owner spins inside the next one for good, and the watch takes that over like any stuck call.
+// In a child process, whose on_stuck ends it (as the client's does): the spinning thread never
+// comes back.
+TEST(StuckCallWatch, TheTestHookSpinsInsideACallOnceItsCountHasReturned) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    StuckCallWatch watch(0.2, [] { _exit(7); });
+    watch.spin_inside_call_after(3);
+    for (int call = 0; call < 3; ++call) {
+      watch.enter();
+      watch.leave();  // the third never returns
+    }
+    _exit(1);  // not reached: the hook did not spin
+  }
+  int status = 0;
+  const int64_t end = now_ns() + 30'000'000'000;  // generous on a loaded host
+  pid_t done = 0;
+  while ((done = waitpid(child, &status, WNOHANG)) == 0 && now_ns() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the watch never took over the hook's spin";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7) << "1: the hook let the owner go on";
 }
 
 TEST(StuckCallWatch, CallsThatKeepReturningAreNeverTakenOver) {
