@@ -27,7 +27,7 @@
 //                 threads beside its loop (the signal thread, the stuck-call watch): while
 //                 a process's threads share one descriptor table, each system call on a
 //                 descriptor takes and drops a reference on its file (core/private_fds.h)
-//   sample_clock=1 (one-sided lat) each operation timed on its own, as fabperf's samples are:
+//   sample_clock=1 (latency) each operation timed on its own, as fabperf's samples are:
 //                 the clock read before the post and after the completion, the mean of those
 //                 (the plain floor reads the clock every 16th operation, time over count)
 //   order=waw     ask for write-after-write ordering (tx msg_order FI_ORDER_WAW; fabperf asks
