@@ -147,9 +147,9 @@ struct WindowRun {
   uint64_t posted = 0;  // including warm-up
   uint64_t completed = 0;
   int64_t start_ns = 0;  // when the measured phase began
-  // When the run's last operation had completed: the drain's end (drain_window), a batch's
-  // handling after it. Stamped there, not per completion (a load, a test and a store on
-  // every completion: bench/README.md, "The window loop's own work").
+  // When the run's own operations had all completed, as the drain (drain_window) first saw
+  // it, a batch's handling after the last. Stamped there, not per completion (a load, a test and a
+  // store on every completion: bench/README.md, "The window loop's own work").
   int64_t last_completion_ns = 0;
   bool peer_done = false;  // a server's run ended on the client's end message
   nlohmann::json peer_msg;
@@ -378,13 +378,16 @@ inline Status take_server_barrier(FabricSession& f, WindowRun& run) {
 }
 
 // The end of a windowed run, its loop over: what is in flight completes, the interval meter
-// finishes, and the method goes in the JSON.
+// finishes, and the method goes in the JSON. run.last_completion_ns is stamped when this
+// side's own operations are all complete, before a list's answer is waited for (a send list's
+// time is its sends', not the peer's reply to them).
 template <typename Fn, typename Counts, typename ListDone>
 Status drain_window(FabricSession& f, WindowRun& run, size_t list, size_t window, Fn&& on,
                     Counts&& counts, ListDone&& list_done) {
   // The window still in flight completes: intervals go on through it (a deep window on a
   // slow provider takes long).
   const bool ticking = f.ctx.interval.enabled();
+  run.last_completion_ns = 0;
   Status drained = drain_until(
       f, on,
       [&] {
@@ -392,11 +395,15 @@ Status drain_window(FabricSession& f, WindowRun& run, size_t list, size_t window
           int64_t t = now_ns();
           if (f.ctx.interval.due(t)) f.ctx.interval.tick(t, counts(false), nullptr);
         }
-        return run.lists ? list_done() : f.cq.tx_pool.in_flight() == 0;
+        if (run.last_completion_ns == 0 && f.cq.tx_pool.in_flight() == 0) {
+          run.last_completion_ns = now_ns();
+        }
+        return run.lists ? list_done() : run.last_completion_ns != 0;
       },
       false);
-  run.last_completion_ns = now_ns();
-  if (drained.ok()) f.ctx.interval.finish(run.last_completion_ns, counts(true), nullptr);
+  const int64_t end = now_ns();
+  if (run.last_completion_ns == 0) run.last_completion_ns = end;  // the drain failed
+  if (drained.ok()) f.ctx.interval.finish(end, counts(true), nullptr);
   f.ctx.stats.info["bw_method"] =
       window_method(run, list, window, f.sync.warmup, f.cq.tx_pool.peak());
   f.ctx.stats.info["bw_method"]["posts_refused"] = f.cq.posts_refused;

@@ -168,11 +168,11 @@ Status post_stream_receives(FabricSession& f, const WindowRun& run, bool receivi
   return Status::success();
 }
 
-// A stream's sending: its window of sends (run_window), then this side's send counts.
-// `tx_last` is the handler's time of the last send completion.
+// A stream's sending: its window of sends (run_window), then this side's send counts, timed
+// to its last send's completion (run.last_completion_ns).
 template <typename Fn>
 Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool receiving,
-                    WindowRun& run, Fn& on, int64_t& tx_last) {
+                    WindowRun& run, Fn& on) {
   // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
   auto post_one = [&](uint64_t index, PostList*) {
     uint32_t slot = static_cast<uint32_t>(index % f.mem.tx_slots());
@@ -199,8 +199,8 @@ Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool rece
   // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
   // the end exchange below is the end barrier.
   run.barrier = receiving || run.lists;
+  // Injected sends complete as posted: the drain finds none in flight, and stamps its start.
   FP_RETURN_IF_ERROR(run_window(f, window, run, post_one, on));
-  if (f.link.inject_bw) tx_last = now_ns();  // the last injected send was copied by now
   if (receiving) {
     ctx.stats.info["bidirectional"] =
         "start and end barriers; each side's sends timed from the start barrier to its last "
@@ -209,7 +209,7 @@ Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool rece
   uint64_t measured = run.measured(f.sync.warmup);
   ctx.stats.send_msgs = measured;
   ctx.stats.send_bytes = measured * f.mem.msg_size;
-  ctx.stats.send_time_ns = tx_last - run.start_ns;
+  ctx.stats.send_time_ns = run.last_completion_ns - run.start_ns;
   return Status::success();
 }
 
@@ -280,7 +280,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   run.lists = ctx.opts.bw_method == "lists";
   run.list_answers = run.lists && !unreliable;  // a lost answer would stall the sender
   uint64_t received = 0;
-  int64_t rx_start = 0, rx_last = 0, tx_last = 0;
+  int64_t rx_start = 0, rx_last = 0;
   volatile uint64_t sink = 0;
   std::function<bool(const fi_cq_data_entry&)> on;
   static const char kAnswer = 0;  // never read: answers carry no bytes
@@ -291,9 +291,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c->kind == OpKind::kTx) {
-      f.cq.tx_pool.release(c);
-      tx_last = f.cq.completion_ns();
-      run.completed++;
+      tx_completed(f, run, c);
       return true;
     }
     f.cq.rx_pool.release(c);
@@ -325,7 +323,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
     if (run.lists) rx_start = run.start_ns;
   }
-  if (sending) FP_RETURN_IF_ERROR(stream_sends(ctx, f, window, receiving, run, on, tx_last));
+  if (sending) FP_RETURN_IF_ERROR(stream_sends(ctx, f, window, receiving, run, on));
   return end_stream(ctx, f, run, sending, receiving, unreliable, {received, rx_start, rx_last}, on);
 }
 
