@@ -52,6 +52,7 @@ Result<nlohmann::json> finish_client(FabricSession& f, const nlohmann::json& min
 template <typename Fn>
 Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on, int64_t gap_ns = 0) {
   const bool keep_polling = f.link.endpoint->manual_progress();
+  const bool busy_poll = f.cq.busy_poll();
   uint32_t polls = 0;
   while (true) {
     if (gap_ns > 0) {
@@ -62,8 +63,8 @@ Result<nlohmann::json> serve_until_peer_done(FabricSession& f, Fn&& on, int64_t 
     if (!f.cq.progress(on, keep_polling ? 0 : kSliceMs)) return f.status();
     // Busy-polling (-cp1) never yields: a yield is a system call per poll (~5 a round trip
     // over shm), and on a loaded host it hands the CPU away between a message and its reply.
-    if (keep_polling && !f.cq.busy_poll()) sched_yield();
-    if (f.cq.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
+    if (keep_polling && !busy_poll) sched_yield();
+    if (busy_poll && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
     int64_t now = now_ns();
     if (f.sync.peer_message_waiting(now)) return f.sync.read_peer_done();
     if (!f.sync.client_alive(now)) return f.status();

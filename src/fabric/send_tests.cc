@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "core/cycle_clock.h"
 #include "engine/latency_loop.h"
@@ -23,6 +24,64 @@ constexpr int64_t kMaxReplyWaitNs = 1'000'000'000;
 
 bool carries_seq(fi_ep_type type, size_t size) { return type == FI_EP_DGRAM && size >= kSeqBytes; }
 
+// Where a ping-pong's messages go, looked up once when it starts, as RmaRoute does for the
+// one-sided tests: the endpoint, the peer, the descriptor, the size, whether sends inject, and
+// each slot's address. Looked up through the session's layers (FabricSession::send_slot,
+// post_recv) on every message, the ping-pong client took 456 instructions of its own a round
+// trip over shm, 373 routed; the floor's loop takes 53 (bench/README.md, "The shm
+// ping-pong's own work").
+struct MsgRoute {
+  explicit MsgRoute(FabricSession& f)
+      : ep(f.link.ep()),
+        peer(f.link.peer),
+        desc(f.mem.desc()),
+        size(f.mem.msg_size),
+        inject(f.link.inject),
+        poison(f.mem.verify) {
+    for (size_t i = 0; i < f.mem.tx_slots(); ++i) tx.push_back(f.mem.tx(i));
+    for (size_t i = 0; i < f.mem.rx_slots(); ++i) rx.push_back(f.mem.rx(i));
+  }
+  fid_ep* ep;
+  fi_addr_t peer;
+  void* desc;
+  size_t size;
+  bool inject;  // sends go by fi_inject: copied at once, no completion to come
+  bool poison;  // --verify: a receive's slot is poisoned before it is posted
+  std::vector<uint8_t*> tx;
+  std::vector<uint8_t*> rx;
+};
+
+// Sends tx slot `slot`; false (the session's error set) when the provider refuses it for good.
+// `completes`: whether a send completion will come for it (none for an injected one).
+template <typename On>
+[[gnu::always_inline]] inline bool send_routed(FabricSession& f, const MsgRoute& route,
+                                               uint32_t slot, On& on, bool* completes) {
+  uint8_t* buf = route.tx[slot];
+  *completes = !route.inject;
+  if (route.inject) {
+    return f.cq.post(
+        "fi_inject", [=, &route] { return fi_inject(route.ep, buf, route.size, route.peer); }, on);
+  }
+  OpContext* c = f.cq.context(f.cq.tx_pool, slot, on);
+  if (c == nullptr) return false;
+  return f.cq.post(
+      "fi_send",
+      [=, &route] { return fi_send(route.ep, buf, route.size, route.desc, route.peer, c); }, on);
+}
+
+// Posts a receive into rx slot `slot` (FabricSession::post_recv, routed).
+template <typename On>
+[[gnu::always_inline]] inline bool recv_routed(FabricSession& f, const MsgRoute& route,
+                                               uint32_t slot, On& on) {
+  OpContext* c = f.cq.rx_pool.acquire(slot);
+  if (c == nullptr) return f.fail(Status::failed("internal: no receive context free"));
+  if (route.poison && !f.mem.poison_rx(slot)) return false;
+  uint8_t* buf = route.rx[slot];
+  return f.cq.post(
+      "fi_recv",
+      [=, &route] { return fi_recv(route.ep, buf, route.size, route.desc, route.peer, c); }, on);
+}
+
 Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, pingpong_needs(Role::kClient, type));
   if (!session.ok()) return session.status();
@@ -32,6 +91,8 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   const int64_t reply_wait =
       std::min<int64_t>(kMaxReplyWaitNs, static_cast<int64_t>(ctx.timeout_s() * 1e9));
   if (!f.mem.fill_tx(0)) return f.status();
+  const MsgRoute route(f);
+  const bool busy_poll = f.cq.busy_poll();
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
   // -c cycles (fab_send_lat): each sample timed by the cycle counter, as cxi_send_lat's.
   std::optional<CycleClock> cycles;
@@ -54,7 +115,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
       return true;
     }
     f.cq.rx_pool.release(c);
-    const uint8_t* data = f.mem.rx(c->slot);
+    const uint8_t* data = route.rx[c->slot];
     uint64_t echoed = seq;
     if (seq_on && !f.mem.get(&echoed, data, kSeqBytes)) return false;
     if (echoed == seq) {
@@ -65,19 +126,19 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
       if (f.mem.verify && !f.mem.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
       if (f.mem.access_recv) sink = sink + f.mem.touch(data, e.len);
     }
-    return f.post_recv(c->slot, on);
+    return recv_routed(f, route, c->slot, on);
   };
   for (uint32_t slot = 0; slot < 2; ++slot) {
-    if (!f.post_recv(slot, on)) return f.status();
+    if (!recv_routed(f, route, slot, on)) return f.status();
   }
   uint64_t sent = 0;
   auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
     got_tx = got_rx = false;
     const int64_t start = cycles ? cycles->now_ns() : t0;
     ++seq;
-    if (seq_on && !f.mem.put(f.mem.tx(0), &seq, kSeqBytes)) return f.status();
+    if (seq_on && !f.mem.put(route.tx[0], &seq, kSeqBytes)) return f.status();
     bool completes = true;
-    if (!f.send_slot(0, on, &completes)) return f.status();
+    if (!send_routed(f, route, 0, on, &completes)) return f.status();
     got_tx = !completes;  // an injected message was copied at once: no completion comes
     bool lost = false;
     uint32_t empty_polls = 0;
@@ -85,7 +146,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
       if (!f.cq.progress(on, kSliceMs)) return f.status();
       // Busy-polling reads the clock every 64th empty poll only: a clock read costs a fifth
       // of a round trip over shm.
-      if (f.cq.busy_poll() && ((got_tx && got_rx) || ++empty_polls % 64 != 0)) continue;
+      if (busy_poll && ((got_tx && got_rx) || ++empty_polls % 64 != 0)) continue;
       int64_t now = now_ns();
       if (!got_rx && type == FI_EP_DGRAM && now - t0 > reply_wait) lost = true;
       if (lost && got_tx) break;
@@ -112,6 +173,8 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   for (uint32_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
     if (!f.mem.fill_tx(slot)) return f.status();
   }
+  const MsgRoute route(f);
+  const uint32_t tx_slots = static_cast<uint32_t>(route.tx.size());
   uint64_t echoed = 0;
   uint32_t next_tx = 0;
   volatile uint64_t sink = 0;
@@ -123,28 +186,28 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
       return true;
     }
     f.cq.rx_pool.release(c);
-    const uint8_t* data = f.mem.rx(c->slot);
+    const uint8_t* data = route.rx[c->slot];
     if (echoed == f.sync.warmup) ctx.mark_start();
     ctx.stats.recv_msgs++;
     ctx.stats.recv_bytes += e.len;
     if (f.mem.verify && !f.mem.check_rx(data, e.len, seq_on ? kSeqBytes : 0)) return false;
     if (f.mem.access_recv) sink = sink + f.mem.touch(data, e.len);
     uint32_t slot = next_tx;
-    next_tx = static_cast<uint32_t>((next_tx + 1) % f.mem.tx_slots());
+    if (++next_tx == tx_slots) next_tx = 0;
     if (seq_on) {
       uint64_t seq = 0;
-      if (!f.mem.get(&seq, data, kSeqBytes) || !f.mem.put(f.mem.tx(slot), &seq, kSeqBytes))
+      if (!f.mem.get(&seq, data, kSeqBytes) || !f.mem.put(route.tx[slot], &seq, kSeqBytes))
         return false;
     }
     bool completes = true;
-    if (!f.send_slot(slot, on, &completes)) return false;
+    if (!send_routed(f, route, slot, on, &completes)) return false;
     ctx.stats.send_msgs++;
-    ctx.stats.send_bytes += f.mem.msg_size;
+    ctx.stats.send_bytes += route.size;
     ++echoed;
-    return f.post_recv(c->slot, on);
+    return recv_routed(f, route, c->slot, on);
   };
   for (uint32_t slot = 0; slot < 2; ++slot) {
-    if (!f.post_recv(slot, on)) return f.status();
+    if (!recv_routed(f, route, slot, on)) return f.status();
   }
   auto done = serve_until_peer_done(f, on);
   if (!done.ok()) return done.status();
