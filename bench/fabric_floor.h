@@ -26,7 +26,9 @@
 //   idle_thread=1 the client runs a second thread that only sleeps, as fabperf's client has
 //                 threads beside its loop (the signal thread, the stuck-call watch): while
 //                 a process's threads share one descriptor table, each system call on a
-//                 descriptor takes and drops a reference on its file (core/private_fds.h)
+//                 descriptor takes and drops a reference on its file (core/private_fds.h),
+//                 and glibc's mutexes (libfabric's, in every fi_cq_read over shm) take atomic
+//                 instructions, which a process that never had a second thread is spared
 //   sample_clock=1 (latency) each operation timed on its own, as fabperf's samples are:
 //                 the clock read before the post and after the completion, the mean of those
 //                 (the plain floor reads the clock every 16th operation, time over count)
