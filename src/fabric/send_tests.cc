@@ -11,6 +11,7 @@
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
 #include "fabric/session.h"
+#include "fabric/slot_ring.h"
 
 namespace fabperf {
 
@@ -40,6 +41,7 @@ struct MsgRoute {
         poison(f.mem.verify) {
     for (size_t i = 0; i < f.mem.tx_slots(); ++i) tx.push_back(f.mem.tx(i));
     for (size_t i = 0; i < f.mem.rx_slots(); ++i) rx.push_back(f.mem.rx(i));
+    tx_ring = SlotRing::of(tx.size());
   }
   fid_ep* ep;
   fi_addr_t peer;
@@ -49,6 +51,7 @@ struct MsgRoute {
   bool poison;  // --verify: a receive's slot is poisoned before it is posted
   std::vector<uint8_t*> tx;
   std::vector<uint8_t*> rx;
+  SlotRing tx_ring;  // a stream's message `index` goes from tx slot tx_ring.wrap(index)
 };
 
 // Sends tx slot `slot`; false (the session's error set) when the provider refuses it for good.
@@ -234,16 +237,17 @@ Status post_stream_receives(FabricSession& f, const WindowRun& run, bool receivi
 // A stream's sending: its window of sends (run_window), then this side's send counts, timed
 // to its last send's completion (run.last_completion_ns).
 template <typename Fn>
-Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool receiving,
-                    WindowRun& run, Fn& on) {
+Status stream_sends(TestContext& ctx, FabricSession& f, const MsgRoute& route, size_t window,
+                    bool receiving, WindowRun& run, Fn& on) {
+  const bool inject = f.link.inject_bw;  // the window's inject choice, not the ping-pong's
   // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
   auto post_one = [&](uint64_t index, PostList*) {
-    uint32_t slot = static_cast<uint32_t>(index % f.mem.tx_slots());
-    if (f.link.inject_bw) {
+    const uint32_t slot = route.tx_ring.wrap(index);
+    uint8_t* buf = route.tx[slot];
+    if (inject) {
       // Copied at once and no completion to come: complete as posted.
       if (!f.cq.post(
-              "fi_inject",
-              [&] { return fi_inject(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.link.peer); },
+              "fi_inject", [=, &route] { return fi_inject(route.ep, buf, route.size, route.peer); },
               on)) {
         return false;
       }
@@ -253,10 +257,7 @@ Status stream_sends(TestContext& ctx, FabricSession& f, size_t window, bool rece
     OpContext* c = f.cq.tx_pool.acquire(slot);
     return f.cq.post(
         "fi_send",
-        [&] {
-          return fi_send(f.link.ep(), f.mem.tx(slot), f.mem.msg_size, f.mem.desc(), f.link.peer, c);
-        },
-        on);
+        [=, &route] { return fi_send(route.ep, buf, route.size, route.desc, route.peer, c); }, on);
   };
   // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
   // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
@@ -336,6 +337,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   for (size_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
     if (!f.mem.fill_tx(slot)) return f.status();
   }
+  const MsgRoute route(f);
 
   WindowRun run;
   // --bw_method lists: a receiver answers each list with an empty message, and a sender
@@ -360,7 +362,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     f.cq.rx_pool.release(c);
     if (run.list_answers && e.len == 0) {  // the peer's answer to one of this side's lists
       ++run.answers;
-      return f.post_recv(c->slot, on);
+      return recv_routed(f, route, c->slot, on);
     }
     int64_t now = f.cq.completion_ns();
     ++received;
@@ -378,7 +380,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     if (f.mem.access_recv) sink = sink + f.mem.touch(f.mem.rx(c->slot), e.len);
     // A whole list arrived: answer it (the sender's next list waits for this).
     if (run.list_answers && received % window == 0 && !answer()) return false;
-    return f.post_recv(c->slot, on);
+    return recv_routed(f, route, c->slot, on);
   };
   FP_RETURN_IF_ERROR(post_stream_receives(f, run, receiving, on));
 
@@ -386,7 +388,7 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     FP_RETURN_IF_ERROR(passive_start(f, run, on));
     if (run.lists) rx_start = run.start_ns;
   }
-  if (sending) FP_RETURN_IF_ERROR(stream_sends(ctx, f, window, receiving, run, on));
+  if (sending) FP_RETURN_IF_ERROR(stream_sends(ctx, f, route, window, receiving, run, on));
   return end_stream(ctx, f, run, sending, receiving, unreliable, {received, rx_start, rx_last}, on);
 }
 
