@@ -28,9 +28,9 @@ bool carries_seq(fi_ep_type type, size_t size) { return type == FI_EP_DGRAM && s
 // Where a two-sided test's messages go (the ping-pong's and the stream's), looked up once when
 // it starts, as RmaRoute does for the one-sided tests: the endpoint, the peer, the descriptor, the
 // size, whether sends inject, and each slot's address. Looked up through the session's layers
-// (FabricSession::send_slot, post_recv) on every message, the ping-pong client took 456
-// instructions of its own a round trip over shm, 373 routed; the floor's loop takes 53
-// (bench/README.md, "The shm ping-pong's own work").
+// on every message (as FabricSession::post_recv still does for the others), the ping-pong
+// client took 456 instructions of its own a round trip over shm, 373 routed; the floor's loop
+// takes 53 (bench/README.md, "The shm ping-pong's own work").
 struct MsgRoute {
   explicit MsgRoute(FabricSession& f)
       : ep(f.link.ep()),

@@ -81,25 +81,8 @@ class FabricSession {
   PeerSync sync;
   Completions cq;
 
-  // What spans the capabilities: a send or a receive of a buffer slot to or from the peer.
-  // Sends tx slot `slot`: fi_inject where the message fits (then no completion will come, and
-  // *completes is set false), else fi_send with a context from cq.tx_pool, progressing
-  // through fn until one is free. False on failure.
-  template <typename Fn>
-  bool send_slot(uint32_t slot, Fn&& fn, bool* completes) {
-    *completes = !link.inject;
-    if (link.inject) {
-      return cq.post(
-          "fi_inject", [&] { return fi_inject(link.ep(), mem.tx(slot), mem.msg_size, link.peer); },
-          fn);
-    }
-    OpContext* c = cq.context(cq.tx_pool, slot, fn);
-    if (c == nullptr) return false;
-    return cq.post(
-        "fi_send",
-        [&] { return fi_send(link.ep(), mem.tx(slot), mem.msg_size, mem.desc(), link.peer, c); },
-        fn);
-  }
+  // What spans the capabilities: a receive of a buffer slot from the peer (the two-sided tests
+  // send and repost through their own route, MsgRoute in send_tests.cc).
   // Posts a receive into rx slot `slot`, poisoned first under --verify unless the slot is an
   // RMA target (receives there only carry remote CQ data).
   template <typename Fn>
