@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/latency_loop.h"
+#include "fabric/msg_route.h"
 #include "fabric/pattern.h"
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
@@ -61,8 +62,9 @@ struct RmaCounters {
   int64_t first_remote_ns = 0, last_remote_ns = 0;
 };
 
-Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Handler* self) {
-  return [&f, &run, &counters, self](const fi_cq_data_entry& e) {
+Handler rma_handler(FabricSession& f, const MsgRoute& data_rx, WindowRun& run,
+                    RmaCounters& counters, Handler* self) {
+  return [&f, &data_rx, &run, &counters, self](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
     if (c != nullptr && c->kind == OpKind::kTx) {
       tx_completed(f, run, c);
@@ -82,7 +84,7 @@ Handler rma_handler(FabricSession& f, WindowRun& run, RmaCounters& counters, Han
       if (f.mem.verify && !f.mem.check_rx(f.mem.rx(e.data % f.mem.rx_slots()), f.mem.msg_size))
         return false;
     }
-    return c == nullptr || f.post_recv(c->slot, *self, false);
+    return c == nullptr || recv_routed(f, data_rx, c->slot, *self);
   };
 }
 
@@ -281,8 +283,9 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   WindowRun run;
   run.lists = ctx.opts.bw_method == "lists";
   RmaCounters counters;
+  const MsgRoute data_rx = MsgRoute::remote_data_receives(f);
   Handler on;
-  on = rma_handler(f, run, counters, &on);
+  on = rma_handler(f, data_rx, run, counters, &on);
   // The writer's own completions, inline in the window loop; the rest (remote data, the
   // receives that carry it) through the handler above, which reposts them.
   auto on_tx_first = [&](const fi_cq_data_entry& e) {
@@ -295,7 +298,9 @@ Status rma_write_bw(TestContext& ctx, fi_ep_type type, bool bidirectional, bool 
   if (with_data && target) {
     // Providers in FI_RX_CQ_DATA mode deliver remote data through posted receives.
     for (uint32_t i = 0; i < f.cq.rx_pool.capacity(); ++i) {
-      if (!f.post_recv(i % f.mem.rx_slots(), on, false)) return f.status();
+      if (!recv_routed(f, data_rx, static_cast<uint32_t>(i % data_rx.rx.size()), on)) {
+        return f.status();
+      }
     }
   }
   if (bidirectional && !with_data) {
@@ -486,12 +491,13 @@ Status echo_writes(TestContext& ctx, FabricSession& f, const uint64_t& remote,
   // Echo every arriving write with one of our own.
   ctx.mark_start();
   uint64_t answered = 0;
+  const bool busy_poll = f.cq.busy_poll();
   for (uint32_t polls = 0;;) {
     if (!f.cq.progress(on, kSliceMs)) return f.status();
     while (answered < remote) {
       if (!write_once(answered++)) return f.status();
     }
-    if (f.cq.busy_poll() && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
+    if (busy_poll && ++polls % 64 != 0) continue;  // the clock every 64th busy poll
     int64_t now = now_ns();
     if (f.sync.peer_message_waiting(now)) break;
     if (!f.sync.client_alive(now)) return f.status();
@@ -535,6 +541,7 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
   const bool client = ctx.role == Role::kClient;
   bool got_tx = false, got_remote = false;
   uint64_t remote = 0;
+  const MsgRoute data_rx = MsgRoute::remote_data_receives(f);
   Handler on;
   on = [&](const fi_cq_data_entry& e) {
     auto* c = static_cast<OpContext*>(e.op_context);
@@ -554,10 +561,10 @@ Status rma_write_pingpong(TestContext& ctx, fi_ep_type type) {
         if (!f.mem.check_rx(f.mem.rx(0), f.mem.msg_size) || !f.mem.poison_rx(0)) return false;
       }
     }
-    return c == nullptr || f.post_recv(c->slot, on, false);
+    return c == nullptr || recv_routed(f, data_rx, c->slot, on);
   };
   for (uint32_t i = 0; i < 2; ++i) {
-    if (!f.post_recv(0, on, false)) return f.status();
+    if (!recv_routed(f, data_rx, 0, on)) return f.status();
   }
   auto write_once = [&](uint64_t index) {
     OpContext* c = f.cq.context(f.cq.tx_pool, 0, on);

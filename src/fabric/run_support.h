@@ -88,9 +88,10 @@ Result<nlohmann::json> serve_target(FabricSession& f, Fn&& on, int64_t gap_ns = 
 // completion is seen within (bench/README.md, the one-sided latency rows against their floor).
 template <typename Done, typename Fn>
 bool wait_for(FabricSession& f, Done&& done, Fn&& on) {
+  const bool busy_poll = f.cq.busy_poll();  // read once, not through two pointers a poll
   for (uint32_t empty = 0; !done();) {
     if (!f.cq.progress(on, kSliceMs)) return false;
-    if (done() || (f.cq.busy_poll() && ++empty % 64 != 0)) continue;
+    if (done() || (busy_poll && ++empty % 64 != 0)) continue;
     int64_t now = now_ns();
     if (!f.sync.periodic(now) || !f.cq.not_stalled(now)) return false;
   }
@@ -448,8 +449,9 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   // Busy-polling with the window full, a pass is one poll: the clock every 16th pass (a read
   // took as long as a shm poll here, 60-80 ns), every pass otherwise and at the start.
   int64_t now = 0;
+  const bool busy_poll = f.cq.busy_poll();
   for (uint32_t passes = 0;; ++passes) {
-    if (!f.cq.busy_poll() || passes % 16 == 0 || !measuring) now = now_ns();
+    if (!busy_poll || passes % 16 == 0 || !measuring) now = now_ns();
     if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);
     if (!measuring && run.completed >= f.sync.warmup) {
       FP_RETURN_IF_ERROR(begin_measured(f, run, on, now));

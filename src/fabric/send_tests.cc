@@ -7,11 +7,11 @@
 
 #include "core/cycle_clock.h"
 #include "engine/latency_loop.h"
+#include "fabric/msg_route.h"
 #include "fabric/pattern.h"
 #include "fabric/roles.h"
 #include "fabric/run_support.h"
 #include "fabric/session.h"
-#include "fabric/slot_ring.h"
 
 namespace fabperf {
 
@@ -25,66 +25,6 @@ constexpr int64_t kMaxReplyWaitNs = 1'000'000'000;
 
 bool carries_seq(fi_ep_type type, size_t size) { return type == FI_EP_DGRAM && size >= kSeqBytes; }
 
-// Where a two-sided test's messages go (the ping-pong's and the stream's), looked up once when
-// it starts, as RmaRoute does for the one-sided tests: the endpoint, the peer, the descriptor, the
-// size, whether sends inject, and each slot's address. Looked up through the session's layers
-// on every message (as FabricSession::post_recv still does for the others), the ping-pong
-// client took 456 instructions of its own a round trip over shm, 373 routed; the floor's loop
-// takes 53 (bench/README.md, "The shm ping-pong's own work").
-struct MsgRoute {
-  explicit MsgRoute(FabricSession& f)
-      : ep(f.link.ep()),
-        peer(f.link.peer),
-        desc(f.mem.desc()),
-        size(f.mem.msg_size),
-        inject(f.link.inject),
-        poison(f.mem.verify) {
-    for (size_t i = 0; i < f.mem.tx_slots(); ++i) tx.push_back(f.mem.tx(i));
-    for (size_t i = 0; i < f.mem.rx_slots(); ++i) rx.push_back(f.mem.rx(i));
-    tx_ring = SlotRing::of(tx.size());
-  }
-  fid_ep* ep;
-  fi_addr_t peer;
-  void* desc;
-  size_t size;
-  bool inject;  // sends go by fi_inject: copied at once, no completion to come
-  bool poison;  // --verify: a receive's slot is poisoned before it is posted
-  std::vector<uint8_t*> tx;
-  std::vector<uint8_t*> rx;
-  SlotRing tx_ring;  // a stream's message `index` goes from tx slot tx_ring.wrap(index)
-};
-
-// Sends tx slot `slot`; false (the session's error set) when the provider refuses it for good.
-// `completes`: whether a send completion will come for it (none for an injected one).
-template <typename On>
-[[gnu::always_inline]] inline bool send_routed(FabricSession& f, const MsgRoute& route,
-                                               uint32_t slot, On& on, bool* completes) {
-  uint8_t* buf = route.tx[slot];
-  *completes = !route.inject;
-  if (route.inject) {
-    return f.cq.post(
-        "fi_inject", [=, &route] { return fi_inject(route.ep, buf, route.size, route.peer); }, on);
-  }
-  OpContext* c = f.cq.context(f.cq.tx_pool, slot, on);
-  if (c == nullptr) return false;
-  return f.cq.post(
-      "fi_send",
-      [=, &route] { return fi_send(route.ep, buf, route.size, route.desc, route.peer, c); }, on);
-}
-
-// Posts a receive into rx slot `slot` (FabricSession::post_recv, routed).
-template <typename On>
-[[gnu::always_inline]] inline bool recv_routed(FabricSession& f, const MsgRoute& route,
-                                               uint32_t slot, On& on) {
-  OpContext* c = f.cq.rx_pool.acquire(slot);
-  if (c == nullptr) return f.fail(Status::failed("internal: no receive context free"));
-  if (route.poison && !f.mem.poison_rx(slot)) return false;
-  uint8_t* buf = route.rx[slot];
-  return f.cq.post(
-      "fi_recv",
-      [=, &route] { return fi_recv(route.ep, buf, route.size, route.desc, route.peer, c); }, on);
-}
-
 Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   auto session = FabricSession::establish(ctx, pingpong_needs(Role::kClient, type));
   if (!session.ok()) return session.status();
@@ -94,7 +34,7 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   const int64_t reply_wait =
       std::min<int64_t>(kMaxReplyWaitNs, static_cast<int64_t>(ctx.timeout_s() * 1e9));
   if (!f.mem.fill_tx(0)) return f.status();
-  const MsgRoute route(f);
+  const MsgRoute route(f, f.link.inject);
   const bool busy_poll = f.cq.busy_poll();
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
   // -c cycles (fab_send_lat): each sample timed by the cycle counter, as cxi_send_lat's.
@@ -176,7 +116,7 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
   for (uint32_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
     if (!f.mem.fill_tx(slot)) return f.status();
   }
-  const MsgRoute route(f);
+  const MsgRoute route(f, f.link.inject);
   const uint32_t tx_slots = static_cast<uint32_t>(route.tx.size());
   uint64_t echoed = 0;
   uint32_t next_tx = 0;
@@ -223,12 +163,14 @@ Status pingpong_server(TestContext& ctx, fi_ep_type type) {
 // A stream's receives posted before it starts: a receiver's whole pool, or a list sender's
 // one receive for its answers.
 template <typename Fn>
-Status post_stream_receives(FabricSession& f, const WindowRun& run, bool receiving, Fn& on) {
+Status post_stream_receives(FabricSession& f, const MsgRoute& route, const WindowRun& run,
+                            bool receiving, Fn& on) {
   if (receiving) {
-    for (uint32_t slot = 0; slot < f.cq.rx_pool.capacity(); ++slot) {
-      if (!f.post_recv(slot % f.mem.rx_slots(), on)) return f.status();
+    const size_t slots = route.rx.size();
+    for (uint32_t i = 0; i < f.cq.rx_pool.capacity(); ++i) {
+      if (!recv_routed(f, route, static_cast<uint32_t>(i % slots), on)) return f.status();
     }
-  } else if (run.list_answers && !f.post_recv(0, on)) {  // a sender's receive for answers
+  } else if (run.list_answers && !recv_routed(f, route, 0, on)) {  // a sender's receive for answers
     return f.status();
   }
   return Status::success();
@@ -239,25 +181,13 @@ Status post_stream_receives(FabricSession& f, const WindowRun& run, bool receivi
 template <typename Fn>
 Status stream_sends(TestContext& ctx, FabricSession& f, const MsgRoute& route, size_t window,
                     bool receiving, WindowRun& run, Fn& on) {
-  const bool inject = f.link.inject_bw;  // the window's inject choice, not the ping-pong's
   // Sends carry no FI_MORE: each post rings (a list's PostList stays unset).
   auto post_one = [&](uint64_t index, PostList*) {
-    const uint32_t slot = route.tx_ring.wrap(index);
-    uint8_t* buf = route.tx[slot];
-    if (inject) {
-      // Copied at once and no completion to come: complete as posted.
-      if (!f.cq.post(
-              "fi_inject", [=, &route] { return fi_inject(route.ep, buf, route.size, route.peer); },
-              on)) {
-        return false;
-      }
-      run.completed++;
-      return true;
-    }
-    OpContext* c = f.cq.tx_pool.acquire(slot);
-    return f.cq.post(
-        "fi_send",
-        [=, &route] { return fi_send(route.ep, buf, route.size, route.desc, route.peer, c); }, on);
+    bool completes = true;
+    if (!send_routed(f, route, route.tx_ring.wrap(index), on, &completes)) return false;
+    // An injected send was copied at once and no completion comes: complete as posted.
+    if (!completes) run.completed++;
+    return true;
   };
   // Both ways (rdm_send_bi_bw, fab_send_bw -b): the sides meet at a start barrier after
   // their warm-ups, as the other bi-directional runs (run_both_ways) and the originals do;
@@ -337,7 +267,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
   for (size_t slot = 0; slot < f.mem.tx_slots(); ++slot) {
     if (!f.mem.fill_tx(slot)) return f.status();
   }
-  const MsgRoute route(f);
+  // The window's inject choice, not the ping-pong's (SessionLink::inject_bw).
+  const MsgRoute route(f, f.link.inject_bw);
 
   WindowRun run;
   // --bw_method lists: a receiver answers each list with an empty message, and a sender
@@ -376,13 +307,13 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += e.len;
     }
-    if (f.mem.verify && !f.mem.check_rx(f.mem.rx(c->slot), e.len)) return false;
-    if (f.mem.access_recv) sink = sink + f.mem.touch(f.mem.rx(c->slot), e.len);
+    if (f.mem.verify && !f.mem.check_rx(route.rx[c->slot], e.len)) return false;
+    if (f.mem.access_recv) sink = sink + f.mem.touch(route.rx[c->slot], e.len);
     // A whole list arrived: answer it (the sender's next list waits for this).
     if (run.list_answers && received % window == 0 && !answer()) return false;
     return recv_routed(f, route, c->slot, on);
   };
-  FP_RETURN_IF_ERROR(post_stream_receives(f, run, receiving, on));
+  FP_RETURN_IF_ERROR(post_stream_receives(f, route, run, receiving, on));
 
   if (!sending) {
     FP_RETURN_IF_ERROR(passive_start(f, run, on));

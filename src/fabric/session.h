@@ -81,20 +81,8 @@ class FabricSession {
   PeerSync sync;
   Completions cq;
 
-  // What spans the capabilities: a receive of a buffer slot from the peer (the two-sided tests
-  // send and repost through their own route, MsgRoute in send_tests.cc).
-  // Posts a receive into rx slot `slot`, poisoned first under --verify unless the slot is an
-  // RMA target (receives there only carry remote CQ data).
-  template <typename Fn>
-  bool post_recv(uint32_t slot, Fn&& fn, bool poison = true) {
-    OpContext* c = cq.rx_pool.acquire(slot);
-    if (c == nullptr) return fail(Status::failed("internal: no receive context free"));
-    if (mem.verify && poison && !mem.poison_rx(slot)) return false;
-    return cq.post(
-        "fi_recv",
-        [&] { return fi_recv(link.ep(), mem.rx(slot), mem.msg_size, mem.desc(), link.peer, c); },
-        fn);
-  }
+  // Messages are posted through a route (fabric/msg_route.h), RMA operations through the
+  // one-sided tests' RmaRoute: each looks up where its operations go once, when a test starts.
 
   bool fail(Status status) { return error_.fail(std::move(status)); }
   const Status& error() const { return error_.error(); }
