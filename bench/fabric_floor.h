@@ -16,7 +16,13 @@
 //   batch=N       completions per fi_cq_read (fabperf's kCqBatch, 128)
 //   more=1        FI_MORE on every post of a refill but its last
 //   data=1        (write bw) writes carry remote CQ data and the target counts them
-//   warmup=N      operations before the measured phase (fabperf's --warmup, 10)
+//   warmup=N      operations before the measured phase (fabperf's --warmup, 10); send bw
+//                 with 0: timed from the receiver's start, as fabperf's lists (which have no
+//                 warm-up, as the CXI tools' bandwidth runs have none)
+//   lists=1       (send bw) fabperf's --bw_method lists, the fab_send_bw default: the sender
+//                 posts a list of `window` sends, waits for them to complete and for the
+//                 receiver's answer (an empty message sent as each list's last one arrives),
+//                 then posts the next, as cxi_send_bw waits for its response PUT
 //   target_gap=NS (one-sided) the target spins NS ns before each progress call
 //   client_work=NS (one-sided bw) the initiator spins NS ns on the clock after each post it
 //                 makes (two clock reads at least: about 50 ns on the 2-vCPU guest)
@@ -94,6 +100,7 @@ struct Config {
   size_t batch = 128;
   bool more = false;
   bool data = false;
+  bool lists = false;
   uint64_t warmup = 10;
   uint64_t msg_order = 0;
   uint32_t refusal_clock = 0;
@@ -111,7 +118,7 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
     fprintf(stderr,
             "usage: %s PROVIDER rdm|msg lat|bw SIZE SECONDS CPU_CLIENT CPU_SERVER "
             "[window=N inject=N completion=delivery|transmit|default batch=N more=1 data=1 "
-            "warmup=N order=waw]\n",
+            "lists=1 warmup=N order=waw]\n",
             argv[0]);
     exit(2);
   }
@@ -139,6 +146,8 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
       c.more = v == "1";
     else if (k == "data")
       c.data = v == "1";
+    else if (k == "lists")
+      c.lists = v == "1";
     else if (k == "warmup")
       c.warmup = std::strtoull(v.c_str(), nullptr, 10);
     else if (k == "order")
@@ -580,9 +589,10 @@ inline void print(const Side& s, const Result& r, size_t window) {
   }
   printf(
       "\"ops\": %llu, \"window\": %zu, \"inject_size\": %zu, \"completion\": \"%s\", "
-      "\"batch\": %zu, \"more\": %d, \"refused\": %llu}\n",
+      "\"batch\": %zu, \"more\": %d, \"lists\": %d, \"refused\": %llu}\n",
       static_cast<unsigned long long>(r.ops), window, s.inject_size, s.completion.c_str(),
-      s.cfg.batch, s.cfg.more ? 1 : 0, static_cast<unsigned long long>(r.refused));
+      s.cfg.batch, s.cfg.more ? 1 : 0, s.cfg.lists ? 1 : 0,
+      static_cast<unsigned long long>(r.refused));
   fflush(stdout);
 }
 

@@ -67,6 +67,11 @@ class FloorPairing:
             out["inject"] = self.info["inject"]
         elif self.info.get("send") == "fi_send":
             out["inject"] = 0  # a ping-pong above the inject size
+        method = self.info.get("bw_method")
+        if isinstance(method, dict) and method.get("method") == "lists" and method.get("answered"):
+            out["lists"] = 1  # each list waits for its answer (fab_send_bw's default)
+        if isinstance(method, dict) and isinstance(method.get("warmup"), int):
+            out["warmup"] = method["warmup"]  # none with lists, as the CXI tools
         return out
 
 

@@ -1,6 +1,7 @@
 // The send floor: fabperf's rdm_send_lat / rc_lat (a ping-pong: two receives posted, fi_inject
 // up to the inject size, else fi_send) and rdm_send_bw / rc_bw (a window of fi_send in flight,
-// the receiver with a window of receives posted and counting) in libfabric's calls alone.
+// the receiver with a window of receives posted and counting; with lists=1, fab_send_bw's
+// lists, each answered by the receiver) in libfabric's calls alone.
 // Usage and output: bench/fabric_floor.h.
 #include <functional>
 
@@ -97,7 +98,9 @@ void stream(Side& s) {
   } else {
     ff::register_memory(s, ff::layout_of(s.cfg.size, 1, window, 0));
   }
-  ff::finish_setup(s, window);
+  // With lists, one more context: the sender's receive of the answers.
+  ff::finish_setup(s, window + (s.cfg.lists ? 1 : 0));
+  static const char kAnswer = 0;  // never read: answers carry no bytes
   if (!s.client) {
     size_t posted = window;
     if (s.info->rx_attr != nullptr && s.info->rx_attr->size > 0) {
@@ -109,10 +112,19 @@ void stream(Side& s) {
     on = [&](const fi_cq_data_entry& e) {
       ++received;
       post_recv(s, index_of(s, e), on);
+      // A whole list arrived: answer it, as fabperf's receiver of lists does.
+      if (s.cfg.lists && received % window == 0) {
+        ff::post(
+            s, "fi_inject", [&] { return fi_inject(s.ep, &kAnswer, 0, s.peer); }, on);
+      }
     };
     for (size_t i = 0; i < posted; ++i) post_recv(s, i, on);
     uint64_t ready = 1;
     ff::put(s.ctl, &ready, sizeof ready);
+    // With no warm-up (fabperf's lists, as the CXI tools' bandwidth runs have none) the time
+    // counts from here, the receiver's start barrier, as fabperf's lists_time_ns: what the
+    // first messages cost (tcp;ofi_rxm connects on the first) is in it.
+    if (s.cfg.warmup == 0) first = ff::now_ns();
     // Injected sends have no window: the sender runs ahead of this side by as much as the
     // provider queues (udp;ofi_rxd: minutes of backlog at 64 B), so the count stops at the
     // run's time from the warm-up, and what is still queued then is dropped at the close.
@@ -159,17 +171,46 @@ void stream(Side& s) {
   ff::get(s.ctl, &ready, sizeof ready);
   const bool inject = s.cfg.size <= s.inject_size;
   std::vector<fi_context2*> free_ctx;
-  for (auto& c : s.ctx) free_ctx.push_back(&c);
-  uint64_t completed = 0;
-  auto on = [&](const fi_cq_data_entry& e) {
-    free_ctx.push_back(static_cast<fi_context2*>(e.op_context));
+  for (size_t i = 0; i < window; ++i) free_ctx.push_back(&s.ctx[i]);
+  fi_context2* const answer_ctx = s.cfg.lists ? &s.ctx[window] : nullptr;
+  uint64_t completed = 0, answers = 0;
+  std::function<void(const fi_cq_data_entry&)> on;
+  auto post_answer_recv = [&] {
+    ff::post(
+        s, "fi_recv",
+        [&] { return fi_recv(s.ep, s.rx(0), s.cfg.size, s.desc, s.peer, answer_ctx); }, on);
+  };
+  on = [&](const fi_cq_data_entry& e) {
+    auto* c = static_cast<fi_context2*>(e.op_context);
+    if (c == answer_ctx) {
+      ++answers;
+      post_answer_recv();
+      return;
+    }
+    free_ctx.push_back(c);
     ++completed;
   };
   // The run's time counts from the warm-up's completion, as fabperf's measured phase.
   const int64_t limit = static_cast<int64_t>(s.cfg.seconds * 1e9);
   int64_t start = 0;
   uint64_t posted = 0;
-  for (uint32_t pass = 1;; ++pass) {
+  if (s.cfg.lists) {
+    post_answer_recv();
+    // A list: `window` sends, all completed, then the receiver's answer.
+    for (uint64_t list = 1;; ++list) {
+      for (size_t k = 0; k < window; ++k) {
+        fi_context2* c = free_ctx.back();
+        free_ctx.pop_back();
+        ff::post(
+            s, "fi_send", [&] { return send_one(s, posted, c, s.cfg.more && k + 1 < window); }, on);
+        ++posted;
+      }
+      while (completed < posted || answers < list) ff::poll(s, on);
+      if (start == 0 && completed >= s.cfg.warmup) start = ff::now_ns();
+      if (start != 0 && ff::now_ns() - start >= limit) break;
+    }
+  }
+  for (uint32_t pass = 1; !s.cfg.lists; ++pass) {
     if (start == 0 && (inject ? posted : completed) >= s.cfg.warmup) start = ff::now_ns();
     if (inject) {
       while (fi_inject(s.ep, s.tx(posted), s.cfg.size, s.peer) == 0) {
@@ -189,7 +230,7 @@ void stream(Side& s) {
     ff::poll(s, on);
     if (pass % 64 == 0 && start != 0 && ff::now_ns() - start >= limit) break;
   }
-  while (free_ctx.size() < s.ctx.size()) ff::poll(s, on);
+  while (free_ctx.size() < window) ff::poll(s, on);
   ff::put(s.ctl, &posted, sizeof posted);
   uint64_t result[2];
   ff::get(s.ctl, result, sizeof result);

@@ -282,7 +282,7 @@ class Peers:
     def fabric_floor(self, op, provider, ep, mode, size, settings=None, env=None):
         """A bare libfabric floor (bench/floor_fi_OP.cc, bench/fabric_floor.h): one-way mean
         latency in ns (mode "lat") or received bytes/s ("bw"), with `settings` (KEY=VALUE:
-        window, inject, completion, batch, more, data, warmup) and `env` (FI_* variables)
+        window, inject, completion, batch, more, data, lists, warmup) and `env` (FI_* variables)
         added to ours. Returns (figure, its JSON line)."""
         argv = [os.path.join(self.build, f"floor_fi_{op}"), provider, ep, mode, str(size),
                 str(self.seconds), PIN.client, PIN.server]
