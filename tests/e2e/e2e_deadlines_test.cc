@@ -243,8 +243,14 @@ TEST(E2eDeadlines, DeepWindowsEndOnEveryProvider) {
       // is not what this test is about, so that run is taken again (at most as often as a
       // provider's flake); a set-up that never fits fails the test.
       const bool slow_setup = contains(r.err, "no answer from client within");
+      // The sockets provider once stopped completing a 1024-deep window for 5 s in a loaded
+      // CI run (the client said so at its -to); none of 70 runs of it alone did so again,
+      // idle or beside two busy loops. The provider's stall, taken again as its others are.
+      const bool sockets_stall = std::string(provider) == "sockets" &&
+                                 contains(r.err, "no completion from provider sockets");
       if (r.exit_code == 0 || contains(r.err, "nothing from the client for") ||
-          (!slow_setup && !known_provider_flake(provider, "rdm_write_bw", r.err))) {
+          (!slow_setup && !sockets_stall &&
+           !known_provider_flake(provider, "rdm_write_bw", r.err))) {
         break;
       }
     }
