@@ -209,26 +209,27 @@ void stream(Side& s) {
       if (start == 0 && completed >= s.cfg.warmup) start = ff::now_ns();
       if (start != 0 && ff::now_ns() - start >= limit) break;
     }
-  }
-  for (uint32_t pass = 1; !s.cfg.lists; ++pass) {
-    if (start == 0 && (inject ? posted : completed) >= s.cfg.warmup) start = ff::now_ns();
-    if (inject) {
-      while (fi_inject(s.ep, s.tx(posted), s.cfg.size, s.peer) == 0) {
-        if (++posted % 64 == 0) break;
+  } else {
+    for (uint32_t pass = 1;; ++pass) {
+      if (start == 0 && (inject ? posted : completed) >= s.cfg.warmup) start = ff::now_ns();
+      if (inject) {
+        while (fi_inject(s.ep, s.tx(posted), s.cfg.size, s.peer) == 0) {
+          if (++posted % 64 == 0) break;
+        }
+      } else {
+        size_t burst = free_ctx.size();
+        for (size_t k = 0; k < burst; ++k) {
+          fi_context2* c = free_ctx.back();
+          ssize_t ret = send_one(s, posted, c, s.cfg.more && k + 1 < burst);
+          if (ret == -FI_EAGAIN) break;
+          if (ret != 0) ff::die("fi_send", ret);
+          free_ctx.pop_back();
+          ++posted;
+        }
       }
-    } else {
-      size_t burst = free_ctx.size();
-      for (size_t k = 0; k < burst; ++k) {
-        fi_context2* c = free_ctx.back();
-        ssize_t ret = send_one(s, posted, c, s.cfg.more && k + 1 < burst);
-        if (ret == -FI_EAGAIN) break;
-        if (ret != 0) ff::die("fi_send", ret);
-        free_ctx.pop_back();
-        ++posted;
-      }
+      ff::poll(s, on);
+      if (pass % 64 == 0 && start != 0 && ff::now_ns() - start >= limit) break;
     }
-    ff::poll(s, on);
-    if (pass % 64 == 0 && start != 0 && ff::now_ns() - start >= limit) break;
   }
   while (free_ctx.size() < window) ff::poll(s, on);
   ff::put(s.ctl, &posted, sizeof posted);
