@@ -87,6 +87,28 @@ TEST(CompareModel, ShiftedHistogramsAreAWorseSignificantRegression) {
   EXPECT_TRUE(compare({{"a.json", a}, {"b.json", b}}, lax)["regressions"].empty());
 }
 
+// --confidence is the level of the intervals shown, never a verdict's: a p99 row's test
+// takes its standard errors from intervals at one fixed level, so its p is the same whatever
+// level is shown (intervals read off buckets widen in steps, which moved p; CI once saw a
+// regression at 99% that 80% did not call).
+TEST(CompareModel, TheShownLevelMovesIntervalsNeverAP99Verdict) {
+  const json a = run_doc({latency_result("tcp_lat", 64, samples(10000, 600, 21), 0.5)});
+  const json b = run_doc({latency_result("tcp_lat", 64, samples(10400, 600, 22), 0.5)});
+  CompareOptions narrow, wide;
+  narrow.confidence = 0.8;
+  wide.confidence = 0.99;
+  const json n = compare({{"a.json", a}, {"b.json", b}}, narrow);
+  const json w = compare({{"a.json", a}, {"b.json", b}}, wide);
+  const json &rn = (*table_of(n, "latency_p99"))["rows"][0],
+             &rw = (*table_of(w, "latency_p99"))["rows"][0];
+  EXPECT_EQ(rn["deltas"][0]["method"], "quantile_difference");
+  EXPECT_GT(rw["cells"][0]["hi"].get<double>() - rw["cells"][0]["lo"].get<double>(),
+            rn["cells"][0]["hi"].get<double>() - rn["cells"][0]["lo"].get<double>());
+  EXPECT_EQ(rn["deltas"][0]["p"], rw["deltas"][0]["p"]) << rn.dump() << "\n" << rw.dump();
+  EXPECT_EQ(rn["deltas"][0]["verdict"], rw["deltas"][0]["verdict"]);
+  EXPECT_EQ(n["regressions"], w["regressions"]);
+}
+
 TEST(CompareModel, TheSameRunTwiceIsNoDifference) {
   const json a = run_doc({latency_result("tcp_lat", 1, samples(8000, 5000, 3), 0.5)});
   const json c = compare({{"a.json", a}, {"again.json", a}});
