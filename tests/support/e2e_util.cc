@@ -48,6 +48,9 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args, in
   spec.argv = {program};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.fds = {{1, out_fd}, {2, err_fd}};
+  // A test killed at ctest's timeout takes its servers and clients with it: a busy-polling
+  // fabric run left behind would load every test after it.
+  spec.die_with_parent = true;
   auto pid = fabperf::spawn(spec);
   return pid.ok() ? *pid : -1;
 }
