@@ -38,6 +38,10 @@
 //   sample_clock=1 (latency) each operation timed on its own, as fabperf's samples are:
 //                 the clock read before the post and after the completion, the mean of those
 //                 (the plain floor reads the clock every 16th operation, time over count)
+//   repost=early  (send latency) the client posts a reply's receive again before its next
+//                 send, as fabperf's ping-pong did up to 45a4893. The default posts it after
+//                 that send, as fabperf's does now: the other of its two receives takes the
+//                 next reply, so the provider's receive path is out of the round trip
 //   order=waw     ask for write-after-write ordering (tx msg_order FI_ORDER_WAW; fabperf asks
 //                 for none): libfabric 1.17's shm then leaves its fast RMA path (a
 //                 process_vm_writev per write) for commands its target copies
@@ -106,6 +110,7 @@ struct Config {
   uint32_t refusal_clock = 0;
   bool sample_clock = false;
   bool idle_thread = false;
+  bool late_repost = true;
   int64_t target_gap_ns = 0;   // one-sided: the target's wait between progress calls
   int64_t client_work_ns = 0;  // one-sided bw: the initiator's spin after each post
   uint32_t client_spin = 0;    // one-sided bw: empty loop iterations after each post
@@ -158,6 +163,8 @@ inline Config parse(int argc, char** argv, const char* lat_completion, const cha
       c.sample_clock = v == "1";
     else if (k == "idle_thread")
       c.idle_thread = v == "1";
+    else if (k == "repost")
+      c.late_repost = v != "early";
     else if (k == "target_gap")
       c.target_gap_ns = std::strtoll(v.c_str(), nullptr, 10);
     else if (k == "client_work")

@@ -41,6 +41,9 @@ void pingpong(Side& s) {
   const bool inject = s.cfg.size <= s.inject_size;
   bool got_rx = false, got_tx = false;
   size_t next = 0;
+  const bool late = s.client && s.cfg.late_repost;
+  constexpr size_t kNone = ~size_t{0};
+  size_t repost = kNone;  // the reply's receive, posted after the next send (repost=early: before)
   Handler on;
   on = [&](const fi_cq_data_entry& e) {
     size_t i = index_of(s, e);
@@ -54,7 +57,11 @@ void pingpong(Side& s) {
       ff::post(
           s, "send", [&] { return send_one(s, 0, c, false); }, on);
     }
-    post_recv(s, i, on);
+    if (late) {
+      repost = i;
+    } else {
+      post_recv(s, i, on);
+    }
   };
   post_recv(s, 0, on);
   post_recv(s, 1, on);
@@ -75,6 +82,11 @@ void pingpong(Side& s) {
     const int64_t t0 = s.cfg.sample_clock ? ff::now_ns() : 0;
     ff::post(
         s, "send", [&] { return send_one(s, 0, inject ? nullptr : &s.ctx[2], false); }, on);
+    if (repost != kNone) {
+      const size_t slot = repost;
+      repost = kNone;
+      post_recv(s, slot, on);
+    }
     while (!got_rx || !got_tx) ff::poll(s, on);
     if (s.cfg.sample_clock && i >= s.cfg.warmup) sampled += ff::now_ns() - t0;
     if (i >= s.cfg.warmup && (i - s.cfg.warmup) % 16 == 15) {
