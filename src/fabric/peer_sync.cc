@@ -10,7 +10,13 @@ bool PeerSync::periodic(int64_t now) {
   if (now < next_check_ns_) return true;
   next_check_ns_ = now + kPeerCheckNs;
   if (ctx_.stop_requested()) stopped_ = true;
-  Status peer = ctx_.check_peer();
+  Status peer;
+  if (word_due_) {
+    ctx_.control.message_waiting();  // heartbeats taken; the peer's word stays for its reader
+    peer = ctx_.control.alive(now);
+  } else {
+    peer = ctx_.check_peer();
+  }
   if (!peer.ok()) return error_.fail(peer);
   if (ctx_.role == Role::kClient) {
     Status beat = ctx_.control.heartbeat(now);
@@ -62,6 +68,7 @@ bool PeerSync::peer_message_waiting(int64_t now) {
 bool PeerSync::control_message_waiting() { return ctx_.control.message_waiting(); }
 
 Result<nlohmann::json> PeerSync::read_peer_done() {
+  word_due_ = false;
   return ctx_.control.expect(MsgType::kExchange, ctx_.timeout_s());
 }
 

@@ -59,6 +59,12 @@ class PeerSync {
     return ctx_.role == Role::kClient ? periodic(now) : client_alive(now);
   }
   bool stopped() const { return stopped_; }
+  // A run with a start barrier (bi-directional, --bw_method lists): the peer's word may come
+  // whenever its warm-up ends, before this side looks for it (during its own warm-up, a post
+  // refused, or between a loop's look at the control connection and periodic()). Until
+  // read_peer_done() takes it, periodic() leaves a message waiting for the loop that reads it
+  // (an ERROR among them: that reader reports it) and looks only at heartbeats and silence.
+  void expect_word() { word_due_ = true; }
 
   // End-of-test messages: each side sends its counts once its own operations are complete
   // and keeps serving completions until the peer's message arrives (see run_support.h).
@@ -78,6 +84,7 @@ class PeerSync {
   int64_t next_done_check_ns_ = 0;
   int64_t next_alive_check_ns_ = 0;
   bool stopped_ = false;
+  bool word_due_ = false;  // expect_word() until read_peer_done()
 };
 
 }  // namespace fabperf

@@ -225,12 +225,20 @@ inline nlohmann::json window_method(const WindowRun& run, size_t list, size_t wi
           {"warmup", warmup}};
 }
 
+// A run with a start barrier, from before this side's first look at its peer (its receives
+// posted, its warm-up): the peer's word may come first, and stays for the barrier's reader
+// (PeerSync::expect_word).
+inline void expect_start_barrier(FabricSession& f, const WindowRun& run) {
+  if (!run.peer_ready) f.sync.expect_word();
+}
+
 // The start barrier of a bi-directional run: this side's warm-up is complete; tell the peer
 // and wait for its word, serving completions meanwhile (the peer's warm-up may need this
 // side's progress to complete).
 template <typename Fn>
 Status start_barrier(FabricSession& f, WindowRun& run, Fn&& on) {
   const bool client = f.ctx.role == Role::kClient;
+  expect_start_barrier(f, run);
   FP_RETURN_IF_ERROR(f.sync.send_done({{"barrier", "start"}}));
   while (!run.peer_ready) {
     if (!f.cq.progress(on, kSliceMs)) return f.status();
@@ -450,6 +458,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   // took as long as a shm poll here, 60-80 ns), every pass otherwise and at the start.
   int64_t now = 0;
   const bool busy_poll = f.cq.busy_poll();
+  if (run.barrier) expect_start_barrier(f, run);
   for (uint32_t passes = 0;; ++passes) {
     if (!busy_poll || passes % 16 == 0 || !measuring) now = now_ns();
     if (measuring && f.ctx.interval.due(now)) f.ctx.interval.tick(now, counts(false), nullptr);

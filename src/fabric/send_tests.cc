@@ -324,6 +324,8 @@ Status stream_side(TestContext& ctx, fi_ep_type type, bool sending, bool receivi
     if (run.list_answers && received % window == 0 && !answer()) return false;
     return recv_routed(f, route, c->slot, on);
   };
+  // Both ways, or lists: the peer's start barrier may come while the receives are posted.
+  if ((sending && receiving) || run.lists) expect_start_barrier(f, run);
   FP_RETURN_IF_ERROR(post_stream_receives(f, route, run, receiving, on));
 
   if (!sending) {
