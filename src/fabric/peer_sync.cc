@@ -1,6 +1,7 @@
 // PeerSync: the looks at the peer over the control connection, and the end-of-test messages.
 #include "fabric/peer_sync.h"
 
+#include "core/clock.h"
 #include "core/text.h"
 #include "net/control.h"
 
@@ -29,8 +30,13 @@ bool PeerSync::client_alive(int64_t now) {
   // The server's side of its READY's promise: a heartbeat every 0.5 s while it waits.
   Status beat = ctx_.control.heartbeat(now);
   if (!beat.ok()) return error_.fail(beat);
-  int64_t silent = now - ctx_.control.last_heard_ns();
-  if (silent <= static_cast<int64_t>(ctx_.timeout_s() * 1e9)) return true;
+  const int64_t limit = static_cast<int64_t>(ctx_.timeout_s() * 1e9);
+  if (now - ctx_.control.last_heard_ns() <= limit) return true;
+  // Silent as far as this side has read. A loop that reads no messages (a drain, a run past
+  // the client's end message, a refused post's retries) leaves the client's heartbeats
+  // waiting: they are taken now, and only a client that sent none is silent.
+  ctx_.control.message_waiting();
+  if (now_ns() - ctx_.control.last_heard_ns() <= limit) return true;
   return error_.fail(Status::timeout("nothing from the client for " +
                                      seconds_text(ctx_.timeout_s()) + " (stopped or gone?)"));
 }

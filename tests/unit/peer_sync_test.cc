@@ -8,6 +8,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
+#include "core/clock.h"
 #include "net/control.h"
 #include "options/option_table.h"
 #include "socket_pair.h"
@@ -17,24 +21,33 @@ namespace {
 
 Status no_role(TestContext&) { return Status::success(); }
 
-// A client's context and peer sync on one end of a socketpair; `server` is the other end.
-struct Client {
+// Lets the clock pass `t` (what is measured here is silence: nothing to wait on).
+void wait_past(int64_t t) {
+  while (now_ns() <= t) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+// A side's context and peer sync on one end of a socketpair; `peer` is the other end.
+struct Side {
   TestSpec spec{"t",    TransportFamily::kFabric, TestKind::kBiBandwidth, "rdm", "", {}, 1, no_role,
                 no_role};
   RunOptions opts = default_run_options();
   SocketPair pair;
   ControlChannel channel;
-  ControlChannel server;
+  ControlChannel peer;
   TestContext ctx;
   SessionError error;
   PeerSync sync;
   int64_t now = 1;
-  Client()
+  explicit Side(Role role = Role::kClient, double timeout_s = 5)
       : channel(dup(pair.a)),
-        server(dup(pair.b)),
-        ctx(Role::kClient, spec, opts, channel, "127.0.0.1"),
+        peer(dup(pair.b)),
+        ctx(role, spec, with_timeout(timeout_s), channel, "127.0.0.1"),
         sync(ctx, error) {
-    channel.set_peer_label("server");
+    channel.set_peer_label(role == Role::kClient ? "server" : "client");
+  }
+  RunOptions& with_timeout(double timeout_s) {
+    opts.timeout = timeout_s;
+    return opts;
   }
   // periodic() at its next due time.
   bool look() {
@@ -44,18 +57,18 @@ struct Client {
 };
 
 TEST(PeerSync, AnExchangeNobodyAwaitsIsAProtocolError) {
-  Client c;
-  ASSERT_TRUE(c.server.send(MsgType::kExchange, {{"barrier", "start"}}).ok());
+  Side c;
+  ASSERT_TRUE(c.peer.send(MsgType::kExchange, {{"barrier", "start"}}).ok());
   EXPECT_FALSE(c.look());
   EXPECT_EQ(c.error.status().message(),
             "protocol error: unexpected EXCHANGE from server during the test");
 }
 
 TEST(PeerSync, AnAwaitedWordStaysForItsReaderThenExchangesAreUnexpectedAgain) {
-  Client c;
+  Side c;
   c.sync.expect_word();
-  ASSERT_TRUE(c.server.heartbeat(kHeartbeatNs + 1).ok());
-  ASSERT_TRUE(c.server.send(MsgType::kExchange, {{"barrier", "start"}}).ok());
+  ASSERT_TRUE(c.peer.heartbeat(kHeartbeatNs + 1).ok());
+  ASSERT_TRUE(c.peer.send(MsgType::kExchange, {{"barrier", "start"}}).ok());
   EXPECT_TRUE(c.look()) << c.error.status().message();
   EXPECT_TRUE(c.look()) << c.error.status().message();  // however many looks come first
   EXPECT_TRUE(c.sync.control_message_waiting());
@@ -63,7 +76,7 @@ TEST(PeerSync, AnAwaitedWordStaysForItsReaderThenExchangesAreUnexpectedAgain) {
   ASSERT_TRUE(word.ok()) << word.status().message();
   EXPECT_EQ((*word)["barrier"], "start");
   // Read: a second one is the server's mistake.
-  ASSERT_TRUE(c.server.send(MsgType::kExchange, {{"barrier", "start"}}).ok());
+  ASSERT_TRUE(c.peer.send(MsgType::kExchange, {{"barrier", "start"}}).ok());
   EXPECT_FALSE(c.look());
   EXPECT_EQ(c.error.status().message(),
             "protocol error: unexpected EXCHANGE from server during the test");
@@ -71,9 +84,9 @@ TEST(PeerSync, AnAwaitedWordStaysForItsReaderThenExchangesAreUnexpectedAgain) {
 
 // While the word is due, a server's failure waits for the same reader, who reports it.
 TEST(PeerSync, AServersErrorWhileTheWordIsDueReachesTheReader) {
-  Client c;
+  Side c;
   c.sync.expect_word();
-  ASSERT_TRUE(c.server.send_error("rdm_send_bi_bw: fi_send: no space").ok());
+  ASSERT_TRUE(c.peer.send_error("rdm_send_bi_bw: fi_send: no space").ok());
   EXPECT_TRUE(c.look());
   auto word = c.sync.read_peer_done();
   ASSERT_FALSE(word.ok());
@@ -82,13 +95,35 @@ TEST(PeerSync, AServersErrorWhileTheWordIsDueReachesTheReader) {
 
 // While the word is due, a server that promised heartbeats and went silent still ends the run.
 TEST(PeerSync, ASilentServerEndsTheRunWhileTheWordIsDue) {
-  Client c;
+  Side c;
   c.channel.set_silence_limit(0.001);
   c.sync.expect_word();
   c.now = now_ns() + 10'000'000'000;  // far past the last time anything was heard
   EXPECT_FALSE(c.look());
   EXPECT_NE(c.error.status().message().find("nothing from the server"), std::string::npos)
       << c.error.status().message();
+}
+
+}  // namespace
+}  // namespace fabperf
+
+namespace fabperf {
+namespace {
+
+// A server whose loop reads no messages for a while (a drain, its run past the client's end
+// message) has the client's heartbeats waiting unread: they count, and only a client that sent
+// none is silent. (An rdm_write_bi_bw run on a loaded host failed so: "server: nothing from
+// the client for 5 s", its client alive and beating.)
+TEST(PeerSync, AServerCountsTheHeartbeatsItsLoopHasNotRead) {
+  Side s(Role::kServer, 0.5);
+  const int64_t quiet_until = s.channel.last_heard_ns() + 600'000'000;
+  wait_past(quiet_until);
+  ASSERT_TRUE(s.peer.send(MsgType::kHeartbeat, nlohmann::json::object()).ok());
+  EXPECT_TRUE(s.sync.client_alive(now_ns())) << s.error.status().message();
+  // Nothing since: silent for the timeout.
+  wait_past(s.channel.last_heard_ns() + 600'000'000);
+  EXPECT_FALSE(s.sync.client_alive(now_ns()));
+  EXPECT_EQ(s.error.status().message(), "nothing from the client for 0.5 s (stopped or gone?)");
 }
 
 }  // namespace
