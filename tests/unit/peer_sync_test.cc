@@ -1,8 +1,9 @@
-// Unit tests: a fabric client's looks at its server mid-run (fabric/peer_sync.h) over a
-// socketpair standing for the control connection. The server's start barrier may arrive before
-// the client looks for it; a look in between must leave it for the barrier's reader, not take it
-// for a protocol error (an rdm_send_bi_bw run under ASan failed so: "unexpected EXCHANGE from
-// server during the test").
+// Unit tests: a fabric side's looks at its peer mid-run (fabric/peer_sync.h) over a socketpair
+// standing for the control connection. The server's start barrier may arrive before the client
+// looks for it; a look in between must leave it for the barrier's reader, not take it for a
+// protocol error (an rdm_send_bi_bw run under ASan failed so: "unexpected EXCHANGE from server
+// during the test"). A server's loop that reads no messages still counts the client's
+// heartbeats waiting.
 #include "fabric/peer_sync.h"
 
 #include <gtest/gtest.h>
@@ -103,12 +104,6 @@ TEST(PeerSync, ASilentServerEndsTheRunWhileTheWordIsDue) {
   EXPECT_NE(c.error.status().message().find("nothing from the server"), std::string::npos)
       << c.error.status().message();
 }
-
-}  // namespace
-}  // namespace fabperf
-
-namespace fabperf {
-namespace {
 
 // A server whose loop reads no messages for a while (a drain, its run past the client's end
 // message) has the client's heartbeats waiting unread: they count, and only a client that sent
