@@ -230,14 +230,7 @@ Status resolve_mode(ModeCall& call) {
 }
 
 void begin_measuring(ModeCall& call) {
-  // A client measures on its main thread and takes its signals there, on a tick, so that a
-  // fabric run's process stays single-threaded as the bare floor's does (core/signals.h); the
-  // other modes (a server's sessions, a loopback's server) have threads anyway.
-  if (call.mode == Mode::kClient) {
-    take_signals_on_tick();
-  } else {
-    start_signal_thread();
-  }
+  start_signal_thread();
   call.info.started = iso8601_now();
   call.info.argv.push_back(call.program);
   call.info.argv.insert(call.info.argv.end(), call.args.begin(), call.args.end());

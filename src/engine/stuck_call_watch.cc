@@ -1,8 +1,6 @@
 // StuckCallWatch: a thread that notices a call that never returns, and gives up on it.
 #include "engine/stuck_call_watch.h"
 
-#include <sys/single_threaded.h>
-
 #include <algorithm>
 #include <chrono>
 
@@ -17,22 +15,12 @@ int64_t StuckCallWatch::period_ns(int64_t limit_ns) {
 
 StuckCallWatch::StuckCallWatch(double limit_s, std::function<void()> on_stuck)
     : limit_ns_(static_cast<int64_t>(limit_s * 1e9)), on_stuck_(std::move(on_stuck)) {
-  // A process that has never had a second thread keeps it that way where its tick can look.
-  if (__libc_single_threaded != 0 && set_tick_hook(this)) {
-    on_tick_ = true;
-    tick_since_ = now_ns();
-    return;
-  }
   // Off the owner's descriptor table, so that the owner's calls borrow their files;
   // on_stuck still has every descriptor open when the watch began.
   thread_ = start_thread_off_table([this] { watch(); });
 }
 
 StuckCallWatch::~StuckCallWatch() {
-  if (on_tick_) {
-    clear_tick_hook(this);
-    return;
-  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -64,21 +52,6 @@ void StuckCallWatch::hold() {
   while (taking_over_.load(std::memory_order_acquire)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-}
-
-void StuckCallWatch::on_tick() {
-  // The owner stands where the tick interrupted it: a call that returns cannot return now.
-  const uint64_t state = state_.load(std::memory_order_relaxed);
-  const int64_t now = now_ns();
-  if (!inside_call(state) || state != tick_seen_) {
-    tick_seen_ = state;
-    tick_since_ = now;
-    return;
-  }
-  if (now - tick_since_ < limit_ns_) return;
-  on_stuck_();
-  // on_stuck came back (it did not end the process): the owner goes on if it ever can.
-  tick_since_ = now_ns();
 }
 
 void StuckCallWatch::watch() {

@@ -1,8 +1,6 @@
-// StuckCallWatch: gives up on a thread stuck inside one call, from a thread of its own, or, in a
-// process that has never had a second thread and takes its signals on a tick (core/signals.h),
-// from the tick's handler on the stuck thread itself. A fabric provider can spin for good
-// inside a call (libfabric shm on a dead peer's region lock, review N4), and nothing on the
-// stuck thread ever looks at a clock or a stop flag again.
+// StuckCallWatch: gives up on a thread stuck inside one call, from a thread of its own. A
+// fabric provider can spin for good inside a call (libfabric shm on a dead peer's region lock,
+// review N4), and nothing on the stuck thread ever looks at a clock or a stop flag again.
 #pragma once
 
 #include <atomic>
@@ -12,11 +10,9 @@
 #include <mutex>
 #include <thread>
 
-#include "core/signals.h"
-
 namespace fabperf {
 
-class StuckCallWatch : private TickHook {
+class StuckCallWatch {
  public:
   // Once the owner has been inside one call (enter() without leave(), and no other call
   // finished meanwhile) for `limit_s`, `on_stuck` runs on the watch's thread, while the owner
@@ -24,16 +20,6 @@ class StuckCallWatch : private TickHook {
   // to end the process: write what there is, then _exit). The watch's thread runs on a copy
   // of the descriptor table (core/private_fds.h take_fd_table_copy): on_stuck may use only
   // descriptors open when the watch was made.
-  //
-  // Where the process is still single-threaded and its tick runs on this thread, the watch
-  // starts no thread (a second thread would cost every later lock its atomics: core/signals.h):
-  // the tick looks every 200 ms, and on_stuck runs in the tick's signal handler on the owner's
-  // thread, which stands inside the stuck call. What on_stuck does there (read the control
-  // connection, write the results, _exit) is not async-signal-safe in general; it is safe
-  // here because the interrupted code is a provider's spin, which holds none of the C
-  // library's state (in a single-threaded process glibc's malloc and stdio take no locks, so
-  // nothing waits), and a watch that judged wrongly cannot be: the call was inside for
-  // `limit_s`.
   StuckCallWatch(double limit_s, std::function<void()> on_stuck);
   ~StuckCallWatch();
   StuckCallWatch(const StuckCallWatch&) = delete;
@@ -62,9 +48,6 @@ class StuckCallWatch : private TickHook {
   // show it (the stores above are relaxed) before it takes over.
   static constexpr int64_t kGraceNs = 20'000'000;
 
-  // True when the watch looks from the tick (no thread of its own).
-  bool looks_from_tick() const { return on_tick_; }
-
  private:
   static bool inside_call(uint64_t state) { return (state & 1) != 0; }
   // The owner's own count moves on (no other thread writes it: a load and a store, not an
@@ -73,9 +56,8 @@ class StuckCallWatch : private TickHook {
     state_.store(state_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   void watch();
-  void on_tick() override;  // the tick's look, in its handler on the owner's thread
-  void attend();            // leave()'s rare path: the hook's countdown, then hold() if taking over
-  void hold();              // the owner, come back while the watch decides or after it took over
+  void attend();  // leave()'s rare path: the hook's countdown, then hold() if taking over
+  void hold();    // the owner, come back while the watch decides or after it took over
 
   const int64_t limit_ns_;
   std::function<void()> on_stuck_;
@@ -89,11 +71,7 @@ class StuckCallWatch : private TickHook {
   std::mutex mu_;
   std::condition_variable wake_;
   bool stop_ = false;
-  // The tick's look: the count it last saw and since when (the owner's thread only).
-  bool on_tick_ = false;
-  uint64_t tick_seen_ = 0;
-  int64_t tick_since_ = 0;
-  std::thread thread_;  // none on the tick
+  std::thread thread_;
 };
 
 }  // namespace fabperf

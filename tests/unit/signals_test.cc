@@ -1,9 +1,7 @@
 // Unit tests: the signal thread (core/signals.h). While a SignalsOffTable lives, the thread that
 // takes SIGINT and SIGTERM is off the caller's descriptor table (a fabric client's loop is then
-// alone on it) and still takes the signals; afterwards it shares the table again. A process that
-// takes them on a tick instead (a client) starts no thread until a stop callback needs one. Each
-// test runs in a child process of its own: the signal thread and its mask are the whole
-// process's.
+// alone on it) and still takes the signals; afterwards it shares the table again. Each test
+// runs in a child process of its own: the signal thread and its mask are the whole process's.
 #include "core/signals.h"
 
 #include <gtest/gtest.h>
@@ -116,75 +114,6 @@ TEST(Signals, OffTableInAForkedChildDoesNotWaitForItsParentsThread) {
           std::this_thread::sleep_for(std::chrono::milliseconds(2));
         }
         _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 3);
-      },
-      testing::ExitedWithCode(0), "");
-}
-
-// A client takes its signals on a tick (take_signals_on_tick): no thread starts, a SIGTERM
-// still sets the stop flag, and a second one ends the process at once with 128 + its number.
-TEST(Signals, OnATickNoThreadStartsAndASecondSignalEndsTheProcess) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        const std::set<pid_t> alone = process_threads();
-        if (!take_signals_on_tick()) _exit(10);
-        kill(getpid(), SIGTERM);
-        if (!wait_for(stop_flag())) _exit(11);
-        if (process_threads() != alone) _exit(12);
-        kill(getpid(), SIGTERM);
-        const int64_t end = now_ns() + 30'000'000'000;
-        while (now_ns() < end) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        _exit(13);  // not reached: the second signal ends the process
-      },
-      testing::ExitedWithCode(128 + SIGTERM), "");
-}
-
-// A stop callback needs a thread to run on: the first one starts the signal thread, which
-// takes the signals from then on and runs it.
-TEST(Signals, OnATickAStopCallbackStartsTheSignalThread) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        const std::set<pid_t> alone = process_threads();
-        if (!take_signals_on_tick()) _exit(10);
-        static std::atomic<bool> ran{false};
-        add_stop_callback([] { ran = true; });
-        if (new_thread(alone, process_threads()) == -1) _exit(11);
-        kill(getpid(), SIGINT);
-        if (!wait_for(stop_flag()) || !wait_for(ran)) _exit(12);
-        _exit(0);
-      },
-      testing::ExitedWithCode(0), "");
-}
-
-// The tick's hook runs on the thread that armed the tick, and only there can it be set.
-struct CountingHook : TickHook {
-  void on_tick() override {
-    ++ticks;
-    tid = static_cast<pid_t>(gettid());
-  }
-  std::atomic<int> ticks{0};
-  std::atomic<pid_t> tid{0};
-};
-
-TEST(Signals, TheTickHookRunsOnTheArmingThread) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        static CountingHook hook;
-        if (set_tick_hook(&hook)) _exit(10);  // no tick armed yet
-        if (!take_signals_on_tick()) _exit(11);
-        bool elsewhere = true;
-        std::thread([&] { elsewhere = set_tick_hook(&hook); }).join();
-        if (elsewhere) _exit(12);
-        if (!set_tick_hook(&hook)) _exit(13);
-        const int64_t end = now_ns() + 30'000'000'000;
-        while (hook.ticks.load() < 2 && now_ns() < end) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        }
-        clear_tick_hook(&hook);
-        if (hook.ticks.load() < 2) _exit(14);
-        _exit(hook.tid.load() == static_cast<pid_t>(gettid()) ? 0 : 15);
       },
       testing::ExitedWithCode(0), "");
 }

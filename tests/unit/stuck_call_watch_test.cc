@@ -1,6 +1,5 @@
 // The watch on a thread stuck inside one call (engine/stuck_call_watch.h): it takes over once a
-// call has not returned for its limit, and never while calls come and go or none is under way;
-// in a single-threaded process on a tick (core/signals.h), from the tick, with no thread.
+// call has not returned for its limit, and never while calls come and go or none is under way.
 #include "engine/stuck_call_watch.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +12,6 @@
 #include <thread>
 
 #include "core/clock.h"
-#include "core/signals.h"
 #include "socket_pair.h"
 #include "thread_tables.h"
 
@@ -117,46 +115,6 @@ TEST(StuckCallWatch, ItsThreadLeavesTheOwnersDescriptorTable) {
   EXPECT_TRUE(open_in_thread(watcher, before.a));
   EXPECT_FALSE(open_in_thread(watcher, after.a)) << "the watch shares its owner's table";
   EXPECT_TRUE(open_in_thread(static_cast<pid_t>(gettid()), after.a));
-}
-
-// In a process that has never had a second thread and takes its signals on a tick, the watch
-// starts no thread: the tick's handler, on the owner's thread, takes over the hook's spin.
-TEST(StuckCallWatch, OnATickItStartsNoThreadAndStillTakesOverASpin) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        if (!take_signals_on_tick()) _exit(10);
-        const std::set<pid_t> alone = process_threads();
-        StuckCallWatch watch(0.3, [] { _exit(7); });
-        if (!watch.looks_from_tick()) _exit(11);
-        if (process_threads() != alone) _exit(12);
-        // Calls that keep returning for several limits are never taken over.
-        const int64_t end = now_ns() + 1'000'000'000;
-        while (now_ns() < end) {
-          watch.enter();
-          watch.leave();
-        }
-        watch.spin_inside_call_after(3);
-        for (int call = 0; call < 3; ++call) {
-          watch.enter();
-          watch.leave();  // the third never returns
-        }
-        _exit(1);  // not reached
-      },
-      testing::ExitedWithCode(7), "");
-}
-
-// Once the process has had another thread, the watch has its own, as before.
-TEST(StuckCallWatch, OnATickInAThreadedProcessItHasItsOwnThread) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        if (!take_signals_on_tick()) _exit(10);
-        std::thread([] {}).join();
-        StuckCallWatch watch(60, [] {});
-        _exit(watch.looks_from_tick() ? 11 : 0);
-      },
-      testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
