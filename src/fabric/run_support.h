@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/status.h"
+#include "fabric/drain_pace.h"
 #include "fabric/session.h"
 #include "fabric/window_defaults.h"
 
@@ -158,9 +159,8 @@ struct WindowRun {
   // Bytes one operation moves, as the test counts send_bytes (0: the message size); the
   // interval meter (--interval) counts measured posts by it.
   uint64_t op_bytes = 0;
-  bool barrier = false;       // meet the peer at a start barrier after the warm-up
-  bool peer_ready = false;    // the peer's start barrier message has arrived
-  int64_t first_post_ns = 0;  // when the first operation was posted (paced_window's clock)
+  bool barrier = false;     // meet the peer at a start barrier after the warm-up
+  bool peer_ready = false;  // the peer's start barrier message has arrived
   // --bw_method lists (the CXI tools' method, their default): post a list of `window`
   // operations (fewer at once where the provider's queue is shallower), wait until all of it
   // has completed and, with `list_answers`, until the receiver has answered it, then post the
@@ -183,24 +183,6 @@ struct WindowRun {
 inline void tx_completed(FabricSession& f, WindowRun& run, OpContext* c) {
   f.cq.tx_pool.release(c);
   run.completed++;
-}
-
-// What is in flight when the run ends has to drain before the run is over: at most this much
-// of it, at the rate completions have come so far. A deep window on a slow provider ran for
-// seconds past -t otherwise (udp;ofi_rxd at ~8 MB/s: 1024 x 64 KiB is 8 s, and the server's
-// deadline ended it, review N5). Far above a round trip, so the pipe stays full.
-inline constexpr int64_t kMaxDrainNs = 250'000'000;
-// The window a run starts with, before completions give a rate.
-inline constexpr size_t kFirstWindow = 64;
-
-// The operations a windowed loop may have in flight now: `window`, or fewer where the
-// completion rate so far says they would not drain within kMaxDrainNs.
-inline size_t paced_window(const WindowRun& run, size_t window, int64_t now) {
-  if (run.completed == 0 || now <= run.first_post_ns) return std::min(window, kFirstWindow);
-  double per_ns = static_cast<double>(run.completed) / static_cast<double>(now - run.first_post_ns);
-  double paced = per_ns * static_cast<double>(kMaxDrainNs);
-  if (paced >= static_cast<double>(window)) return window;
-  return std::max(std::min(window, kFirstWindow), static_cast<size_t>(paced));
 }
 
 // How a windowed run issued its operations, for the JSON (the two methods' figures differ).
@@ -441,6 +423,7 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
   f.ctx.stats.info["window"] = window;  // what was kept in flight (-v, JSON; the floor's pairing)
   bool measuring = false;
   uint64_t list_left = 0;  // operations of the current list still to post
+  DrainPace pace(window);  // a stream's window at the completion rate of the last 0.25 s
   auto list_done = [&] { return run.list_done(f.cq.tx_pool.in_flight()); };
   // What --interval counts: the measured operations completed so far (posts run ahead of
   // completions by the window, and a provider that buffers takes a whole window at once),
@@ -485,10 +468,9 @@ Status run_window(FabricSession& f, size_t window, WindowRun& run, PostOne&& pos
         more = false;  // this list is still under way
       }
     }
-    if (run.first_post_ns == 0) run.first_post_ns = now;
     // A list is posted whole (as far as the provider's queue goes), as the originals post
-    // theirs; the stream's window grows with the completion rate.
-    const size_t paced = run.lists ? window : paced_window(run, window, now);
+    // theirs; the stream's window is what drains within DrainPace::kMaxDrainNs.
+    const size_t paced = run.lists ? window : pace.window(now, run.completed);
     const bool posted =
         run.lists
             ? post_burst<true>(f, run, post_one, paced, more, measuring, client, list_left, now)
