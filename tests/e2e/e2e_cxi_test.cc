@@ -140,7 +140,11 @@ TEST(E2eCxi, ServerHonoursAllowListAndKey) {
   RunOutput outsider = tool("fab_send_lat", {"127.0.0.1", "-p", elsewhere.port(), "-n", "5"});
   EXPECT_EQ(outsider.exit_code, 1);
   EXPECT_TRUE(contains(outsider.err, "not in this server's --allow list")) << outsider.err;
-  EXPECT_TRUE(contains(elsewhere.output(), "refused: access denied")) << elsewhere.output();
+  // The server logs a refusal after sending it (Server::refuse), so the client may have
+  // exited before the line is written: waited for, not read once (it failed so under ASan).
+  EXPECT_TRUE(
+      wait_until([&] { return contains(elsewhere.output(), "refused: access denied"); }, 60))
+      << elsewhere.output();
   unlink(key.c_str());
 }
 
