@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,6 +217,52 @@ double cpu_pressure_avg10() {
   return std::strtod(text.c_str() + at + 6, nullptr);
 }
 
+// Past this share of the host's CPU time over a run and its start, used by everything but the
+// run and this test (other tasks, and the hypervisor's steal), the machine is loaded. PSI's
+// 10-second average is no help there: it is updated every 2 s, and two busy tasks, one a
+// CPU, add nothing to it until the run's threads come to wait beside them (measured: avg10
+// 0.2-2.4% around six 0.2 s runs whose threads waited 29-37% of each, truly). And fabperf's
+// own waits are what the test judges, so they must not count as the machine's load.
+constexpr double kLoadedOthersPct = 10;
+
+// CPU time, in seconds: the host's from /proc/stat's first line, and this process's and its
+// reaped children's (the fabperf run) from getrusage.
+struct CpuTime {
+  double busy = 0;   // user nice system irq softirq steal
+  double total = 0;  // the same and idle, iowait
+  double ours = 0;   // this test process and its children
+};
+double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
+CpuTime cpu_time() {
+  CpuTime t;
+  const std::string text = read_file("/proc/stat");
+  if (text.rfind("cpu ", 0) != 0) return t;
+  const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  const char* at = text.c_str() + 4;
+  for (int field = 0; field < 8; ++field) {  // user nice system idle iowait irq softirq steal
+    char* end = nullptr;
+    const double v = std::strtod(at, &end) * tick;
+    if (end == at) return CpuTime{};
+    t.total += v;
+    if (field != 3 && field != 4) t.busy += v;
+    at = end;
+  }
+  rusage self{}, children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  t.ours = seconds(self.ru_utime) + seconds(self.ru_stime) + seconds(children.ru_utime) +
+           seconds(children.ru_stime);
+  return t;
+}
+
+// The share of the host's CPU time between two readings that went to others than this test
+// and its children, in %; -1 where /proc/stat does not say.
+double others_pct(const CpuTime& a, const CpuTime& b) {
+  if (b.total <= a.total) return -1;
+  const double others = (b.busy - a.busy) - (b.ours - a.ours);
+  return std::max(0.0, others) * 100 / (b.total - a.total);
+}
+
 // "client: waited 3.1% of the run, preempted 2 times in 4,000 operations; server: ..."
 std::string noise_figures(const json& host_noise) {
   std::string out;
@@ -236,40 +283,58 @@ std::string noise_figures(const json& host_noise) {
 
 // A short run, each side pinned to its own CPU, as any user can run it (no root, no shield):
 // no warning, unless the machine itself is loaded (then the figures are printed and the test
-// skips, since the warning would then be true).
+// skips, since the warning would then be true). A 10-second average misses a burst of load
+// that starts with a 0.2 s run (CI: avg10 4-6% before and after, while the server's measuring
+// thread waited 28-40% of the run beside 5 runnable threads on 2 CPUs, so its warning was
+// true). So a run that warned is taken again, at most three times: a false warning would come
+// every time, a neighbour's burst passes. The test fails only where all three warned on an
+// unloaded machine: its avg10 at or under kLoadedAvg10, and the others' share of its CPU time
+// at or under kLoadedOthersPct, around each run. Where any of them was loaded, it prints the
+// figures and skips.
 TEST(HostNoiseE2e, APinnedRunOnAnUnloadedMachineDoesNotWarn) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "one CPU: the sides need one each";
   std::string loaded;
   for (const char* test : {"tcp_lat", "tcp_bw"}) {
     SCOPED_TRACE(test);
-    // Before and after: in a parallel suite another test may start during the run, and the
-    // one that raises the 10-second average by the end was beside it.
-    const double before = cpu_pressure_avg10();
-    RunOutput r = run({"--loopback", "-lca", "0", "-rca", "1", "-t", "0.2", "--json", "-", test});
-    const double after = cpu_pressure_avg10();
-    const double avg10 = before < 0 || after < 0 ? -1 : std::max(before, after);
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const json res = json::parse(r.out)["results"][0];
-    const std::string figures = noise_figures(res["host_noise"]);
-    std::printf(
-        "[ measured ] %s -lca 0 -rca 1: cpu pressure avg10 %.1f%% before, %.1f%% after; %s\n", test,
-        before, after, figures.c_str());
-    if (avg10 < 0) {
-      loaded += std::string(test) +
-                ": no /proc/pressure/cpu (PSI): the machine's load is "
-                "unknown\n";
-      continue;
-    }
-    if (avg10 > kLoadedAvg10) {
-      char buf[96];
+    std::string warned;  // each attempt that warned, with its figures
+    bool quiet = false, any_loaded = false;
+    for (int attempt = 1; attempt <= 3 && !quiet; ++attempt) {
+      // Before and after: in a parallel suite another test may start during the run, and the
+      // one that raises the 10-second average by the end was beside it.
+      const double before = cpu_pressure_avg10();
+      const CpuTime time_before = cpu_time();
+      RunOutput r = run({"--loopback", "-lca", "0", "-rca", "1", "-t", "0.2", "--json", "-", test});
+      const double others = others_pct(time_before, cpu_time());
+      const double after = cpu_pressure_avg10();
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const json res = json::parse(r.out)["results"][0];
+      const std::string figures = noise_figures(res["host_noise"]);
+      std::printf(
+          "[ measured ] %s -lca 0 -rca 1, attempt %d: cpu pressure avg10 %.1f%% before, %.1f%% "
+          "after, others' CPU %.1f%%; %s\n",
+          test, attempt, before, after, others, figures.c_str());
+      quiet = !contains(r.err, "measuring thread") && res["host_noise"]["verdict"] == "quiet";
+      if (quiet) break;
+      // No PSI or no /proc/stat: the machine's load is unknown, and a warning cannot be
+      // judged.
+      const bool was_loaded = before < 0 || after < 0 || others < 0 ||
+                              std::max(before, after) > kLoadedAvg10 || others > kLoadedOthersPct;
+      any_loaded = any_loaded || was_loaded;
+      char buf[160];
       std::snprintf(buf, sizeof buf,
-                    ": the machine is loaded (cpu pressure avg10 %.1f%% > %g%%): ", avg10,
-                    kLoadedAvg10);
-      loaded += std::string(test) + buf + figures + "\n";
+                    "attempt %d (cpu pressure avg10 %.1f%%, %.1f%%, others' CPU %.1f%%%s): ",
+                    attempt, before, after, others, was_loaded ? ", loaded" : "");
+      warned += buf + figures + "\n  " + r.err + "\n";
+    }
+    if (quiet) continue;
+    if (any_loaded) {
+      loaded += std::string(test) + ": warned three times, on a machine loaded (cpu pressure " +
+                "avg10 past " + std::to_string(static_cast<int>(kLoadedAvg10)) +
+                "%, others' CPU past " + std::to_string(static_cast<int>(kLoadedOthersPct)) +
+                "%, or either unknown) around at least one run:\n" + warned;
       continue;
     }
-    EXPECT_FALSE(contains(r.err, "measuring thread")) << r.err;
-    EXPECT_EQ(res["host_noise"]["verdict"], "quiet") << res["host_noise"].dump();
+    ADD_FAILURE() << "warned three times on an unloaded machine:\n" << warned;
   }
   if (!loaded.empty() && !HasFailure()) GTEST_SKIP() << loaded;
 }
