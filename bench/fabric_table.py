@@ -8,7 +8,7 @@ peer ratio from the sweep that ran the peer (fi_pingpong, ucx: fabperf and the p
 alternating), each in its own sitting; floor / peer is the two medians' quotient across
 sittings, the provider's distance from the peer with fabperf taken out.
 """
-import json, os, sys
+import json, math, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweeps import LAT_TARGET, BW_TARGET, size_text  # noqa: E402
@@ -31,6 +31,61 @@ def load(out_dir, name):
 
 def meets(unit, ratio):
     return ratio <= LAT_TARGET if unit == "ns" else ratio >= BW_TARGET
+
+
+# A row's runs are in two modes of the host, not in one mode's spread, where split in two (at
+# the cut that leaves the least spread within each part, on a log scale) the parts' medians
+# are this factor or more apart: over shm this guest's 64-byte round trip takes 250-500 ns or
+# 850-1,150 ns from one run to the next, in fabperf and the floor alike, and a run in which
+# the host changed its mode reads in between; within a mode the runs of a row spread by
+# 10-30% (bench/README.md, "The shm latency rows by the host's mode").
+MODE_STEP = 1.5
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if n == 0 else (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2)
+
+
+def mode_cut(xs):
+    """The figure at or below which a run is in the lower of two modes, or None for one mode."""
+    xs = sorted(x for x in xs if x > 0)
+    if len(xs) < 4:
+        return None
+    logs = [math.log(x) for x in xs]
+
+    def spread(part):  # the sum of squares about the part's mean
+        m = sum(part) / len(part)
+        return sum((v - m) ** 2 for v in part)
+
+    k = min(range(1, len(xs)), key=lambda k: spread(logs[:k]) + spread(logs[k:]))
+    return xs[k - 1] if median(xs[k:]) / median(xs[:k]) >= MODE_STEP else None
+
+
+def by_mode(unit, fabperf, floor):
+    """A row whose runs fall into two modes: for each, fabperf's median over the floor's among
+    the runs in it, and how many runs of each program it holds (fast mode first). None when
+    the runs of both programs together are in one mode."""
+    cut = mode_cut(fabperf + floor)
+    if cut is None:
+        return None
+    modes = []
+    for low in (True, False):
+        f = [x for x in fabperf if (x <= cut) == low]
+        fl = [x for x in floor if (x <= cut) == low]
+        ratio = median(f) / median(fl) if f and fl else None
+        # The fast mode: the low one for a latency, the high one for a bandwidth.
+        name = "fast" if low == (unit == "ns") else "slow"
+        modes.append((name, ratio, len(f), len(fl)))
+    return sorted(modes)
+
+
+def mode_cell(modes):
+    if modes is None:
+        return "-"
+    return ", ".join(f"{name} {'-' if r is None else f'{r:.3f}'} ({nf}/{nfl})"
+                     for name, r, nf, nfl in modes)
 
 
 def table(out_dir):
@@ -57,9 +112,13 @@ def table(out_dir):
              f"fabperf / floor <= {LAT_TARGET} (latency), >= {BW_TARGET} (bandwidth).", "",
              "paired = the median of each round's own ratio (fabperf's run over the floor's "
              "just after it), which a drift of the host between rounds moves less.", "",
+             "by mode = where the runs fall into two modes of the host (a step of "
+             f"{MODE_STEP}x or more between two runs, none between them), fabperf / floor "
+             "among the runs of each mode, with how many runs of fabperf / the floor it "
+             "holds: a row whose ratio is a mix of modes reads level within each.", "",
              "| row | size | fabperf | floor | fabperf / floor | paired | target | "
-             "spread f / fl | best peer | fabperf / peer | floor / peer |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "spread f / fl | by mode | best peer | fabperf / peer | floor / peer |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     below = []
     for r in floor["rows"]:
         ratio = r["ratio"]
@@ -85,6 +144,7 @@ def table(out_dir):
                      f"{fmt(r['peer'], r['unit'])} | "
                      f"{'-' if ratio is None else f'{ratio:.3f}'} | {paired} | {ok} | "
                      f"{' / '.join(spreads)} | "
+                     f"{mode_cell(by_mode(r['unit'], r['runs']['fabperf'], r['runs']['peer']))} | "
                      + " | ".join(peer_cells) + " |")
     lines += ["", f"{len(below)} of {len(floor['rows'])} rows below the target against the "
               "floor."]
