@@ -8,7 +8,7 @@ peer ratio from the sweep that ran the peer (fi_pingpong, ucx: fabperf and the p
 alternating), each in its own sitting; floor / peer is the two medians' quotient across
 sittings, the provider's distance from the peer with fabperf taken out.
 """
-import json, math, os, sys
+import json, math, os, statistics, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweeps import LAT_TARGET, BW_TARGET, size_text  # noqa: E402
@@ -42,12 +42,6 @@ def meets(unit, ratio):
 MODE_STEP = 1.5
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return None if n == 0 else (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2)
-
-
 def mode_cut(xs):
     """The figure at or below which a run is in the lower of two modes, or None for one mode."""
     xs = sorted(x for x in xs if x > 0)
@@ -60,7 +54,8 @@ def mode_cut(xs):
         return sum((v - m) ** 2 for v in part)
 
     k = min(range(1, len(xs)), key=lambda k: spread(logs[:k]) + spread(logs[k:]))
-    return xs[k - 1] if median(xs[k:]) / median(xs[:k]) >= MODE_STEP else None
+    apart = statistics.median(xs[k:]) / statistics.median(xs[:k])
+    return xs[k - 1] if apart >= MODE_STEP else None
 
 
 def by_mode(unit, fabperf, floor):
@@ -74,7 +69,7 @@ def by_mode(unit, fabperf, floor):
     for low in (True, False):
         f = [x for x in fabperf if (x <= cut) == low]
         fl = [x for x in floor if (x <= cut) == low]
-        ratio = median(f) / median(fl) if f and fl else None
+        ratio = statistics.median(f) / statistics.median(fl) if f and fl else None
         # The fast mode: the low one for a latency, the high one for a bandwidth.
         name = "fast" if low == (unit == "ns") else "slow"
         modes.append((name, ratio, len(f), len(fl)))
@@ -112,10 +107,11 @@ def table(out_dir):
              f"fabperf / floor <= {LAT_TARGET} (latency), >= {BW_TARGET} (bandwidth).", "",
              "paired = the median of each round's own ratio (fabperf's run over the floor's "
              "just after it), which a drift of the host between rounds moves less.", "",
-             "by mode = where the runs fall into two modes of the host (a step of "
-             f"{MODE_STEP}x or more between two runs, none between them), fabperf / floor "
-             "among the runs of each mode, with how many runs of fabperf / the floor it "
-             "holds: a row whose ratio is a mix of modes reads level within each.", "",
+             "by mode = where the runs fall into two modes of the host (split where the two "
+             "parts spread least, on a log scale, and the parts' medians "
+             f"{MODE_STEP}x or more apart), fabperf / floor among the runs of each mode, with "
+             "how many runs of fabperf / the floor it holds: a row whose ratio is a mix of "
+             "modes can read level within each.", "",
              "| row | size | fabperf | floor | fabperf / floor | paired | target | "
              "spread f / fl | by mode | best peer | fabperf / peer | floor / peer |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -132,8 +128,7 @@ def table(out_dir):
             spreads.append("-" if len(xs) < 2 or not med else
                            f"{100 * (max(xs) - min(xs)) / med:.0f}%")
         pairs = sorted(f / q for f, q in zip(r["runs"]["fabperf"], r["runs"]["peer"]) if q)
-        paired = f"{pairs[len(pairs) // 2]:.3f}" if len(pairs) % 2 else (
-            f"{(pairs[len(pairs) // 2 - 1] + pairs[len(pairs) // 2]) / 2:.3f}" if pairs else "-")
+        paired = f"{statistics.median(pairs):.3f}" if pairs else "-"
         p = peers.get(r["key"])
         peer_cells = ["-", "-", "-"]
         if p:
