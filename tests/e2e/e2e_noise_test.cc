@@ -23,6 +23,7 @@
 
 #include "e2e_robust_util.h"
 #include "e2e_util.h"
+#include "stats/cpu.h"
 
 namespace fabperf::testing {
 namespace {
@@ -225,8 +226,8 @@ double cpu_pressure_avg10() {
 // own waits are what the test judges, so they must not count as the machine's load.
 constexpr double kLoadedOthersPct = 10;
 
-// CPU time, in seconds: the host's from /proc/stat's first line, and this process's and its
-// reaped children's (the fabperf run) from getrusage.
+// CPU time, in seconds: the host's from /proc/stat (read_proc_stat, as a run's own CPU figures
+// read it), and this process's and its reaped children's (the fabperf run) from getrusage.
 struct CpuTime {
   double busy = 0;   // user nice system irq softirq steal
   double total = 0;  // the same and idle, iowait
@@ -235,18 +236,12 @@ struct CpuTime {
 double seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
 CpuTime cpu_time() {
   CpuTime t;
-  const std::string text = read_file("/proc/stat");
-  if (text.rfind("cpu ", 0) != 0) return t;
+  const Result<ProcStatTicks> ticks = read_proc_stat();
+  if (!ticks.ok()) return t;
   const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-  const char* at = text.c_str() + 4;
-  for (int field = 0; field < 8; ++field) {  // user nice system idle iowait irq softirq steal
-    char* end = nullptr;
-    const double v = std::strtod(at, &end) * tick;
-    if (end == at) return CpuTime{};
-    t.total += v;
-    if (field != 3 && field != 4) t.busy += v;
-    at = end;
-  }
+  const ProcStatTicks& k = *ticks;
+  t.busy = static_cast<double>(k.user + k.nice + k.system + k.irq + k.softirq + k.steal) * tick;
+  t.total = t.busy + static_cast<double>(k.idle + k.iowait) * tick;
   rusage self{}, children{};
   getrusage(RUSAGE_SELF, &self);
   getrusage(RUSAGE_CHILDREN, &children);
