@@ -37,7 +37,7 @@ bool cycles_available() {
 
 Result<CycleClock> CycleClock::calibrate(int samples) {
   if (!cycles_available()) {
-    return Status::unsupported("-c cycles: this CPU has no cycle counter fabperf can read");
+    return Status::unsupported("-c/--clock cycles: this CPU has no cycle counter fabperf can read");
   }
   // Pairs (ns since start, cycles since start), each after a spin a little longer than the
   // one before, as the original's regression spaces its samples. Each clock read sits between
@@ -71,7 +71,8 @@ Result<CycleClock> CycleClock::calibrate(int samples) {
     y.push_back(p.cycles);
   }
   samples = static_cast<int>(x.size());
-  if (samples < 2) return Status::failed("-c cycles: too few undisturbed samples to calibrate");
+  if (samples < 2)
+    return Status::failed("-c/--clock cycles: too few undisturbed samples to calibrate");
   double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
   const double n = samples;
   for (int i = 0; i < samples; ++i) {
@@ -79,12 +80,12 @@ Result<CycleClock> CycleClock::calibrate(int samples) {
   }
   const double cov = n * sxy - sx * sy, vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
   if (vx <= 0 || vy <= 0 || cov <= 0) {
-    return Status::failed("-c cycles: the cycle counter does not advance with the clock");
+    return Status::failed("-c/--clock cycles: the cycle counter does not advance with the clock");
   }
   const double r2 = cov * cov / vx / vy;
   if (r2 < 0.9) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "-c cycles: correlation coefficient r^2: %g < 0.9", r2);
+    std::snprintf(buf, sizeof buf, "-c/--clock cycles: correlation coefficient r^2: %g < 0.9", r2);
     return Status::failed(buf);
   }
   CycleClock clock;
@@ -105,6 +106,19 @@ std::string CycleClock::describe() const {
                 counter, ghz());
   return buf;
 }
+
+Result<SampleClock> SampleClock::named(std::string_view name) {
+  if (name == "cycles") {
+    auto cycles = CycleClock::calibrate();
+    if (!cycles.ok()) return cycles.status();
+    return SampleClock(*cycles);
+  }
+  if (name.empty() || name == "clock_gettime") return SampleClock();
+  return Status::usage("--clock: unknown clock '" + std::string(name) +
+                       "' (clock_gettime or cycles)");
+}
+
+std::string SampleClock::describe() const { return on_cycles_ ? cycles_.describe() : kClockName; }
 
 std::string cpu_frequency_mismatch(std::string_view cpuinfo) {
   double first = 0;

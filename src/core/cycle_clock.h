@@ -1,11 +1,13 @@
-// The CPU's cycle counter as a latency clock (fab_send_lat -c cycles, as cxi_send_lat's):
-// rdtsc on x86-64, cntvct_el0 on aarch64, its rate fitted against CLOCK_MONOTONIC_RAW.
+// The CPU's cycle counter as a latency clock (--clock cycles, fab_send_lat's -c cycles, as
+// cxi_send_lat's): rdtsc on x86-64, cntvct_el0 on aarch64, its rate fitted against
+// CLOCK_MONOTONIC_RAW.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "core/clock.h"
 #include "core/status.h"
 
 namespace fabperf {
@@ -35,6 +37,29 @@ class CycleClock {
   uint64_t base_cycles_ = 0;
   int64_t base_ns_ = 0;
   double ns_per_cycle_ = 1;
+};
+
+// The clock a latency loop times its samples by (--clock): CLOCK_MONOTONIC_RAW, or the cycle
+// counter calibrated against it. Both read nanoseconds on CLOCK_MONOTONIC_RAW's timebase, so
+// a loop's deadlines and its samples may mix them. A read of the counter costs less than one
+// of clock_gettime (12 ns against 30 on the 2-vCPU guest of bench/README's "The shm latency
+// rows by the host's mode"), and each sample holds about one read.
+class SampleClock {
+ public:
+  SampleClock() = default;  // clock_gettime
+  explicit SampleClock(const CycleClock& cycles) : cycles_(cycles), on_cycles_(true) {}
+  // "clock_gettime" or "cycles" (calibrated now: some 25 ms); an error names a failed
+  // calibration.
+  static Result<SampleClock> named(std::string_view name);
+
+  int64_t now() const { return on_cycles_ ? cycles_.now_ns() : now_ns(); }
+  bool on_cycles() const { return on_cycles_; }
+  // CycleClock::describe(), or "CLOCK_MONOTONIC_RAW".
+  std::string describe() const;
+
+ private:
+  CycleClock cycles_;
+  bool on_cycles_ = false;
 };
 
 // cxi_send_lat's CPU frequency check (get_clock.c, proc_get_cpu_mhz): the "cpu MHz" lines of

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/clock.h"
+#include "core/cycle_clock.h"
 #include "core/status.h"
 #include "engine/run_limit.h"
 #include "engine/test_context.h"
@@ -57,30 +58,43 @@ struct GapRecord {
   nlohmann::json to_json() const;
 };
 
-// Runs `once(iteration, t0)` (returning Result<Sample>) until the limit; t0 is the clock as the
-// iteration begins (one read serves the limit and the sample: on shm a round trip is a few
-// clock reads long). `periodic(now)` (returning Status) is the test's look at its peer; it
-// runs at most every kPeerCheckNs. The samples of the measured phase go to ctx.latency;
-// iterations and losses are the test's to count. Returns the first failure, or Ok when the
-// limit or a stop request ended the loop.
+// The run's latency clock (--clock), calibrated now where it is the cycle counter, which the
+// run's info then records ("clock"); every loop that times samples takes it from here.
+inline Result<SampleClock> run_clock(TestContext& ctx) {
+  auto clock = SampleClock::named(ctx.opts.clock);
+  if (clock.ok() && clock->on_cycles()) ctx.stats.info["clock"] = clock->describe();
+  return clock;
+}
+
+// Runs `once(iteration, t0, clock)` (returning Result<Sample>) until the limit; t0 is the clock
+// as the iteration begins (one read serves the limit and the sample: on shm a round trip is a
+// few clock reads long). `clock` is the run's SampleClock (--clock), chosen and calibrated here
+// once and recorded in the info: an iteration that reads its own times reads them from it.
+// `periodic(now)` (returning Status) is the test's look at its peer; it runs at most every
+// kPeerCheckNs. The samples of the measured phase go to ctx.latency; iterations and losses are the
+// test's to count. Returns the first failure, or Ok when the limit or a stop request ended the
+// loop.
 template <typename Once, typename Periodic>
 Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
   const uint64_t warmup = ctx.opts.warmup;
   const int64_t gap_ns = static_cast<int64_t>(ctx.opts.latency_gap) * 1000;
   GapRecord gaps{ctx.opts.latency_gap_mode == "original", gap_ns, 0, 0};
+  auto chosen = run_clock(ctx);
+  if (!chosen.ok()) return chosen.status();
+  const SampleClock clock = *chosen;
   RunLimit limit(ctx.opts);
   uint64_t measured = 0;
-  int64_t next_check = now_ns() + kPeerCheckNs;
+  int64_t next_check = clock.now() + kPeerCheckNs;
   for (uint64_t iteration = 0;; ++iteration) {
     const bool warming = iteration < warmup;
-    int64_t t0 = now_ns();
+    int64_t t0 = clock.now();
     if (iteration == warmup) {
       ctx.mark_start();
-      t0 = now_ns();  // the first sample starts after mark_start's reads, not before them
+      t0 = clock.now();  // the first sample starts after mark_start's reads, not before them
       limit.start(t0);
     }
     if (!warming && (ctx.stop_requested() || limit.done(measured, t0))) break;
-    auto sample = once(iteration, t0);
+    auto sample = once(iteration, t0, clock);
     if (!sample.ok()) return sample.status();
     if (!warming && !sample->lost) {
       ctx.latency.record(static_cast<uint64_t>(sample->ns));
@@ -89,13 +103,13 @@ Status run_latency_loop(TestContext& ctx, Once&& once, Periodic&& periodic) {
     int64_t now = t0 + sample->ns;
     if (gap_ns > 0) {
       // After warm-up iterations too, as the originals.
-      const int64_t before = now_ns();
+      const int64_t before = clock.now();
       if (gaps.original) {
         wait_gap_like_originals(gap_ns);
       } else {
         wait_gap(gap_ns);
       }
-      now = now_ns();
+      now = clock.now();
       gaps.total_ns += now - before;
       ++gaps.count;
     }

@@ -297,7 +297,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
   // count and time start after them (run_latency_loop).
   uint64_t sent = 0;
   const AtomicRoute route(f, *spec);
-  auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
+  auto once = [&](uint64_t iter, int64_t t0, const SampleClock& clock) -> Result<Sample> {
     // CSWAP: compare with the expected value, swap in the next; SUM: add one.
     uint64_t compare = iter, next = iter + 1, add = 1;
     uint64_t poison = ~iter;
@@ -321,7 +321,7 @@ Status atomic_sequence(TestContext& ctx, fi_ep_type type, bool compare_swap) {
       ctx.stats.send_bytes += sizeof(uint64_t);
     }
     ++sent;
-    return Sample{now_ns() - t0, false};
+    return Sample{clock.now() - t0, false};
   };
   FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   ctx.stats.send_time_ns = ctx.stats.real_time_ns;
@@ -359,16 +359,16 @@ Status atomic_lat(TestContext& ctx, fi_ep_type type) {
   ctx.latency.set_scale(1.0);  // issue to completion, not half a round trip
   uint64_t sent = 0;
   const AtomicRoute route(f, *spec);
-  auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
+  auto once = [&](uint64_t iter, int64_t, const SampleClock& clock) -> Result<Sample> {
     done_op = false;
     if (!set_operands(f, *spec, 0, iter)) return f.status();  // before the clock starts
     // One operation at a time: no list.
-    int64_t t0 = now_ns();
+    int64_t t0 = clock.now();
     if (!post_atomic_at(f, *spec, route, 0, iter, on) || !wait_for(
                                                              f, [&] { return done_op; }, on)) {
       return f.status();
     }
-    int64_t t1 = now_ns();
+    int64_t t1 = clock.now();
     if (iter >= f.sync.warmup) {
       ctx.stats.send_msgs++;
       ctx.stats.send_bytes += spec->type_size;

@@ -107,14 +107,14 @@ const std::vector<TestSpec>& fabric_tests() {
   const auto ud_lat = with_common(
       {"access_recv", "verify", "mtu_size", "latency_gap", "latency_gap_mode", "clock"});
   const auto rma_bw = with_common({"tx_depth", "verify", "bw_method"});
-  const auto rma_lat = with_common({"verify", "latency_gap", "latency_gap_mode"});
+  const auto rma_lat = with_common({"verify", "latency_gap", "latency_gap_mode", "clock"});
   const auto read_bw = with_common({"tx_depth", "rd_atomic", "verify", "bw_method"});
   const auto rate = with_common({"tx_depth", "rd_atomic", "bw_method"});
   const auto ver = with_common({});
   const auto amo = with_common(
       {"tx_depth", "rd_atomic", "atomic_op", "atomic_type", "cswap_op", "fetching", "bw_method"});
-  const auto amo_lat = with_common(
-      {"atomic_op", "atomic_type", "cswap_op", "fetching", "latency_gap", "latency_gap_mode"});
+  const auto amo_lat = with_common({"atomic_op", "atomic_type", "cswap_op", "fetching",
+                                    "latency_gap", "latency_gap_mode", "clock"});
   const auto none = std::vector<const char*>{"msg_size"};
 
   static const std::vector<TestSpec> tests = {

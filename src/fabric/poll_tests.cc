@@ -61,10 +61,10 @@ Status time_landed_writes(TestContext& ctx, FabricSession& f, WaitLanded&& wait_
                           WriteMarked&& write_marked, Fn&& on) {
   ctx.latency.set_scale(0.5);
   uint64_t sent = 0;
-  auto once = [&](uint64_t iteration, int64_t t0) -> Result<Sample> {
+  auto once = [&](uint64_t iteration, int64_t t0, const SampleClock& clock) -> Result<Sample> {
     if (!write_marked(iteration) || !wait_landed(iteration, nullptr)) return f.status();
     ++sent;
-    return Sample{now_ns() - t0, false};
+    return Sample{clock.now() - t0, false};
   };
   FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   return finish_client(f, {{"sent", sent}}, on).status();

@@ -449,16 +449,16 @@ Status one_sided_latency(TestContext& ctx, fi_ep_type type, bool read) {
   // The sample starts with a clock read of its own, just before the post. Timed from the loop's
   // t0 instead (read before its limit check), saving a read an operation, a 64-byte read over
   // shm read 4% longer in alternating rounds (bench/README.md, "The RMA rows' own work").
-  auto once = [&](uint64_t iter, int64_t) -> Result<Sample> {
+  auto once = [&](uint64_t iter, int64_t, const SampleClock& clock) -> Result<Sample> {
     done_op = false;
-    int64_t t0 = now_ns();
+    int64_t t0 = clock.now();
     // One operation at a time: no list.
     bool posted = read ? post_read(f, route, iter, on, nullptr)
                        : post_write(f, route, iter, false, on, nullptr);
     if (!posted || !wait_for(
                        f, [&] { return done_op; }, on))
       return f.status();
-    int64_t t1 = now_ns();
+    int64_t t1 = clock.now();
     if (read && f.mem.verify &&
         !f.mem.check_rx(route.local[route.local_slot(iter)], f.mem.msg_size))
       return f.status();
@@ -514,14 +514,14 @@ Status time_write_echoes(TestContext& ctx, FabricSession& f, bool& got_tx, bool&
                          WriteOnce&& write_once, Fn&& on) {
   ctx.latency.set_scale(0.5);
   uint64_t sent = 0;
-  auto once = [&](uint64_t iter, int64_t t0) -> Result<Sample> {
+  auto once = [&](uint64_t iter, int64_t t0, const SampleClock& clock) -> Result<Sample> {
     got_tx = got_remote = false;
     if (!write_once(iter) || !wait_for(
                                  f, [&] { return got_tx && got_remote; }, on)) {
       return f.status();
     }
     ++sent;
-    return Sample{now_ns() - t0, false};
+    return Sample{clock.now() - t0, false};
   };
   FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   return finish_client(f, {{"sent", sent}}, on).status();

@@ -5,7 +5,6 @@
 #include <optional>
 #include <vector>
 
-#include "core/cycle_clock.h"
 #include "engine/latency_loop.h"
 #include "fabric/msg_route.h"
 #include "fabric/pattern.h"
@@ -37,14 +36,6 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
   const MsgRoute route(f, f.link.inject);
   const bool busy_poll = f.cq.busy_poll();
   ctx.latency.set_scale(0.5);  // one-way latency is half the round trip
-  // -c cycles (fab_send_lat): each sample timed by the cycle counter, as cxi_send_lat's.
-  std::optional<CycleClock> cycles;
-  if (ctx.opts.clock == "cycles") {
-    auto calibrated = CycleClock::calibrate();
-    if (!calibrated.ok()) return calibrated.status();
-    cycles = *calibrated;
-    ctx.stats.info["clock"] = cycles->describe();
-  }
 
   bool got_tx = false, got_rx = false;
   uint64_t seq = 0;
@@ -81,9 +72,8 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
     if (!recv_routed(f, route, slot, on)) return f.status();
   }
   uint64_t sent = 0;
-  auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
+  auto once = [&](uint64_t, int64_t t0, const SampleClock& clock) -> Result<Sample> {
     got_tx = got_rx = false;
-    const int64_t start = cycles ? cycles->now_ns() : t0;
     ++seq;
     if (seq_on && !f.mem.put(route.tx[0], &seq, kSeqBytes)) return f.status();
     bool completes = true;
@@ -101,17 +91,17 @@ Status pingpong_client(TestContext& ctx, fi_ep_type type) {
       // Busy-polling reads the clock every 64th empty poll only: a clock read costs a fifth
       // of a round trip over shm.
       if (busy_poll && ((got_tx && got_rx) || ++empty_polls % 64 != 0)) continue;
-      int64_t now = now_ns();
+      int64_t now = clock.now();
       if (!got_rx && type == FI_EP_DGRAM && now - t0 > reply_wait) lost = true;
       if (lost && got_tx) break;
       if (!f.sync.periodic(now) || !f.cq.not_stalled(now)) return f.status();
     }
-    int64_t t1 = cycles ? cycles->now_ns() : now_ns();
+    int64_t t1 = clock.now();
     ctx.stats.send_msgs++;
     ctx.stats.send_bytes += f.mem.msg_size;
     if (lost) ctx.stats.lost_msgs++;
     ++sent;
-    return Sample{t1 - start, lost};
+    return Sample{t1 - t0, lost};
   };
   FP_RETURN_IF_ERROR(run_latency_loop(ctx, once, f.sync.peer_check()));
   auto done = finish_client(f, {{"sent", sent}}, on);

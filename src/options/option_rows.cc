@@ -140,9 +140,10 @@ std::vector<OptionSpec> build_option_rows() {
       {.name = "clock", .type = T::kString, .field = &RunOptions::clock,
        .default_text = "clock_gettime", .scope = S::kShared, .per_test = true, .group = "test",
        .arg_name = "CLOCK",
-       .help = "Latency clock: clock_gettime (CLOCK_MONOTONIC_RAW) or cycles (the CPU's cycle "
-               "counter, calibrated against CLOCK_MONOTONIC_RAW). Default: clock_gettime",
-       .choices = {"clock_gettime", "cycles"}, .qperf = false,
+       .help = "Latency clock, for every latency test's samples: clock_gettime "
+               "(CLOCK_MONOTONIC_RAW) or cycles (the CPU's cycle counter, calibrated against "
+               "CLOCK_MONOTONIC_RAW; a cheaper read). Default: clock_gettime",
+       .choices = {"clock_gettime", "cycles"},
        .cxi = {{.short_name = 'c', .tools = kCxiSendLat}}},
       // ---- sockets
       {.name = "sock_buf_size", .short_name = "sb", .type = T::kSize,

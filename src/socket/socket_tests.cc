@@ -160,6 +160,7 @@ struct OpenLoop {
   uint64_t written_off = 0;  // datagrams below this number were counted lost (a full window)
   int64_t last_reply = 0;
   int64_t max_wait_ns = 0;
+  SampleClock clock{};  // --clock: the schedule's and the replies' times
 
   int64_t due(uint64_t k) const {
     return start + static_cast<int64_t>(static_cast<double>(k) * interval_ns);
@@ -205,7 +206,7 @@ struct OpenLoop {
       if (have < size) return;
       have = 0;
     }
-    int64_t t1 = now_ns();
+    int64_t t1 = clock.now();
     uint64_t k = replies;
     if (seq_on) memcpy(&k, in, sizeof k);
     if (k < next && (!seq_on || k >= written_off)) {  // anything else is not a reply to us
@@ -242,16 +243,19 @@ Status lat_client_open_loop(TestContext& ctx, DataLink& link, const SocketProtoc
                 buffers->in()};
   loop.max_in_flight = open_loop_max_in_flight(size);
   loop.max_wait_ns = open_loop_reply_wait_ns(ctx, proto);
+  auto clock = run_clock(ctx);
+  if (!clock.ok()) return clock.status();
+  loop.clock = *clock;
   const bool poll_mode = ctx.opts.cq_poll;
   ctx.latency.set_scale(0.5);              // one-way, as in the closed loop: half the round trip
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);  // waits between sends end on time, not 50 us late
   ctx.mark_start();
-  loop.start = loop.last_reply = now_ns();
+  loop.start = loop.last_reply = loop.clock.now();
   loop.send_until = loop.due(loop.warmup) + static_cast<int64_t>(ctx.opts.time * 1e9);
   int64_t next_check = loop.start + kPeerCheckNs;
   const int fd = link.fd();
   for (;;) {
-    int64_t now = now_ns();
+    int64_t now = loop.clock.now();
     ctx.interval.tick(now, IntervalCounts::of(ctx.stats), &ctx.latency);
     FP_RETURN_IF_ERROR(loop.send_due(now));
     ssize_t n = sys_recv(fd, loop.in + loop.have, size - loop.have, MSG_DONTWAIT);
@@ -294,7 +298,7 @@ Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProt
   uint64_t seq = 0;
   const bool access = ctx.opts.access_recv;
   volatile uint64_t sink = 0;
-  auto once = [&](uint64_t, int64_t t0) -> Result<Sample> {
+  auto once = [&](uint64_t, int64_t t0, const SampleClock& clock) -> Result<Sample> {
     ++seq;
     if (seq_on) memcpy(out, &seq, sizeof seq);
     FP_RETURN_IF_ERROR(link->send_msg(out, size));
@@ -308,7 +312,7 @@ Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProt
           // A missing reply is also what a dead server looks like: ask the control channel
           // now rather than after another full reply wait.
           FP_RETURN_IF_ERROR(ctx.check_peer());
-          return Sample{now_ns() - t0, true};
+          return Sample{clock.now() - t0, true};
         }
         return got.status();
       }
@@ -316,7 +320,7 @@ Status lat_client_closed_loop(TestContext& ctx, DataLink* link, const SocketProt
       uint64_t echoed = 0;
       if (seq_on) memcpy(&echoed, in, sizeof echoed);
       if (seq_on && echoed != seq) continue;  // a late reply to an earlier, counted-lost ping
-      int64_t t1 = now_ns();
+      int64_t t1 = clock.now();
       ctx.stats.recv_msgs++;
       ctx.stats.recv_bytes += *got;
       if (access) sink = sink + touch(in, *got);
@@ -743,7 +747,7 @@ Needs bi_needs(const RunOptions& server_side) {
 std::vector<TestSpec> build() {
   const std::vector<const char*> lat_opts = {"msg_size",     "time",          "no_msgs", "warmup",
                                              "cpu_affinity", "sock_buf_size", "ip_port", "cq_poll",
-                                             "access_recv",  "rate"};
+                                             "access_recv",  "rate",          "clock"};
   const std::vector<const char*> bw_opts = {
       "msg_size", "time",        "no_msgs", "cpu_affinity",  "sock_buf_size", "ip_port",
       "cq_poll",  "access_recv", "streams", "stream_sender", "reverse",       "omit"};

@@ -136,6 +136,31 @@ TEST(E2eFabricReport, JsonRecordsProviderCompletionAndVerification) {
   EXPECT_TRUE(contains(r.out, "FI_DELIVERY_COMPLETE")) << r.out;
 }
 
+// --clock cycles times the samples of every latency loop, fabric and socket, closed and open
+// (--rate), and each run's info names the clock; the samples still number -n.
+TEST(E2eFabricReport, TheCycleClockTimesEveryLatencyLoop) {
+  if (!has(providers_with(FI_EP_RDM, FI_ATOMIC), "shm")) GTEST_SKIP() << "no shm";
+  const std::vector<std::vector<std::string>> runs = {
+      {"--provider", "shm", "rdm_send_lat", "rdm_write_lat", "rdm_read_lat", "rdm_atomic_lat"},
+      {"--provider", "shm", "--fetching", "rdm_atomic_lat"},
+      {"tcp_lat", "udp_lat"},
+      {"--rate", "2000", "-m", "8", "udp_lat"}};
+  for (const auto& tests : runs) {
+    std::vector<std::string> args = {"--loopback", "-n", "100", "--clock", "cycles", "--json", "-"};
+    args.insert(args.end(), tests.begin(), tests.end());
+    RunOutput r = run(args, 60);
+    ASSERT_EQ(r.exit_code, 0) << tests.back() << ": " << r.err;
+    json doc = json::parse(r.out);
+    for (const json& result : doc["results"]) {
+      EXPECT_EQ(result["status"], "ok") << result.dump();
+      EXPECT_EQ(result["latency_ns"]["samples"], 100) << result["test"];
+      EXPECT_TRUE(contains(result["info"]["loc"].value("clock", ""),
+                           "calibrated against CLOCK_MONOTONIC_RAW"))
+          << result["test"] << ": " << result["info"].dump();
+    }
+  }
+}
+
 // A datagram ping-pong carries a sequence number in its first 8 bytes; --verify checks the
 // rest against the pattern at their own offsets (it once compared them from offset 0, and
 // every check of a message of 8 bytes or more failed).

@@ -1,9 +1,13 @@
-// StridedClock: the amortised clock of the socket send and receive loops.
+// StridedClock: the amortised clock of the socket send and receive loops; SampleClock: the
+// latency loops' clock (--clock).
 #include "core/clock.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+
+#include "core/cycle_clock.h"
 
 namespace fabperf {
 namespace {
@@ -82,6 +86,43 @@ TEST(StridedClock, ABatchReadsTheClockWhereItsSingleTicksWould) {
   for (int i = 0; i < 1000 && clock.left() < 2; ++i) clock.tick();
   const int64_t again = now_ns();
   EXPECT_GE(clock.tick_n(clock.left() + 5), again);
+}
+
+// --clock clock_gettime (and the empty default) is CLOCK_MONOTONIC_RAW itself; an unknown name
+// is a usage error that names it.
+TEST(SampleClock, ClockGettimeIsTheMonotonicClockAndAnUnknownNameIsRefused) {
+  for (const char* name : {"clock_gettime", ""}) {
+    auto clock = SampleClock::named(name);
+    ASSERT_TRUE(clock.ok()) << clock.status().message();
+    EXPECT_FALSE(clock->on_cycles());
+    EXPECT_EQ(clock->describe(), "CLOCK_MONOTONIC_RAW");
+    const int64_t before = now_ns();
+    const int64_t t = clock->now();
+    EXPECT_LE(before, t);
+    EXPECT_LE(t, now_ns());
+  }
+  auto bad = SampleClock::named("sundial");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kUsage);
+  EXPECT_NE(bad.status().message().find("sundial"), std::string::npos);
+}
+
+// --clock cycles reads the calibrated counter on CLOCK_MONOTONIC_RAW's timebase, so a loop may
+// compare its times with the monotonic clock's (deadlines, the peer check), and they advance
+// together over a spin.
+TEST(SampleClock, CyclesReadsTheCounterOnTheMonotonicTimebase) {
+  if (!cycles_available()) GTEST_SKIP() << "no cycle counter on this CPU";
+  auto clock = SampleClock::named("cycles");
+  ASSERT_TRUE(clock.ok()) << clock.status().message();
+  EXPECT_TRUE(clock->on_cycles());
+  EXPECT_NE(clock->describe().find("cycles ("), std::string::npos) << clock->describe();
+  const int64_t mono0 = now_ns(), c0 = clock->now();
+  spin_for(20'000'000);
+  const int64_t c1 = clock->now(), mono1 = now_ns();
+  EXPECT_LT(std::llabs(c0 - mono0), 1'000'000) << "a millisecond is generous";
+  // 20 ms measured by both, within 10% (a preemption between two reads can only add to both).
+  EXPECT_NEAR(static_cast<double>(c1 - c0), static_cast<double>(mono1 - mono0),
+              0.1 * static_cast<double>(mono1 - mono0));
 }
 
 }  // namespace
