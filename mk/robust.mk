@@ -14,8 +14,10 @@ DEBIAN_PACKAGES += clang libclang-rt-14-dev
 .PHONY: fuzz test-asan
 
 # The sanitizer suite is part of `make test`: the whole suite, fabric and CXI tests included,
-# ran clean under ASan and UBSan in 9.5 min on 2 cores (build and run), which CI's 90 min
-# allow. `make test ASAN=0` leaves it out for a quick local run; `make test-asan` runs it alone.
+# under ASan and UBSan. At e0aa4f2 on 2 cores its build took 34 min and its run 14, with full
+# debug information; line tables only (-g1) compile a quarter faster and still give every
+# report its files and lines. `make test ASAN=0` leaves it out for a quick local run;
+# `make test-asan` runs it alone.
 ASAN ?= 1
 ifeq ($(ASAN),1)
 test: test-asan
@@ -33,8 +35,8 @@ fuzz: deps
 # code is held to -Werror by CI's build without them (CMakeLists.txt, FABPERF_WERROR).
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DFABPERF_FUZZ_SMOKE=OFF \
-	  -DFABPERF_WERROR=OFF \
-	  -DCMAKE_CXX_FLAGS="-O1 -g $(SANITIZE_FLAGS)" \
+	  -DFABPERF_WERROR=OFF -DFABPERF_DEBUG_INFO=lines \
+	  -DCMAKE_CXX_FLAGS="-O1 -g1 $(SANITIZE_FLAGS)" \
 	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined"
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
