@@ -49,13 +49,16 @@ deps:
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(WERROR_FLAG) $(DEBUG_INFO_FLAG)
 
-# Reconfigures only when WERROR or DEBUG_INFO asks for what the build directory does not have.
+# Reconfigures, once, only when WERROR or DEBUG_INFO asks for what the build directory does
+# not have.
 build: $(BUILD)/CMakeCache.txt
-	@[ -z "$(WERROR)" ] || grep -qx 'FABPERF_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || \
-	  cmake -S . -B $(BUILD) $(WERROR_FLAG) > /dev/null
-	@[ -z "$(DEBUG_INFO)" ] || \
+	@want=""; \
+	[ -z "$(WERROR)" ] || grep -qx 'FABPERF_WERROR:BOOL=$(WERROR)' $(BUILD)/CMakeCache.txt || \
+	  want="$$want $(WERROR_FLAG)"; \
+	[ -z "$(DEBUG_INFO)" ] || \
 	  grep -qx 'FABPERF_DEBUG_INFO:STRING=$(DEBUG_INFO)' $(BUILD)/CMakeCache.txt || \
-	  cmake -S . -B $(BUILD) $(DEBUG_INFO_FLAG) > /dev/null
+	  want="$$want $(DEBUG_INFO_FLAG)"; \
+	[ -z "$$want" ] || cmake -S . -B $(BUILD) $$want > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 # Builds only the program (and its fab_* links), not the tests.
